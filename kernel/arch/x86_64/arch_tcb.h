@@ -1,0 +1,12 @@
+/* The x86-64 part of a TCB. */
+#ifndef ARCH_TCB_H
+#define ARCH_TCB_H
+
+#include "types.h"
+
+struct arch_tcb {
+    word_t fs_base;             /* user FS base (Linux TLS); switched with the thread */
+    bool fpu_used;              /* the FPU area holds this thread's state */
+};
+
+#endif

@@ -1,0 +1,197 @@
+/* Thread context on x86-64: the user frame, switching threads and address spaces, lazy FPU. */
+#include "arch.h"
+#include "x86.h"
+#include "cpu.h"
+#include "tcb.h"
+#include "space.h"
+#include "lib.h"
+#include "console.h"
+
+void switch_context(word_t *save_ksp, word_t new_ksp);
+void switch_to_continuation(word_t *save_ksp, word_t frame_base, void (*fn)(struct tcb *),
+                            struct tcb *to);
+NORETURN void run_continuation(word_t frame_base, void (*fn)(struct tcb *), struct tcb *t);
+
+extern uint8_t gs_page[];
+static struct space *loaded_space;
+static struct tcb *fpu_owner;
+static bool ts_set = true;
+
+void arch_thread_init_frame(struct tcb *t, word_t ip, word_t sp)
+{
+    struct frame *f = tcb_frame(t);
+    memset(f, 0, sizeof(*f));
+    f->rip = ip;
+    f->rsp = sp;
+    f->rflags = RFLAGS_USER_DEFAULT;
+    f->cs = GDT_USER_CS;
+    f->ss = GDT_USER_DS;
+}
+
+word_t arch_user_ip(struct tcb *t)    { return tcb_frame(t)->rip; }
+word_t arch_user_sp(struct tcb *t)    { return tcb_frame(t)->rsp; }
+word_t arch_user_flags(struct tcb *t) { return tcb_frame(t)->rflags; }
+void arch_set_user_ip(struct tcb *t, word_t ip)  { tcb_frame(t)->rip = ip; }
+void arch_set_user_sp(struct tcb *t, word_t sp)  { tcb_frame(t)->rsp = sp; }
+
+void arch_set_user_flags(struct tcb *t, word_t flags)
+{
+    struct frame *f = tcb_frame(t);
+    f->rflags = (f->rflags & ~RFLAGS_USER_MASK) | (flags & RFLAGS_USER_MASK);
+}
+
+/* --- address spaces ------------------------------------------------------------------ */
+
+static uint8_t pcid_used[4096 / 8];
+
+uint16_t arch_pcid_alloc(void)
+{
+    if (!cpu_features.pcid)
+        return 0;
+    for (unsigned p = 1; p < 4096; p++)
+        if (!(pcid_used[p / 8] & (1u << (p % 8)))) {
+            pcid_used[p / 8] |= 1u << (p % 8);
+            return p;
+        }
+    return 0;   /* all in use: this space shares PCID 0 and is flushed at every switch */
+}
+
+void arch_pcid_free(uint16_t pcid)
+{
+    if (pcid)
+        pcid_used[pcid / 8] &= ~(1u << (pcid % 8));
+}
+
+void arch_space_forget(struct space *s)
+{
+    if (loaded_space == s) {
+        write_cr3(kernel_pml4_phys);
+        loaded_space = &kernel_space;
+    }
+}
+
+void arch_switch_space(struct space *s)
+{
+    word_t cr3 = s->pml4_phys;
+    if (cpu_features.pcid) {
+        cr3 |= s->pcid;
+        if (!s->tlb_stale && s->pcid)
+            cr3 |= 1ul << 63;                   /* keep this PCID's TLB entries */
+    }
+    s->tlb_stale = false;
+    write_cr3(cr3);
+    loaded_space = s;
+    /* User code can reload %gs and so lose its base; restore it at every space switch so that
+     * no thread of another space sees a wrong %gs:0 (see docs/architecture.md). */
+    wrmsr(MSR_GS_BASE, GS_PAGE_USER);
+}
+
+struct space *arch_loaded_space(void)
+{
+    return loaded_space;
+}
+
+void space_tlb_invalidate(struct space *s, word_t va, word_t size)
+{
+    if (s != loaded_space) {
+        s->tlb_stale = true;
+        return;
+    }
+    if (size > 64 * PAGE_SIZE) {
+        s->tlb_stale = true;
+        arch_switch_space(s);
+        return;
+    }
+    for (word_t a = va; a < va + size; a += PAGE_SIZE)
+        invlpg(a);
+}
+
+/* --- threads ------------------------------------------------------------------------- */
+
+void arch_switch(struct tcb *from, struct tcb *to)
+{
+    cpu0.current = to;
+    if (to->space != loaded_space && to->space != &kernel_space)
+        arch_switch_space(to->space);
+    else if (to->space == loaded_space && loaded_space->tlb_stale)
+        arch_switch_space(loaded_space);
+    cpu_set_kernel_stack(tcb_kstack_top(to));
+    *(word_t *)gs_page = to->local_id;
+    bool want_ts = to != fpu_owner;
+    if (want_ts != ts_set) {
+        if (want_ts)
+            write_cr0(read_cr0() | CR0_TS);
+        else
+            __asm__ volatile("clts");
+        ts_set = want_ts;
+    }
+    if (to->cont) {
+        void (*fn)(struct tcb *) = to->cont;
+        to->cont = NULL;
+        switch_to_continuation(&from->ksp, tcb_kstack_top(to) - FRAME_SIZE, fn, to);
+    } else {
+        switch_context(&from->ksp, to->ksp);
+    }
+}
+
+void arch_activate_continuation(struct tcb *t, void (*fn)(struct tcb *))
+{
+    t->cont = NULL;
+    run_continuation(tcb_kstack_top(t) - FRAME_SIZE, fn, t);
+}
+
+/* --- lazy FPU ------------------------------------------------------------------------ */
+
+static void fpu_save(struct tcb *t)
+{
+    void *area = tcb_fpu_area(t);
+    if (cpu_features.xsave)
+        __asm__ volatile("xsave64 (%0)" :: "r"(area), "a"((uint32_t)cpu_features.xcr0),
+                         "d"((uint32_t)(cpu_features.xcr0 >> 32)) : "memory");
+    else
+        __asm__ volatile("fxsave64 (%0)" :: "r"(area) : "memory");
+}
+
+static void fpu_restore(struct tcb *t)
+{
+    void *area = tcb_fpu_area(t);
+    if (cpu_features.xsave)
+        __asm__ volatile("xrstor64 (%0)" :: "r"(area), "a"((uint32_t)cpu_features.xcr0),
+                         "d"((uint32_t)(cpu_features.xcr0 >> 32)) : "memory");
+    else
+        __asm__ volatile("fxrstor64 (%0)" :: "r"(area) : "memory");
+}
+
+/* #NM: the current thread touches the FPU while another thread's state is loaded. */
+void arch_fpu_trap(void)
+{
+    struct tcb *self = cpu0.current;
+    __asm__ volatile("clts");
+    ts_set = false;
+    if (fpu_owner == self)
+        return;
+    if (fpu_owner)
+        fpu_save(fpu_owner);
+    if (self->arch.fpu_used) {
+        fpu_restore(self);
+    } else {
+        /* First use: load the initial state from a clean image, so nothing of the previous
+         * owner's registers (x87, SSE, AVX) leaks.  XSTATE_BV = 0 makes xrstor initialise. */
+        uint8_t *area = tcb_fpu_area(self);
+        memset(area, 0, TCB_FPU_SIZE);
+        *(uint16_t *)area = 0x37F;              /* FCW */
+        *(uint32_t *)(area + 24) = 0x1F80;      /* MXCSR */
+        fpu_restore(self);
+        self->arch.fpu_used = true;
+    }
+    fpu_owner = self;
+}
+
+void arch_fpu_thread_exit(struct tcb *t)
+{
+    if (fpu_owner == t)
+        fpu_owner = NULL;
+    t->arch.fpu_used = false;
+}
+
+void arch_fpu_switch(struct tcb *to) { (void)to; }

@@ -1,0 +1,151 @@
+/* Kernel entry and exit: exceptions, interrupts, the syscall instruction, context switch. */
+#include "frame.h"
+
+    .text
+
+/* Save the general registers below the vector/error words already on the stack. */
+.macro SAVE_GPRS
+    pushq %rax
+    pushq %rbx
+    pushq %rcx
+    pushq %rdx
+    pushq %rsi
+    pushq %rdi
+    pushq %rbp
+    pushq %r8
+    pushq %r9
+    pushq %r10
+    pushq %r11
+    pushq %r12
+    pushq %r13
+    pushq %r14
+    pushq %r15
+.endm
+
+.macro RESTORE_GPRS
+    popq %r15
+    popq %r14
+    popq %r13
+    popq %r12
+    popq %r11
+    popq %r10
+    popq %r9
+    popq %r8
+    popq %rbp
+    popq %rdi
+    popq %rsi
+    popq %rdx
+    popq %rcx
+    popq %rbx
+    popq %rax
+.endm
+
+/* Exception and interrupt stubs, 16 bytes each: vectors without a CPU error code push a
+ * zero so that every frame has the same layout; then the vector number. */
+    .align 16
+    .global vector_table
+vector_table:
+.set vec, 0
+.rept 256
+    .align 16
+    .if (vec == 8 || (vec >= 10 && vec <= 14) || vec == 17 || vec == 21 || vec == 29 || vec == 30)
+    .else
+    pushq $0
+    .endif
+    pushq $vec
+    jmp  interrupt_common
+    .set vec, vec + 1
+.endr
+
+interrupt_common:
+    cld
+    SAVE_GPRS
+    movq %rsp, %rdi
+    call trap_dispatch              /* C: handles the event, may switch threads */
+    /* fall through: return to whatever frame is on this stack */
+    .global return_from_trap
+return_from_trap:
+    RESTORE_GPRS
+    addq $16, %rsp                  /* vector, error */
+    iretq
+
+/* syscall: RCX = user RIP, R11 = user RFLAGS, RSP still the user's.  Interrupts are off
+ * (SFMASK clears IF, DF, TF, AC).  Build a struct frame at the top of the kernel stack. */
+    .align 16
+    .global syscall_entry
+syscall_entry:
+    movq %rsp, cpu0 + CPU_USER_RSP(%rip)
+    movq cpu0 + CPU_KSTACK_TOP(%rip), %rsp
+    pushq $GDT_USER_DS
+    pushq cpu0 + CPU_USER_RSP(%rip)
+    pushq %r11
+    pushq $GDT_USER_CS
+    pushq %rcx
+    pushq $0
+    pushq $VEC_SYSCALL
+    SAVE_GPRS
+    movq %rsp, %rdi
+    call syscall_dispatch           /* C: returns when this thread goes back to user mode */
+    /* fall through */
+
+/* Return to user mode from the frame at the top of the current kernel stack (RSP points at
+ * it).  Frames built by the syscall entry leave with sysret, all others with iret.  The C
+ * side guarantees that a sysret frame holds a canonical user RIP (see arch_frame_sysret_ok). */
+    .global return_to_user
+return_to_user:
+    cmpq $VEC_SYSCALL, FR_VECTOR * 8(%rsp)
+    jne  return_from_trap
+    RESTORE_GPRS
+    movq 16(%rsp), %rcx             /* rip */
+    movq 32(%rsp), %r11             /* rflags */
+    movq 40(%rsp), %rsp             /* user rsp */
+    sysretq
+
+/* switch_context(word_t *save_ksp, word_t new_ksp): save callee-saved registers and the stack
+ * pointer of the running thread, continue the thread whose stack is new_ksp. */
+    .global switch_context
+switch_context:
+    pushq %rbp
+    pushq %rbx
+    pushq %r12
+    pushq %r13
+    pushq %r14
+    pushq %r15
+    movq %rsp, (%rdi)
+    movq %rsi, %rsp
+    popq %r15
+    popq %r14
+    popq %r13
+    popq %r12
+    popq %rbx
+    popq %rbp
+    ret
+
+/* switch_to_continuation(word_t *save_ksp, word_t frame_base, void (*fn)(struct tcb *),
+ * struct tcb *to): save the running thread like switch_context, then run fn(to) on the top of
+ * to's kernel stack (just below its user frame) and return to user mode through that frame. */
+    .global switch_to_continuation
+switch_to_continuation:
+    pushq %rbp
+    pushq %rbx
+    pushq %r12
+    pushq %r13
+    pushq %r14
+    pushq %r15
+    movq %rsp, (%rdi)
+    movq %rsi, %rsp
+    movq %rcx, %rdi
+    call *%rdx
+    movq cpu0 + CPU_KSTACK_TOP(%rip), %rsp
+    subq $FRAME_SIZE, %rsp
+    jmp  return_to_user
+
+/* run_continuation(frame_base, fn, tcb): the current thread abandons its stack and runs fn. */
+    .global run_continuation
+run_continuation:
+    movq %rdi, %rsp
+    movq %rdx, %rdi
+    call *%rsi
+    movq cpu0 + CPU_KSTACK_TOP(%rip), %rsp
+    subq $FRAME_SIZE, %rsp
+    jmp  return_to_user

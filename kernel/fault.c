@@ -1,0 +1,142 @@
+/* Faults and exceptions as IPC.  The kernel composes the message in the thread's UTCB and
+ * calls the handler on the thread's behalf; every UTCB word the message touches is saved on
+ * the kernel stack and restored before the thread runs again (contract §5.12). */
+#include "fault.h"
+#include "ipc.h"
+#include "sched.h"
+#include "space.h"
+#include "mapdb.h"
+#include "thread.h"
+#include "timeout.h"
+#include "lib.h"
+#include "console.h"
+#include <l4/message.h>
+#include <l4/utcb.h>
+#include <l4/fpage.h>
+
+#define SAVED_MRS 21
+
+struct saved_utcb {
+    word_t mr[SAVED_MRS];
+    word_t error, vsender, intended;
+};
+
+static void save_utcb(struct tcb *t, struct saved_utcb *s, unsigned nmrs)
+{
+    memcpy(s->mr, t->mr, nmrs * sizeof(word_t));
+    s->error = utcb_get(t, L4_UTCB_ERROR_CODE);
+    s->vsender = utcb_get(t, L4_UTCB_VIRT_ACT_SENDER);
+    s->intended = utcb_get(t, L4_UTCB_INTENDED_RCV);
+}
+
+static void restore_utcb(struct tcb *t, const struct saved_utcb *s, unsigned nmrs)
+{
+    memcpy(t->mr, s->mr, nmrs * sizeof(word_t));
+    utcb_set(t, L4_UTCB_ERROR_CODE, s->error);
+    utcb_set(t, L4_UTCB_VIRT_ACT_SENDER, s->vsender);
+    utcb_set(t, L4_UTCB_INTENDED_RCV, s->intended);
+}
+
+/* The handler named in a TCR, if it exists. */
+static struct tcb *handler_of(struct tcb *t, int tcr)
+{
+    word_t h = utcb_get(t, tcr);
+    return h ? ipc_resolve(t, h) : NULL;
+}
+
+static void unhandled(struct tcb *t, const char *what, word_t a, word_t b)
+{
+    printk("thread %lx: %s (%lx, ip %lx) and no handler: halted\n", t->gid, what, a, b);
+    thread_halt_current();
+}
+
+static bool pagefault_ipc(struct tcb *t, struct tcb *pager, word_t tag, word_t mr1, word_t mr2,
+                          word_t acceptor)
+{
+    struct saved_utcb sv;
+    save_utcb(t, &sv, 3);
+    t->mr[0] = tag;
+    t->mr[1] = mr1;
+    t->mr[2] = mr2;
+    bool ok = ipc_kernel_call(t, pager->gid, acceptor);
+    restore_utcb(t, &sv, 3);
+    return ok;
+}
+
+void fault_page(struct tcb *t, word_t addr, unsigned access, word_t ip)
+{
+    if (t->space->sigma0) {
+        /* sigma0's space is the identity map of physical memory: no IPC (§7.5). */
+        if (!mapdb_sigma0_fault(t->space, addr, access & FAULT_W))
+            unhandled(t, "sigma0 fault the kernel cannot resolve", addr, ip);
+        return;
+    }
+    struct tcb *pager = handler_of(t, L4_UTCB_PAGER);
+    if (!pager)
+        unhandled(t, "page fault", addr, ip);
+    word_t tag = L4_PROTO_PAGEFAULT | ((word_t)(access & 7) << 16) | 2;
+    if (!pagefault_ipc(t, pager, tag, addr, ip, L4_COMPLETE_FPAGE) && !handler_of(t, L4_UTCB_PAGER))
+        unhandled(t, "page fault", addr, ip);
+    /* Return to the faulting instruction; it faults again if the page is still missing. */
+}
+
+void fault_io(struct tcb *t, unsigned port, unsigned count, word_t ip)
+{
+    unsigned log2 = count >= 4 ? 2 : count >= 2 ? 1 : 0;
+    word_t fp = l4_io_fpage(port, log2);
+    struct tcb *pager = handler_of(t, L4_UTCB_PAGER);
+    if (t->space->sigma0 || !pager)
+        unhandled(t, "I/O port fault", port, ip);
+    word_t tag = L4_PROTO_IO_PAGEFAULT | ((word_t)(FAULT_R | FAULT_W) << 16) | 2;
+    if (!pagefault_ipc(t, pager, tag, fp, ip, L4_COMPLETE_FPAGE) && !handler_of(t, L4_UTCB_PAGER))
+        unhandled(t, "I/O port fault", port, ip);
+}
+
+bool fault_ipc_for_transfer(struct tcb *t, word_t va, bool write, uint64_t deadline)
+{
+    struct tcb *pager = handler_of(t, L4_UTCB_PAGER);
+    if (!pager || t->space->sigma0) {
+        if (t->space->sigma0)
+            return mapdb_sigma0_fault(t->space, va, write);
+        return false;
+    }
+    word_t tag = L4_PROTO_PAGEFAULT | ((word_t)(write ? FAULT_W : FAULT_R) << 16) | 2;
+    t->kdeadline = deadline == ~0ull ? 0 : deadline;
+    bool ok = pagefault_ipc(t, pager, tag, va, ~0ul, L4_COMPLETE_FPAGE);
+    t->kdeadline = 0;
+    return ok && !(t->flags & TF_XFER_ABORT);
+}
+
+/* --- exceptions ------------------------------------------------------------------------ */
+
+void fault_exception(struct tcb *t, unsigned vector, word_t error)
+{
+    struct frame *f = tcb_frame(t);
+    struct tcb *h = handler_of(t, L4_UTCB_EXC_HANDLER);
+    if (!h)
+        unhandled(t, "exception", vector, f->rip);
+    struct saved_utcb sv;
+    save_utcb(t, &sv, SAVED_MRS);
+    word_t *mr = t->mr;
+    mr[0] = L4_PROTO_EXCEPTION | 20;
+    mr[1] = f->rip;  mr[2] = f->rbx;  mr[3] = f->r10;  mr[4] = f->r12;
+    mr[5] = f->r13;  mr[6] = f->r14;  mr[7] = f->r15;  mr[8] = f->rax;
+    mr[9] = f->rcx;  mr[10] = f->rdx; mr[11] = f->rsi; mr[12] = f->rdi;
+    mr[13] = f->rbp; mr[14] = f->r8;  mr[15] = f->r9;  mr[16] = f->r11;
+    mr[17] = f->rsp; mr[18] = f->rflags; mr[19] = vector; mr[20] = error;
+    word_t br0 = utcb_get(t, L4_UTCB_BR(0));     /* the acceptor stays as the thread had it */
+    bool ok = ipc_kernel_call(t, h->gid, br0);
+    if (ok) {
+        /* The reply overwrote MR1..MRu: load the registers from the MRs (§6.2). */
+        f->rip = mr[1];  f->rbx = mr[2];  f->r10 = mr[3];  f->r12 = mr[4];
+        f->r13 = mr[5];  f->r14 = mr[6];  f->r15 = mr[7];  f->rax = mr[8];
+        f->rcx = mr[9];  f->rdx = mr[10]; f->rsi = mr[11]; f->rdi = mr[12];
+        f->rbp = mr[13]; f->r8 = mr[14];  f->r9 = mr[15];  f->r11 = mr[16];
+        f->rsp = mr[17];
+        arch_set_user_flags(t, mr[18]);
+        f->vector = 0;                  /* all registers matter: return with iret */
+    }
+    restore_utcb(t, &sv, SAVED_MRS);
+    if (!ok && !handler_of(t, L4_UTCB_EXC_HANDLER))
+        unhandled(t, "exception", vector, f->rip);
+}

@@ -1,0 +1,19 @@
+/* Faults and exceptions of user threads become IPC to their pager or exception handler
+ * (contract §6.1, §6.2, §6.7). */
+#ifndef FAULT_H
+#define FAULT_H
+
+#include "tcb.h"
+
+#define FAULT_R 4u
+#define FAULT_W 2u
+#define FAULT_X 1u
+
+void fault_page(struct tcb *t, word_t addr, unsigned access, word_t ip);
+void fault_io(struct tcb *t, unsigned port, unsigned count, word_t ip);
+void fault_exception(struct tcb *t, unsigned vector, word_t error);
+/* A page fault inside a string transfer, on behalf of t; false if it could not be resolved
+ * (no pager, aborted, or the deadline passed). */
+bool fault_ipc_for_transfer(struct tcb *t, word_t va, bool write, uint64_t deadline);
+
+#endif

@@ -1,0 +1,552 @@
+/* IPC, the slow path (contract §5).
+ *
+ * A blocked sender waits on its kernel stack in the receiver's send queue (FIFO) and performs
+ * the transfer itself when the receiver arrives (WAKE_GO), so that faults on its side are its
+ * own.  A message without strings cannot fault, so a receiver that finds such a sender
+ * queued copies it at once (WAKE_DONE for the sender).  A thread blocked in a user-level
+ * receive has nothing left on its kernel stack: it resumes through ipc_user_return(), which
+ * loads the message the sender put into its UTCB into its registers (or the fast path passes
+ * the registers directly).  Whoever completes or fails a receive writes the receiver's result
+ * (MR0, ErrorCode, ipc_from); a sender learns its result from its wake reason. */
+#include "ipc.h"
+#include "sched.h"
+#include "timeout.h"
+#include "space.h"
+#include "thread.h"
+#include "irq.h"
+#include "lib.h"
+#include "console.h"
+#include <l4/message.h>
+#include <l4/time.h>
+#include <l4/utcb.h>
+
+/* --- send queues --------------------------------------------------------------------- */
+
+static void sendq_append(struct tcb *r, struct tcb *s)
+{
+    if (!r->sendq) {
+        s->sendq_next = s->sendq_prev = s;
+        r->sendq = s;
+    } else {
+        struct tcb *h = r->sendq;
+        s->sendq_next = h;
+        s->sendq_prev = h->sendq_prev;
+        h->sendq_prev->sendq_next = s;
+        h->sendq_prev = s;
+    }
+}
+
+void ipc_sendq_remove(struct tcb *r, struct tcb *s)
+{
+    if (!s->sendq_next)
+        return;
+    if (s->sendq_next == s)
+        r->sendq = NULL;
+    else {
+        s->sendq_prev->sendq_next = s->sendq_next;
+        s->sendq_next->sendq_prev = s->sendq_prev;
+        if (r->sendq == s)
+            r->sendq = s->sendq_next;
+    }
+    s->sendq_next = s->sendq_prev = NULL;
+}
+
+void ipc_sendq_append(struct tcb *r, struct tcb *s)
+{
+    sendq_append(r, s);
+}
+
+/* The id a sender presents to r: its virtual sender if it propagates. */
+static struct tcb *apparent_sender(struct tcb *s)
+{
+    return s->vsender ? s->vsender : s;
+}
+
+bool ipc_accepts(struct tcb *r, struct tcb *s)
+{
+    word_t w = r->wait_for;
+    struct tcb *a = apparent_sender(s);
+    if (w == L4_ANYTHREAD)
+        return true;
+    if (w == L4_ANYLOCALTHREAD)
+        return a->space == r->space;
+    return w == a->gid || w == s->gid;
+}
+
+/* The first queued sender r accepts (FIFO). */
+static struct tcb *find_sender(struct tcb *r)
+{
+    struct tcb *h = r->sendq;
+    if (!h)
+        return NULL;
+    struct tcb *s = h;
+    do {
+        if (ipc_accepts(r, s))
+            return s;
+        s = s->sendq_next;
+    } while (s != h);
+    return NULL;
+}
+
+/* --- ids and timeouts ---------------------------------------------------------------- */
+
+word_t ipc_local_to_global(struct tcb *self, word_t local)
+{
+    if (!l4_is_local_id(local) || local == L4_NILTHREAD || local == L4_ANYLOCALTHREAD)
+        return L4_NILTHREAD;
+    for (struct tcb *t = self->space->threads; t; t = t->space_next)
+        if (t->local_id == local)
+            return t->gid;
+    return L4_NILTHREAD;
+}
+
+struct tcb *ipc_resolve(struct tcb *self, word_t id)
+{
+    if (l4_is_local_id(id))
+        id = ipc_local_to_global(self, id);
+    return id ? tcb_lookup(id) : NULL;
+}
+
+enum timeout_kind { TO_NEVER, TO_ZERO, TO_AT };
+
+static enum timeout_kind timeout_of(uint16_t t, uint64_t *deadline)
+{
+    if (l4_time_is_never(t)) {
+        struct tcb *self = current();
+        if (self->kdeadline) {          /* a kernel IPC bounded by a transfer timeout */
+            *deadline = self->kdeadline;
+            return *deadline <= arch_clock_us() ? TO_ZERO : TO_AT;
+        }
+        return TO_NEVER;
+    }
+    uint64_t now = arch_clock_us();
+    if (l4_time_is_point(t)) {
+        *deadline = l4_point_to_clock(t, now);
+        return *deadline <= now ? TO_ZERO : TO_AT;
+    }
+    if (l4_time_is_zero(t))
+        return TO_ZERO;
+    *deadline = now + l4_period_us(t);
+    return TO_AT;
+}
+
+/* --- results ------------------------------------------------------------------------- */
+
+/* Complete the receive of r with the message from s (err = 0) or fail it. */
+static void finish_receive(struct tcb *r, struct tcb *s, int err, word_t offset)
+{
+    word_t tag = s->mr[0];
+    struct tcb *a = apparent_sender(s);
+    r->ipc_from = ipc_sender_id(a, r);
+    tag &= ~L4_TAG_FLAGS;
+    if (s->vsender) {
+        tag |= L4_TAG_P;
+        utcb_set(r, L4_UTCB_VIRT_ACT_SENDER, s->gid);
+    }
+    if (err) {
+        tag |= L4_TAG_E;
+        utcb_set(r, L4_UTCB_ERROR_CODE, l4_ipc_error(err, true, offset));
+    }
+    r->mr[0] = tag;
+    r->partner = NULL;
+}
+
+/* Fail a receive phase that never got a message. */
+static void fail_receive(struct tcb *r, int err)
+{
+    r->mr[0] = L4_TAG_E;
+    r->ipc_from = L4_NILTHREAD;
+    utcb_set(r, L4_UTCB_ERROR_CODE, l4_ipc_error(err, true, 0));
+}
+
+static word_t fail_send(struct tcb *s, int err, word_t offset, bool keep_tag)
+{
+    s->mr[0] = keep_tag ? (s->mr[0] & ~L4_TAG_FLAGS) | L4_TAG_E : L4_TAG_E;
+    s->ipc_from = L4_NILTHREAD;
+    utcb_set(s, L4_UTCB_ERROR_CODE, l4_ipc_error(err, false, offset));
+    return s->mr[0];
+}
+
+/* Make r runnable after its receive finished; the caller picks who runs. */
+static void receiver_done(struct tcb *r, int err)
+{
+    wake(r, err ? WAKE_ERROR : WAKE_DONE);
+}
+
+/* s (running) delivers its message to r, which waits for it (WAIT_RECV or XFER_RECV). */
+static int deliver(struct tcb *s, struct tcb *r, word_t *offset)
+{
+    timeout_cancel(r);
+    r->state = TS_XFER_RECV;
+    r->partner = s;
+    word_t r_gid = r->gid;
+    int err = ipc_transfer(s, r, offset);
+    if (r->gid != r_gid || r->state != TS_XFER_RECV || r->partner != s)
+        return err ? err : L4_IPC_ABORTED;      /* r was deleted or aborted meanwhile */
+    /* Transfer timeouts are reported from each side's point of view (§5.7). */
+    int rerr = err == L4_IPC_XFER_TIMEOUT_OWN ? L4_IPC_XFER_TIMEOUT_PEER :
+               err == L4_IPC_XFER_TIMEOUT_PEER ? L4_IPC_XFER_TIMEOUT_OWN : err;
+    finish_receive(r, s, rerr, *offset);
+    receiver_done(r, rerr);
+    return err;
+}
+
+/* --- the send phase ------------------------------------------------------------------ */
+
+/* Propagation (§5.9): the sender speaks for VirtualSender if it may. */
+static struct tcb *propagation_for(struct tcb *s, struct tcb *dest)
+{
+    if (!(s->mr[0] & L4_TAG_P))
+        return NULL;
+    struct tcb *vs = ipc_resolve(s, utcb_get(s, L4_UTCB_VIRT_ACT_SENDER));
+    if (!vs || vs->state == TS_IRQ || (vs->space != s->space && s->space != dest->space))
+        return NULL;
+    return vs;
+}
+
+/* A virtual sender waiting in a closed receive for the propagating thread now waits for the
+ * final receiver, so that it can reply directly. */
+static void redirect_virtual_sender(struct tcb *vs, struct tcb *s, struct tcb *dest)
+{
+    if (vs->state == TS_WAIT_RECV && vs->wait_for == s->gid)
+        vs->wait_for = dest->gid;
+}
+
+/* Redirection (§5.10): IPC from a space with a redirector to a thread outside it goes to the
+ * redirector, which learns the intended receiver. */
+static struct tcb *redirect(struct tcb *s, struct tcb *dest)
+{
+    struct space *sp = s->space;
+    if (!sp->redirector || dest->space == sp || dest->gid == sp->redirector)
+        return dest;
+    struct tcb *red = tcb_lookup(sp->redirector);
+    if (!red || red == s)
+        return dest;
+    s->mr[0] |= L4_TAG_R;
+    return red;
+}
+
+static int send_phase(struct tcb *s, struct tcb *dest, uint16_t timeout, word_t *offset,
+                      struct tcb **woken)
+{
+    *offset = 0;
+    *woken = NULL;
+    if (dest->state == TS_IRQ && irq_acknowledge(s, dest, timeout) == 0)
+        return 0;
+
+    struct tcb *target = redirect(s, dest);
+    bool redirected = target != dest;
+    s->vsender = propagation_for(s, target);
+    if (s->vsender)
+        redirect_virtual_sender(s->vsender, s, target);
+
+    int err;
+    if (target->state == TS_WAIT_RECV && ipc_accepts(target, s)) {
+        if (redirected)
+            utcb_set(target, L4_UTCB_INTENDED_RCV, dest->gid);
+        err = deliver(s, target, offset);
+        s->vsender = NULL;
+        if (target->state == TS_READY)
+            *woken = target;
+        return err;
+    }
+
+    uint64_t deadline = 0;
+    enum timeout_kind tk = timeout_of(timeout, &deadline);
+    if (tk == TO_ZERO) {
+        s->vsender = NULL;
+        return L4_IPC_TIMEOUT;
+    }
+    sendq_append(target, s);
+    s->partner = target;
+    if (tk == TO_AT)
+        timeout_set(s, deadline);
+    enum wake_reason why = block_current(TS_WAIT_SEND);
+    /* Whoever woke us has taken us off target's queue. */
+    s->partner = NULL;
+    switch (why) {
+    case WAKE_GO:
+        if (redirected)
+            utcb_set(target, L4_UTCB_INTENDED_RCV, dest->gid);
+        err = deliver(s, target, offset);
+        if (target->state == TS_READY)
+            *woken = target;
+        break;
+    case WAKE_DONE:     err = 0; break;
+    case WAKE_ERROR:    err = (int)s->ipc_error; *offset = s->ipc_offset; break;
+    case WAKE_TIMEOUT:  err = L4_IPC_TIMEOUT; break;
+    case WAKE_CANCEL:   err = L4_IPC_CANCELED; break;
+    case WAKE_ABORT:    err = L4_IPC_ABORTED; *offset = s->ipc_offset; break;
+    default:            err = L4_IPC_NOPARTNER; break;
+    }
+    s->vsender = NULL;
+    return err;
+}
+
+/* --- the receive phase ---------------------------------------------------------------- */
+
+/* Take the message of a queued sender. */
+static void take_from_queue(struct tcb *r, struct tcb *s, bool kernel, struct tcb *woken)
+{
+    ipc_sendq_remove(r, s);
+    if (s->state == TS_IRQ) {
+        irq_deliver(s, r);
+        if (woken)
+            sched_enqueue(woken);
+        return;
+    }
+    if (!ipc_has_strings(s)) {
+        /* Cannot fault: copy now, in the receiver's context. */
+        word_t offset = 0;
+        s->partner = NULL;
+        int err = ipc_transfer(s, r, &offset);
+        finish_receive(r, s, err, offset);
+        s->ipc_error = err;
+        s->ipc_offset = offset;
+        wake(s, err ? WAKE_ERROR : WAKE_DONE);
+        sched_enqueue(s);
+        if (woken)
+            sched_enqueue(woken);
+        return;
+    }
+    /* Strings: the sender copies in its own context while we wait for it. */
+    r->partner = s;
+    wake(s, WAKE_GO);
+    if (woken)
+        sched_enqueue(woken);
+    if (kernel) {
+        block_current_to(TS_XFER_RECV, s);
+    } else {
+        block_current_cont_to(TS_XFER_RECV, ipc_user_return, s);
+    }
+}
+
+/* `woken`: the thread our send phase made ready; it runs next if we block. */
+static void receive_phase(struct tcb *r, word_t from_spec, uint16_t timeout, bool kernel,
+                          struct tcb *woken)
+{
+    if (from_spec == L4_ANYTHREAD || from_spec == L4_ANYLOCALTHREAD) {
+        r->wait_for = from_spec;
+    } else {
+        struct tcb *src = ipc_resolve(r, from_spec);
+        if (!src) {
+            fail_receive(r, L4_IPC_NOPARTNER);
+            if (woken)
+                sched_enqueue(woken);
+            return;
+        }
+        r->wait_for = src->gid;     /* receiving from oneself matches nobody: a sleep */
+    }
+
+    struct tcb *s = find_sender(r);
+    if (s) {
+        take_from_queue(r, s, kernel, woken);
+        return;
+    }
+
+    uint64_t deadline = 0;
+    enum timeout_kind tk = timeout_of(timeout, &deadline);
+    if (tk == TO_ZERO) {
+        fail_receive(r, L4_IPC_TIMEOUT);
+        if (woken)
+            sched_enqueue(woken);
+        return;
+    }
+    if (tk == TO_AT)
+        timeout_set(r, deadline);
+    r->partner = NULL;
+    if (kernel)
+        block_current_to(TS_WAIT_RECV, woken);
+    else
+        block_current_cont_to(TS_WAIT_RECV, ipc_user_return, woken);
+}
+
+/* --- Ipc ------------------------------------------------------------------------------- */
+
+word_t ipc(struct tcb *self, word_t to, word_t from_spec, word_t timeouts, bool kernel)
+{
+    struct tcb *woken = NULL;
+    self->ipc_from = L4_NILTHREAD;
+    self->vsender = NULL;
+    if (to != L4_NILTHREAD) {
+        if (l4_tag_u(self->mr[0]) + l4_tag_t(self->mr[0]) > 63)
+            return fail_send(self, L4_IPC_OVERFLOW, 0, true);
+        struct tcb *dest = ipc_resolve(self, to);
+        if (!dest)
+            return fail_send(self, L4_IPC_NOPARTNER, 0, false);
+        word_t offset;
+        word_t tag = self->mr[0];
+        int err = send_phase(self, dest, l4_snd_timeout(timeouts), &offset, &woken);
+        if (err) {
+            if (woken)
+                sched_enqueue(woken);
+            return fail_send(self, err, offset, err >= L4_IPC_OVERFLOW);
+        }
+        self->mr[0] = tag & ~L4_TAG_FLAGS;
+    }
+    if (from_spec == L4_NILTHREAD) {
+        /* Send only: the receiver runs now if it is more important, else later. */
+        if (woken)
+            sched_wakeup(woken);
+        return self->mr[0];
+    }
+    receive_phase(self, from_spec, l4_rcv_timeout(timeouts), kernel, woken);
+    return self->mr[0];
+}
+
+void ipc_user_return(struct tcb *t)
+{
+    struct frame *f = tcb_frame(t);
+    word_t *mr = t->mr;
+    f->r9 = mr[0];
+    f->rax = mr[1];
+    f->rbx = mr[2];
+    f->r10 = mr[3];
+    f->r12 = mr[4];
+    f->r13 = mr[5];
+    f->r14 = mr[6];
+    f->r15 = mr[7];
+    f->rsi = t->ipc_from;
+    f->rdi = t->local_id;
+    f->rdx = f->r8 = f->rbp = 0;
+    thread_return_to_user_checks(t);
+}
+
+/* --- kernel-generated IPC --------------------------------------------------------------- */
+
+bool ipc_kernel_call(struct tcb *self, word_t handler, word_t acceptor)
+{
+    word_t br0 = utcb_get(self, L4_UTCB_BR(0));
+    utcb_set(self, L4_UTCB_BR(0), acceptor);
+    self->flags |= TF_KERNEL_IPC;
+    word_t tag = ipc(self, handler, handler, l4_timeouts(L4_NEVER, L4_NEVER), true);
+    self->flags &= ~TF_KERNEL_IPC;
+    utcb_set(self, L4_UTCB_BR(0), br0);
+    return !(tag & L4_TAG_E);
+}
+
+/* --- timeouts, aborts, deletion --------------------------------------------------------- */
+
+void ipc_timeout_expired(struct tcb *t)
+{
+    if (t->state == TS_WAIT_SEND) {
+        ipc_sendq_remove(t->partner, t);
+        wake(t, WAKE_TIMEOUT);
+    } else if (t->state == TS_WAIT_RECV) {
+        fail_receive(t, L4_IPC_TIMEOUT);
+        wake(t, WAKE_TIMEOUT);
+    } else {
+        return;
+    }
+    sched_enqueue(t);
+}
+
+/* Abort the string transfer t takes part in (as sender or receiver). */
+static bool abort_transfer(struct tcb *t, enum wake_reason why)
+{
+    struct tcb *s = t->state == TS_XFER_RECV ? t->partner : t;
+    struct tcb *r = t->state == TS_XFER_RECV ? t : t->xfer_peer;
+    if (!s || !r)
+        return false;
+    s->flags |= TF_XFER_ABORT;
+    /* A sender blocked in a nested page-fault IPC gives up on it at once. */
+    if (s->state == TS_WAIT_SEND || s->state == TS_WAIT_RECV)
+        ipc_abort(s, true, true);
+    (void)why;
+    return true;
+}
+
+bool ipc_abort(struct tcb *t, bool recv, bool send)
+{
+    switch (t->state) {
+    case TS_WAIT_SEND:
+        if (t->xfer_peer && send)
+            return abort_transfer(t, WAKE_ABORT);
+        if (!send)
+            return false;
+        ipc_sendq_remove(t->partner, t);
+        wake(t, WAKE_CANCEL);
+        sched_enqueue(t);
+        return true;
+    case TS_WAIT_RECV:
+        if (t->xfer_peer && send)
+            return abort_transfer(t, WAKE_ABORT);
+        if (!recv)
+            return false;
+        if (t->cont == thread_start_cont) {
+            wake(t, WAKE_CANCEL);   /* start at the current IP/SP (§6.5) */
+            sched_enqueue(t);
+            return true;
+        }
+        fail_receive(t, L4_IPC_CANCELED);
+        wake(t, WAKE_CANCEL);
+        sched_enqueue(t);
+        return true;
+    case TS_XFER_RECV:
+        if (!recv)
+            return false;
+        return abort_transfer(t, WAKE_ABORT);
+    default:
+        if (t->xfer_peer && send)
+            return abort_transfer(t, WAKE_ABORT);
+        return false;
+    }
+}
+
+void ipc_thread_deleted(struct tcb *t)
+{
+    timeout_cancel(t);
+    if (t->state == TS_WAIT_SEND && t->partner)
+        ipc_sendq_remove(t->partner, t);
+    if (t->xfer_peer || t->state == TS_XFER_RECV)
+        abort_transfer(t, WAKE_NOPARTNER);
+
+    /* Everybody queued to send to t fails in the send phase. */
+    while (t->sendq) {
+        struct tcb *s = t->sendq;
+        ipc_sendq_remove(t, s);
+        if (s->state == TS_IRQ) {
+            irq_handler_gone(s);
+            continue;
+        }
+        wake(s, WAKE_NOPARTNER);
+        sched_enqueue(s);
+    }
+    /* Everybody waiting to receive from t (closed) or for t's transfer fails. */
+    for (struct tcb *x = thread_first(); x; x = x->all_next) {
+        if (x == t)
+            continue;
+        if ((x->state == TS_WAIT_RECV && x->wait_for == t->gid) ||
+            (x->state == TS_XFER_RECV && x->partner == t)) {
+            if (x->cont == thread_start_cont) {
+                x->wait_for = L4_NILTHREAD;     /* keeps waiting for a start that cannot come */
+                continue;
+            }
+            fail_receive(x, L4_IPC_NOPARTNER);
+            wake(x, WAKE_NOPARTNER);
+            sched_enqueue(x);
+        }
+        if (x->xfer_peer == t)
+            x->flags |= TF_XFER_ABORT;
+    }
+}
+
+unsigned ipc_schedule_state(struct tcb *t)
+{
+    switch (t->state) {
+    case TS_WAIT_SEND: return t->xfer_peer ? 5 : 4;
+    case TS_WAIT_RECV: return t->xfer_peer ? 5 : 6;
+    case TS_XFER_RECV: return 7;
+    default:           return t->xfer_peer ? 5 : 0;
+    }
+}
+
+unsigned ipc_exregs_state(struct tcb *t)
+{
+    switch (t->state) {
+    case TS_WAIT_SEND: return 4;
+    case TS_WAIT_RECV: return t->cont == thread_start_cont ? 2 : (t->xfer_peer ? 4 : 2);
+    case TS_XFER_RECV: return 2;
+    default:           return t->xfer_peer ? 4 : 0;
+    }
+}

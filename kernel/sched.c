@@ -1,0 +1,247 @@
+/* Scheduling.
+ *
+ * Invariants (lazy scheduling, 002 §5.3.4):
+ *  - the ready queue of priority p contains at least every READY thread of priority p except
+ *    possibly the current one; it may also contain threads that have since blocked, which
+ *    pick_next() drops when it meets them;
+ *  - a thread is in at most one ready queue (in_ready says whether).
+ * Direct process switch: IPC hands the CPU to its partner without queue operations and the
+ * partner runs on the remaining time slice of the thread the scheduler last chose (the slice
+ * owner), i.e. the time slice is donated.
+ */
+#include "sched.h"
+#include "timeout.h"
+#include "console.h"
+#include "lib.h"
+
+static struct tcb *ready_head[256];
+static uint64_t prio_bitmap[4];
+struct tcb *idle_tcb;
+static struct tcb *slice_owner;
+
+static inline void bitmap_set(unsigned p)   { prio_bitmap[p >> 6] |= 1ul << (p & 63); }
+static inline void bitmap_clear(unsigned p) { prio_bitmap[p >> 6] &= ~(1ul << (p & 63)); }
+
+int sched_highest_prio(void)
+{
+    for (int w = 3; w >= 0; w--)
+        if (prio_bitmap[w])
+            return w * 64 + 63 - __builtin_clzl(prio_bitmap[w]);
+    return -1;
+}
+
+static void insert(struct tcb *t, bool at_head)
+{
+    struct tcb **head = &ready_head[t->prio];
+    if (!*head) {
+        t->ready_next = t->ready_prev = t;
+        *head = t;
+        bitmap_set(t->prio);
+    } else {
+        struct tcb *h = *head;
+        t->ready_next = h;
+        t->ready_prev = h->ready_prev;
+        h->ready_prev->ready_next = t;
+        h->ready_prev = t;
+        if (at_head)
+            *head = t;
+    }
+    t->in_ready = true;
+}
+
+void sched_enqueue(struct tcb *t)
+{
+    if (!t->in_ready && t != idle_tcb)
+        insert(t, false);
+}
+
+void sched_enqueue_head(struct tcb *t)
+{
+    if (t == idle_tcb)
+        return;
+    if (t->in_ready)
+        sched_dequeue(t);
+    insert(t, true);
+}
+
+void sched_dequeue(struct tcb *t)
+{
+    if (!t->in_ready)
+        return;
+    struct tcb **head = &ready_head[t->prio];
+    if (t->ready_next == t) {
+        *head = NULL;
+        bitmap_clear(t->prio);
+    } else {
+        t->ready_prev->ready_next = t->ready_next;
+        t->ready_next->ready_prev = t->ready_prev;
+        if (*head == t)
+            *head = t->ready_next;
+    }
+    t->ready_next = t->ready_prev = NULL;
+    t->in_ready = false;
+}
+
+void sched_set_prio(struct tcb *t, unsigned prio)
+{
+    bool queued = t->in_ready;
+    sched_dequeue(t);
+    t->prio = prio;
+    if (queued)
+        insert(t, false);
+}
+
+/* The best ready thread; drops stale (blocked) entries on the way. */
+static struct tcb *pick_next(void)
+{
+    for (;;) {
+        int p = sched_highest_prio();
+        if (p < 0)
+            return idle_tcb;
+        struct tcb *t = ready_head[p];
+        if (t->state == TS_READY)
+            return t;
+        sched_dequeue(t);
+    }
+}
+
+void switch_to(struct tcb *to)
+{
+    struct tcb *from = current();
+    if (to == from)
+        return;
+    arch_switch(from, to);
+}
+
+void schedule(void)
+{
+    struct tcb *self = current();
+    if (self->state == TS_READY)
+        sched_enqueue_head(self);       /* keep its place; preemption is not rotation */
+    struct tcb *next = pick_next();
+    slice_owner = next;
+    switch_to(next);
+}
+
+void schedule_noreturn(void)
+{
+    schedule();
+    panic("schedule_noreturn: blocked thread %lx resumed on its old stack", current()->gid);
+}
+
+/* The caller blocked; run `preferred` if nothing more important is ready. */
+void switch_to_or_schedule(struct tcb *preferred)
+{
+    if (preferred && preferred->state == TS_READY && (int)preferred->prio >= sched_highest_prio())
+        switch_to(preferred);
+    else {
+        if (preferred && preferred->state == TS_READY)
+            sched_enqueue(preferred);
+        schedule();
+    }
+}
+
+void sched_wakeup(struct tcb *t)
+{
+    struct tcb *self = current();
+    if (t->prio > self->prio && self != idle_tcb) {
+        sched_enqueue_head(self);       /* preempted: it keeps its place and slice */
+        switch_to(t);
+    } else if (self == idle_tcb) {
+        slice_owner = t;
+        switch_to(t);
+    } else {
+        sched_enqueue(t);
+    }
+}
+
+void wake(struct tcb *t, enum wake_reason why)
+{
+    timeout_cancel(t);
+    t->wake = why;
+    t->state = TS_READY;
+}
+
+enum wake_reason block_current(enum thread_state state)
+{
+    struct tcb *self = current();
+    self->state = state;
+    self->wake = WAKE_NONE;
+    self->cont = NULL;
+    schedule();
+    return self->wake;
+}
+
+enum wake_reason block_current_to(enum thread_state state, struct tcb *next)
+{
+    struct tcb *self = current();
+    self->state = state;
+    self->wake = WAKE_NONE;
+    self->cont = NULL;
+    switch_to_or_schedule(next);
+    return self->wake;
+}
+
+void block_current_cont(enum thread_state state, void (*cont)(struct tcb *))
+{
+    block_current_cont_to(state, cont, NULL);
+}
+
+void block_current_cont_to(enum thread_state state, void (*cont)(struct tcb *), struct tcb *next)
+{
+    struct tcb *self = current();
+    self->state = state;
+    self->wake = WAKE_NONE;
+    self->cont = cont;
+    switch_to_or_schedule(next);
+    /* Only reached if the thread was woken before anything else ran (e.g. nothing else to
+     * run and a timeout fired at once): run the continuation ourselves. */
+    arch_activate_continuation(self, cont);
+}
+
+void sched_tick(void)
+{
+    struct tcb *owner = slice_owner;
+    struct tcb *self = current();
+    if (self == idle_tcb || !owner || owner->timeslice_us == 0)
+        return;
+    if (owner->slice_left_us > CONFIG_TICK_US) {
+        owner->slice_left_us -= CONFIG_TICK_US;
+        return;
+    }
+    /* Slice over: the owner goes to the end of its priority; the current thread is preempted. */
+    owner->slice_left_us = owner->timeslice_us;
+    if (owner->state == TS_READY) {
+        sched_dequeue(owner);
+        sched_enqueue(owner);
+    }
+    if (self != owner && self->state == TS_READY)
+        sched_enqueue(self);
+    struct tcb *next = pick_next();
+    slice_owner = next;
+    switch_to(next);
+}
+
+void sched_yield(void)
+{
+    struct tcb *self = current();
+    self->slice_left_us = self->timeslice_us;
+    sched_dequeue(self);
+    sched_enqueue(self);
+    struct tcb *next = pick_next();
+    slice_owner = next;
+    switch_to(next);
+}
+
+void sched_donate(struct tcb *to)
+{
+    struct tcb *self = current();
+    sched_enqueue(self);
+    switch_to(to);                      /* `to` runs on the caller's slice (slice_owner kept) */
+}
+
+void sched_init(void)
+{
+    memset(ready_head, 0, sizeof(ready_head));
+    memset(prio_bitmap, 0, sizeof(prio_bitmap));
+}

@@ -1,0 +1,45 @@
+/* Scheduling: 256 hard priorities, round robin within a priority, lazy ready queues (002 §5.3.4)
+ * and direct process switch (§5.3.5). */
+#ifndef SCHED_H
+#define SCHED_H
+
+#include "tcb.h"
+
+extern struct tcb *idle_tcb;
+
+static inline struct tcb *current(void) { return cpu0.current; }
+
+void sched_init(void);
+void sched_enqueue(struct tcb *t);          /* make sure a ready thread is queued (tail) */
+void sched_enqueue_head(struct tcb *t);
+void sched_dequeue(struct tcb *t);
+int  sched_highest_prio(void);              /* highest priority with a (possibly stale) entry */
+
+/* Give up the CPU to the best ready thread; returns when the caller runs again. */
+void schedule(void);
+/* The current thread blocked with a continuation: never returns on this stack. */
+NORETURN void schedule_noreturn(void);
+/* Run `to` now if priorities allow, else queue it; the caller stays runnable. */
+void sched_wakeup(struct tcb *to);
+/* Direct switch to `to`; the caller has blocked (or is ready and queued). */
+void switch_to(struct tcb *to);
+/* The current thread blocked; continue with `preferred` if it may run, else schedule. */
+void switch_to_or_schedule(struct tcb *preferred);
+
+/* Block the current thread in `state`; resume on this stack when woken. Returns the reason. */
+enum wake_reason block_current(enum thread_state state);
+/* Block on the stack, preferring a direct switch to `next`. */
+enum wake_reason block_current_to(enum thread_state state, struct tcb *next);
+/* Block the current thread; when it is switched to again, run cont(t) on a fresh stack. */
+NORETURN void block_current_cont(enum thread_state state, void (*cont)(struct tcb *));
+NORETURN void block_current_cont_to(enum thread_state state, void (*cont)(struct tcb *),
+                                    struct tcb *next);
+/* Make a blocked thread ready with the given reason (it runs later, see sched_wakeup). */
+void wake(struct tcb *t, enum wake_reason why);
+
+void sched_tick(void);                      /* timer interrupt: time slices */
+void sched_yield(void);                     /* ThreadSwitch(nil) */
+void sched_donate(struct tcb *to);          /* ThreadSwitch(to) */
+void sched_set_prio(struct tcb *t, unsigned prio);
+
+#endif

@@ -1,0 +1,159 @@
+/* Address spaces: creation, the KIP and UTCB areas, destruction. */
+#include "space.h"
+#include "tcb.h"
+#include "mapdb.h"
+#include "slab.h"
+#include "kmem.h"
+#include "kip.h"
+#include "iospace.h"
+#include "lib.h"
+#include "console.h"
+#include <l4/fpage.h>
+#include <l4/message.h>
+
+static struct slab_cache space_cache = SLAB_CACHE_INIT("space", struct space);
+struct space kernel_space;
+struct space *sigma0_space;
+
+void space_init_kernel(void)
+{
+    kernel_space.pml4 = kernel_pml4;
+    kernel_space.pml4_phys = kernel_pml4_phys;
+    kernel_space.pcid = 0;
+}
+
+struct space *space_create(void)
+{
+    struct space *s = slab_alloc(&space_cache);
+    if (!s)
+        return NULL;
+    s->pml4 = kmem_alloc_page();
+    if (!s->pml4) {
+        slab_free(&space_cache, s);
+        return NULL;
+    }
+    s->pml4_phys = physmap_to_phys(s->pml4);
+    /* The kernel half is shared: copy its top-level entries once (see layout.h). */
+    for (unsigned i = PML4_KERNEL_FIRST; i < 512; i++)
+        s->pml4[i] = kernel_pml4[i];
+    s->pcid = arch_pcid_alloc();
+    s->tlb_stale = true;
+    return s;
+}
+
+bool space_initialised(const struct space *s)
+{
+    return s->kip_area != 0;
+}
+
+bool space_in_kip_area(const struct space *s, word_t va, word_t size)
+{
+    word_t base = l4_fpage_base(s->kip_area);
+    word_t end = base + (1ul << l4_fpage_order(s->kip_area));
+    return s->kip_area && va < end && va + size > base;
+}
+
+bool space_in_utcb_area(const struct space *s, word_t va, word_t size)
+{
+    word_t base = l4_fpage_base(s->utcb_area);
+    word_t end = base + (1ul << l4_fpage_order(s->utcb_area));
+    return s->utcb_area && va < end && va + size > base;
+}
+
+static bool valid_area(word_t fp, unsigned min_order)
+{
+    unsigned order = l4_fpage_size_log2(fp);
+    if (l4_is_nil_fpage(fp) || l4_is_io_fpage(fp) || l4_is_complete_fpage(fp))
+        return false;
+    if (order < min_order || order > 47)
+        return false;
+    return l4_is_user_range(l4_fpage_base(fp), 1ul << order);
+}
+
+int space_setup_areas(struct space *s, word_t kip_area, word_t utcb_area)
+{
+    if (!valid_area(utcb_area, 12))
+        return L4_ERR_UTCB_AREA;
+    if (!valid_area(kip_area, 12))
+        return L4_ERR_KIP_AREA;
+    word_t kb = l4_fpage_base(kip_area), ks = 1ul << l4_fpage_size_log2(kip_area);
+    word_t ub = l4_fpage_base(utcb_area), us = 1ul << l4_fpage_size_log2(utcb_area);
+    if (kb < ub + us && ub < kb + ks)
+        return L4_ERR_KIP_AREA;
+
+    struct pt_ref ref;
+    if (pt_walk(s, kb, 0, true, &ref) != PT_OK)
+        return L4_ERR_NO_MEM;
+    /* A mapping already there (made before SpaceControl) gives way to the KIP. */
+    mapdb_flush_range(s, kb, PAGE_SIZE, true);
+    *ref.pte = pte_make_leaf(kip_phys(), PTE_RIGHTS_R, 0, 0);
+    *ref.node = NULL;
+    s->kip_area = l4_fpage_log2(kb, l4_fpage_size_log2(kip_area));
+    s->utcb_area = l4_fpage_log2(ub, l4_fpage_size_log2(utcb_area));
+    space_tlb_invalidate(s, kb, PAGE_SIZE);
+    return L4_ERR_OK;
+}
+
+void *space_utcb_frame(struct space *s, word_t location)
+{
+    word_t page = location & ~(PAGE_SIZE - 1);
+    struct pt_ref ref;
+    if (pt_find_leaf(s, page, &ref) && ref.level == 0 && !*ref.node)
+        return (char *)phys_to_virt(pte_frame(*ref.pte, 0)) + (location & (PAGE_SIZE - 1));
+    if (pt_walk(s, page, 0, true, &ref) != PT_OK)
+        return NULL;
+    void *frame = kmem_alloc_page();
+    if (!frame)
+        return NULL;
+    mapdb_flush_range(s, page, PAGE_SIZE, true);
+    *ref.pte = pte_make_leaf(physmap_to_phys(frame), PTE_RIGHTS_R | PTE_RIGHTS_W, 0, 0);
+    *ref.node = NULL;
+    space_tlb_invalidate(s, page, PAGE_SIZE);
+    return (char *)frame + (location & (PAGE_SIZE - 1));
+}
+
+void space_add_thread(struct space *s, struct tcb *t)
+{
+    t->space = s;
+    t->space_prev = NULL;
+    t->space_next = s->threads;
+    if (s->threads)
+        s->threads->space_prev = t;
+    s->threads = t;
+    s->nthreads++;
+}
+
+void space_remove_thread(struct space *s, struct tcb *t)
+{
+    if (t->space_prev)
+        t->space_prev->space_next = t->space_next;
+    else
+        s->threads = t->space_next;
+    if (t->space_next)
+        t->space_next->space_prev = t->space_prev;
+    t->space_next = t->space_prev = NULL;
+    s->nthreads--;
+}
+
+/* Kernel-managed leaves left after all mappings are gone: UTCB frames and the KIP. */
+static void free_kernel_leaf(struct pt_ref *ref, void *ctx)
+{
+    struct space *s = ctx;
+    if (*ref->node)
+        panic("space_destroy: mapping at %lx survived", ref->va);
+    if (ref->level == 0 && space_in_utcb_area(s, ref->va, PAGE_SIZE))
+        kmem_free_page(phys_to_virt(pte_frame(*ref->pte, 0)));
+    *ref->pte = 0;
+}
+
+void space_destroy(struct space *s)
+{
+    mapdb_flush_range(s, 0, L4_USER_AREA_END, true);
+    pt_for_each_leaf(s, 0, L4_USER_AREA_END, free_kernel_leaf, s);
+    iospace_destroy(s);
+    pt_free_tables(s);
+    arch_space_forget(s);
+    kmem_free_page(s->pml4);
+    arch_pcid_free(s->pcid);
+    slab_free(&space_cache, s);
+}

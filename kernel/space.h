@@ -1,0 +1,44 @@
+/* Address spaces. */
+#ifndef SPACE_H
+#define SPACE_H
+
+#include "types.h"
+#include "arch.h"
+
+struct tcb;
+struct iospace;
+
+struct space {
+    pte_t *pml4;                /* top-level table (physmap address) */
+    paddr_t pml4_phys;
+    uint16_t pcid;              /* 0 when PCIDs are not in use */
+    bool tlb_stale;             /* entries of this space may be stale: flush at next switch */
+    bool privileged;            /* may use ThreadControl, SpaceControl, ... (initial servers) */
+    bool sigma0;                /* the identity-mapped space of sigma0 */
+    word_t kip_area;            /* fpage; 0 while the space is not initialised */
+    word_t utcb_area;           /* fpage */
+    word_t redirector;          /* global id or nilthread (Manual §5.10, contract decision 5) */
+    unsigned nthreads;
+    struct tcb *threads;        /* list through tcb->space_next/prev */
+    struct iospace *io;         /* I/O permissions (NULL: no ports) */
+};
+
+extern struct space *sigma0_space;
+extern struct space kernel_space;
+
+void space_init_kernel(void);
+struct space *space_create(void);                       /* NULL on out of memory */
+void space_destroy(struct space *s);
+/* SpaceControl's initialisation: map the KIP, record the areas. Returns an L4 error code. */
+int space_setup_areas(struct space *s, word_t kip_area, word_t utcb_area);
+bool space_initialised(const struct space *s);
+bool space_in_kip_area(const struct space *s, word_t va, word_t size);
+bool space_in_utcb_area(const struct space *s, word_t va, word_t size);
+/* Back the UTCB at `location` with a kernel frame; returns the kernel address of the UTCB. */
+void *space_utcb_frame(struct space *s, word_t location);
+void space_add_thread(struct space *s, struct tcb *t);
+void space_remove_thread(struct space *s, struct tcb *t);
+/* TLB: the translation of [va, va + size) in s changed. */
+void space_tlb_invalidate(struct space *s, word_t va, word_t size);
+
+#endif

@@ -1,0 +1,72 @@
+/* User memory through the page tables. */
+#include "uaccess.h"
+#include "space.h"
+#include "lib.h"
+#include <l4/types.h>
+
+static void *resolve(struct space *s, word_t va, bool write, size_t *left)
+{
+    struct pt_ref ref;
+    if (va >= L4_USER_AREA_END || !pt_find_leaf(s, va, &ref))
+        return NULL;
+    if (write && !(pte_rights(*ref.pte) & PTE_RIGHTS_W))
+        return NULL;
+    *ref.pte |= PTE_A | (write ? PTE_D : 0);
+    size_t off = va - ref.va;
+    *left = level_size(ref.level) - off;
+    return (char *)phys_to_virt(pte_frame(*ref.pte, ref.level)) + off;
+}
+
+bool uread(struct space *s, word_t va, void *buf, size_t n)
+{
+    char *out = buf;
+    while (n) {
+        size_t left;
+        const char *p = resolve(s, va, false, &left);
+        if (!p)
+            return false;
+        size_t k = MIN(n, left);
+        memcpy(out, p, k);
+        out += k;
+        va += k;
+        n -= k;
+    }
+    return true;
+}
+
+bool uwrite(struct space *s, word_t va, const void *buf, size_t n)
+{
+    const char *in = buf;
+    while (n) {
+        size_t left;
+        char *p = resolve(s, va, true, &left);
+        if (!p)
+            return false;
+        size_t k = MIN(n, left);
+        memcpy(p, in, k);
+        in += k;
+        va += k;
+        n -= k;
+    }
+    return true;
+}
+
+long ustrncpy(struct space *s, word_t va, char *buf, size_t max)
+{
+    size_t i = 0;
+    while (i + 1 < max) {
+        size_t left;
+        const char *p = resolve(s, va + i, false, &left);
+        if (!p) {
+            buf[i] = 0;
+            return -1;
+        }
+        for (; left && i + 1 < max; left--, i++) {
+            buf[i] = *p++;
+            if (!buf[i])
+                return (long)i;
+        }
+    }
+    buf[i] = 0;
+    return (long)i;
+}

@@ -1,0 +1,9 @@
+# Native user-level programs: sigma0, the root task, drivers, tests and benchmarks.
+# Link addresses: sigma0 and the root task run identity-mapped at their physical addresses
+# (contract §7.2: sigma0 near 15 MiB, the root task from 16 MiB); programs the root task
+# loads run in their own spaces at the usual 4 MiB.
+
+$(eval $(call user_program,sigma0,user/sigma0/sigma0.c user/sigma0/regions.c,0xF00000))
+$(eval $(call user_program,root,$(wildcard user/root/*.c),0x1000000))
+
+all: $(USER_PROGRAMS)

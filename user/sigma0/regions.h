@@ -1,0 +1,37 @@
+/* sigma0's view of physical memory: sorted, non-overlapping ranges with a kind and an owner. */
+#ifndef REGIONS_H
+#define REGIONS_H
+
+#include <stdint.h>
+#include <stdbool.h>
+
+enum region_kind {
+    R_RESERVED = 0,     /* the kernel's, or undefined: never handed out */
+    R_CONV,             /* conventional RAM */
+    R_NONCONV,          /* dedicated, boot-loader, architecture-specific: only by address */
+    R_SHARED,           /* any number of owners (device memory, VGA, ROM) */
+};
+
+struct region {
+    uint64_t first, last;       /* inclusive: the whole 64-bit range is representable */
+    uint8_t kind;
+    uint64_t owner;             /* global thread id, 0 = free */
+};
+
+#define MAX_REGIONS 8192
+
+extern struct region regions[MAX_REGIONS];
+extern unsigned nregions;
+
+void regions_init(void);
+/* Give [first, last] a kind (and no owner), overriding what was there. */
+bool regions_set(uint64_t first, uint64_t last, enum region_kind kind, uint64_t owner);
+/* May `who` have [first, last]?  (free, shared, or its own; `any_conv` allows only RAM) */
+bool regions_available(uint64_t first, uint64_t last, uint64_t who);
+/* Record `who` as the owner of [first, last] except where it is shared. */
+bool regions_claim(uint64_t first, uint64_t last, uint64_t who);
+/* A free, naturally aligned block of conventional memory of 2^log2 bytes; ~0 if none. */
+uint64_t regions_find_free(unsigned log2);
+const struct region *regions_lookup(uint64_t addr);
+
+#endif

@@ -6,4 +6,10 @@
 $(eval $(call user_program,sigma0,user/sigma0/sigma0.c user/sigma0/regions.c,0xF00000))
 $(eval $(call user_program,root,$(wildcard user/root/*.c),0x1000000))
 
+
+
+# In-system tests: each is a root task (module 1) using the test framework.
+TESTLIB := user/tests/testlib.c user/tests/cmdline.c
+$(eval $(call user_program,test_boot,user/tests/test_boot.c user/sigma0/regions.c $(TESTLIB),0x1000000))
+$(eval $(call user_program,test_faults,user/tests/test_faults.c user/tests/testutil.c $(TESTLIB),0x1000000))
 all: $(USER_PROGRAMS)

@@ -1,0 +1,185 @@
+/* Helpers for in-system tests (see testutil.h). */
+#include "testutil.h"
+#include <string.h>
+#include <stdio.h>
+
+#define MAX_STACKS 48
+#define QUIET_LABEL 0x0DE7
+#define UTCB_BASE 0xBF000000ul
+
+extern char __executable_start[], _end[];
+
+static uint8_t stacks[MAX_STACKS][TU_STACK_SIZE] __attribute__((aligned(16)));
+static unsigned next_stack, next_number, next_utcb_slot = 1;
+static l4_word_t main_tid, quiet_tid, quiet_local;
+static bool quiet_waiting;          /* the quiet thread waits for our reply */
+l4_word_t tu_last_fault_from, tu_last_fault_addr, tu_last_fault_tag;
+
+l4_word_t tu_main_tid(void)
+{
+    if (!main_tid)
+        main_tid = l4_my_global_id();
+    return main_tid;
+}
+
+l4_word_t tu_new_tid(void)
+{
+    return l4_global_id(l4_kip_user_base() + 3 + next_number++, 1);
+}
+
+static l4_word_t stack_top(void)
+{
+    if (next_stack == MAX_STACKS)
+        next_stack = 0;                 /* tests run one after another; reuse */
+    return (l4_word_t)&stacks[next_stack++][TU_STACK_SIZE];
+}
+
+static void set_prio(l4_word_t tid, unsigned prio)
+{
+    l4_word_t old;
+    l4_schedule(tid, ~0ul, ~0ul, prio, ~0ul, &old);
+}
+
+l4_word_t tu_thread_create(unsigned prio)
+{
+    l4_word_t me = tu_main_tid(), tid = tu_new_tid();
+    l4_word_t utcb = UTCB_BASE + (next_utcb_slot++ % 255 + 1) * 1024;
+    if (!l4_thread_control(tid, me, me, me, utcb))
+        return 0;
+    set_prio(tid, prio);
+    return tid;
+}
+
+void tu_start(l4_word_t tid, void (*fn)(void))
+{
+    /* The start message: MR1 = IP, MR2 = SP, from the pager (us). */
+    l4_set_mr(0, l4_tag_make(0, 2, 0));
+    l4_set_mr(1, (l4_word_t)fn);
+    l4_set_mr(2, stack_top() - 8);
+    l4_send(tid);
+}
+
+l4_word_t tu_thread(void (*fn)(void), unsigned prio)
+{
+    l4_word_t tid = tu_thread_create(prio);
+    if (tid)
+        tu_start(tid, fn);
+    return tid;
+}
+
+l4_word_t tu_space_thread(void (*fn)(void), unsigned prio)
+{
+    l4_word_t me = tu_main_tid(), tid = tu_new_tid(), old;
+    if (!l4_thread_control(tid, tid, me, 0, ~0ul))
+        return 0;
+    if (!l4_space_control(tid, 0, l4_fpage_log2(0xBFF00000ul, 12), l4_fpage_log2(UTCB_BASE, 12), 0, &old))
+        return 0;
+    if (!l4_thread_control(tid, tid, 0, me, UTCB_BASE))
+        return 0;
+    set_prio(tid, prio);
+    tu_start(tid, fn);
+    return tid;
+}
+
+static void quiet_thread(void)
+{
+    for (;;) {
+        l4_set_mr(0, l4_tag_make(QUIET_LABEL, 0, 0));
+        l4_call(tu_main_tid());
+    }
+}
+
+/* Answer a fault if it concerns our image; false if not a fault. */
+static bool handle_fault(l4_word_t from, l4_word_t tag, bool *answered)
+{
+    *answered = false;
+    if (l4_tag_is_proto(tag, L4_PROTO_IO_PAGEFAULT)) {
+        l4_word_t fp = l4_mr(1);
+        l4_sigma0_get_ports(l4_sigma0_tid(), fp);
+        l4_set_mr(0, l4_tag_make(0, 0, 2));
+        l4_set_mr(1, l4_map_item(0));
+        l4_set_mr(2, fp);
+        *answered = true;
+        return true;
+    }
+    if (!l4_tag_is_proto(tag, L4_PROTO_PAGEFAULT))
+        return false;
+    l4_word_t addr = l4_mr(1);
+    unsigned access = (tag >> 16) & 7;
+    if (addr >= (l4_word_t)__executable_start && addr < (l4_word_t)_end && !(access & L4_X && addr >= (l4_word_t)stacks)) {
+        l4_word_t page = addr & ~0xFFFul;
+        (void)*(volatile char *)page;           /* have it ourselves first */
+        l4_set_mr(0, l4_tag_make(0, 0, 2));
+        l4_set_mr(1, l4_map_item(page));
+        l4_set_mr(2, l4_fpage_log2(page, 12) | L4_RWX);
+        *answered = true;
+    } else {
+        tu_last_fault_from = from;
+        tu_last_fault_addr = addr;
+        tu_last_fault_tag = tag;
+    }
+    return true;
+}
+
+l4_word_t tu_serve(l4_word_t *from)
+{
+    return tu_serve_continue(l4_wait(from), from);
+}
+
+l4_word_t tu_serve_continue(l4_word_t tag, l4_word_t *from)
+{
+    for (;;) {
+        bool answered;
+        if (l4_ipc_failed(tag)) {
+            tag = l4_wait(from);
+            continue;
+        }
+        if (!handle_fault(*from, tag, &answered))
+            return tag;
+        tag = answered ? l4_reply_wait(*from, from) : l4_wait(from);
+    }
+}
+
+unsigned tu_wait_quiet(void)
+{
+    unsigned unanswered = 0;
+    if (!quiet_tid) {
+        quiet_tid = tu_thread_create(1);
+        quiet_local = l4_local_id_of(quiet_tid);
+        tu_start(quiet_tid, quiet_thread);
+    } else if (quiet_waiting) {
+        l4_set_mr(0, 0);
+        l4_reply(quiet_tid);                    /* it calls again when it next runs */
+    }
+    l4_word_t from;
+    l4_word_t tag = l4_wait(&from);
+    for (;;) {
+        bool answered = false;
+        /* Same space: the quiet thread shows up under its local id (§5.3). */
+        if (!l4_ipc_failed(tag) && from == quiet_local && l4_tag_label(tag) == QUIET_LABEL) {
+            quiet_waiting = true;
+            return unanswered;
+        }
+        if (!l4_ipc_failed(tag) && handle_fault(from, tag, &answered) && !answered)
+            unanswered++;
+        tag = answered ? l4_reply_wait(from, &from) : l4_wait(&from);
+    }
+}
+
+void tu_kill(l4_word_t tid)
+{
+    l4_thread_control(tid, 0, 0, 0, ~0ul);
+}
+
+unsigned tu_state(l4_word_t tid)
+{
+    l4_word_t old;
+    return (unsigned)l4_schedule(tid, ~0ul, ~0ul, ~0ul, ~0ul, &old);
+}
+
+void tu_report(l4_word_t label, l4_word_t value)
+{
+    l4_set_mr(0, l4_tag_make(label, 1, 0));
+    l4_set_mr(1, value);
+    l4_send(tu_main_tid());
+}

@@ -1,0 +1,39 @@
+/* Helpers for in-system tests: threads in the test's own space, threads in fresh spaces paged
+ * by the test (its image mapped 1:1), and a deterministic way to wait until every other test
+ * thread is blocked or stopped. */
+#ifndef TESTUTIL_H
+#define TESTUTIL_H
+
+#include <libl4.h>
+
+#define TU_STACK_SIZE 8192
+
+/* A new thread id (fresh thread number, version 1). */
+l4_word_t tu_new_tid(void);
+/* A thread in our space running fn at priority prio, paged by us (main thread). */
+l4_word_t tu_thread(void (*fn)(void), unsigned prio);
+/* Create (without starting) a thread in our space; start it with tu_start. */
+l4_word_t tu_thread_create(unsigned prio);
+void tu_start(l4_word_t tid, void (*fn)(void));
+/* A thread in a new address space running fn; our pages are mapped into it on demand by
+ * tu_serve().  Returns the thread id. */
+l4_word_t tu_space_thread(void (*fn)(void), unsigned prio);
+/* Serve page and I/O faults of our children (pages inside our image are mapped 1:1) until
+ * a message that is not such a fault arrives (or the quiet signal, see tu_wait_quiet);
+ * returns its tag and sender. */
+l4_word_t tu_serve(l4_word_t *from);
+/* The same, starting with a message already received (tag, *from). */
+l4_word_t tu_serve_continue(l4_word_t tag, l4_word_t *from);
+/* Serve faults until every thread with a priority above 1 other than us is blocked or
+ * stopped.  Returns the number of faults it had to leave unanswered (outside our image). */
+unsigned tu_wait_quiet(void);
+/* Last unanswered fault seen by tu_serve/tu_wait_quiet. */
+extern l4_word_t tu_last_fault_from, tu_last_fault_addr, tu_last_fault_tag;
+void tu_kill(l4_word_t tid);
+/* Schedule's state word for a thread (2 = inactive/halted, 3 = running, 6 = waiting...). */
+unsigned tu_state(l4_word_t tid);
+/* Send a short message (label, one word) to the main test thread. */
+void tu_report(l4_word_t label, l4_word_t value);
+l4_word_t tu_main_tid(void);
+
+#endif

@@ -222,6 +222,15 @@ void sched_tick(void)
     switch_to(next);
 }
 
+/* Wakeups only queue threads; before returning to user mode the current thread yields to a
+ * more important one (it keeps its place in its queue). */
+void sched_preempt_check(void)
+{
+    struct tcb *self = current();
+    if (self != idle_tcb && self->state == TS_READY && sched_highest_prio() > (int)self->prio)
+        schedule();
+}
+
 void sched_yield(void)
 {
     struct tcb *self = current();

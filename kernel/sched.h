@@ -38,7 +38,8 @@ NORETURN void block_current_cont_to(enum thread_state state, void (*cont)(struct
 void wake(struct tcb *t, enum wake_reason why);
 
 void sched_tick(void);                      /* timer interrupt: time slices */
-void sched_yield(void);                     /* ThreadSwitch(nil) */
+void sched_yield(void);
+void sched_preempt_check(void);             /* run a more important ready thread first */                     /* ThreadSwitch(nil) */
 void sched_donate(struct tcb *to);          /* ThreadSwitch(to) */
 void sched_set_prio(struct tcb *t, unsigned prio);
 

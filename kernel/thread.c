@@ -110,6 +110,7 @@ void thread_return_to_user_checks(struct tcb *t)
         t->flags &= ~TF_HALT_PENDING;
         thread_halt_current();
     }
+    sched_preempt_check();
 }
 
 /* A halted thread resumes by going back to user mode through its frame. */

@@ -12,4 +12,5 @@ $(eval $(call user_program,root,$(wildcard user/root/*.c),0x1000000))
 TESTLIB := user/tests/testlib.c user/tests/cmdline.c
 $(eval $(call user_program,test_boot,user/tests/test_boot.c user/sigma0/regions.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_faults,user/tests/test_faults.c user/tests/testutil.c $(TESTLIB),0x1000000))
+$(eval $(call user_program,test_ipc,user/tests/test_ipc.c user/tests/testutil.c $(TESTLIB),0x1000000))
 all: $(USER_PROGRAMS)

@@ -31,6 +31,9 @@ static l4_word_t stack_top(void)
 {
     if (next_stack == MAX_STACKS)
         next_stack = 0;                 /* tests run one after another; reuse */
+    /* Touch the stack so that threads of our own space never fault on it. */
+    for (unsigned off = 0; off < TU_STACK_SIZE; off += 4096)
+        ((volatile uint8_t *)stacks[next_stack])[off] = 0;
     return (l4_word_t)&stacks[next_stack++][TU_STACK_SIZE];
 }
 
@@ -39,6 +42,8 @@ static void set_prio(l4_word_t tid, unsigned prio)
     l4_word_t old;
     l4_schedule(tid, ~0ul, ~0ul, prio, ~0ul, &old);
 }
+
+static bool handle_fault(l4_word_t from, l4_word_t tag, bool *answered);
 
 l4_word_t tu_thread_create(unsigned prio)
 {
@@ -67,6 +72,46 @@ l4_word_t tu_thread(void (*fn)(void), unsigned prio)
     return tid;
 }
 
+#define PREMAP_LABEL 0x0DE8
+
+/* A thread in a fresh space starts here with fn on its stack: it asks us for our whole image
+ * (so it never faults on it afterwards), then runs fn. */
+void tu_premap(void);
+__asm__(".text\n"
+        ".global tu_trampoline\n"
+        "tu_trampoline:\n"
+        "    popq %rbx\n"
+        "    call tu_premap\n"
+        "    call *%rbx\n"
+        "1:  jmp 1b\n");
+extern char tu_trampoline[];
+
+void tu_premap(void)
+{
+    l4_set_br(0, L4_COMPLETE_FPAGE);
+    l4_set_mr(0, l4_tag_make(PREMAP_LABEL, 0, 0));
+    l4_call(tu_main_tid());
+}
+
+/* Map [start, end) of our space 1:1 into the caller's reply, as aligned fpages. */
+static void reply_image(void)
+{
+    l4_word_t start = (l4_word_t)__executable_start & ~0xFFFul;
+    l4_word_t end = ((l4_word_t)_end + 0xFFF) & ~0xFFFul;
+    for (l4_word_t p = start; p < end; p += 4096)
+        (void)*(volatile char *)p;              /* have every page ourselves */
+    unsigned n = 0;
+    for (l4_word_t p = start; p < end && n < 30; n++) {
+        unsigned log2 = 12;
+        while (!(p & ((1ul << (log2 + 1)) - 1)) && p + (1ul << (log2 + 1)) <= end)
+            log2++;
+        l4_set_mr(1 + 2 * n, l4_map_item(p));
+        l4_set_mr(2 + 2 * n, l4_fpage_log2(p, log2) | L4_RWX);
+        p += 1ul << log2;
+    }
+    l4_set_mr(0, l4_tag_make(0, 0, 2 * n));
+}
+
 l4_word_t tu_space_thread(void (*fn)(void), unsigned prio)
 {
     l4_word_t me = tu_main_tid(), tid = tu_new_tid(), old;
@@ -77,7 +122,26 @@ l4_word_t tu_space_thread(void (*fn)(void), unsigned prio)
     if (!l4_thread_control(tid, tid, 0, me, UTCB_BASE))
         return 0;
     set_prio(tid, prio);
-    tu_start(tid, fn);
+    l4_word_t sp = stack_top() - 16;
+    *(l4_word_t *)sp = (l4_word_t)fn;
+    l4_set_mr(0, l4_tag_make(0, 2, 0));
+    l4_set_mr(1, (l4_word_t)tu_trampoline);
+    l4_set_mr(2, sp);
+    l4_send(tid);
+    /* Serve its first faults until it asks for the image. */
+    l4_word_t from, tag = l4_receive(tid);
+    from = tid;
+    while (!l4_ipc_failed(tag) && l4_tag_label(tag) != PREMAP_LABEL) {
+        bool answered;
+        if (handle_fault(from, tag, &answered) && answered)
+            tag = l4_ipc(tid, tid, 0, &from);
+        else
+            return 0;
+    }
+    if (l4_ipc_failed(tag))
+        return 0;
+    reply_image();
+    l4_reply(tid);
     return tid;
 }
 
@@ -140,9 +204,8 @@ l4_word_t tu_serve_continue(l4_word_t tag, l4_word_t *from)
     }
 }
 
-unsigned tu_wait_quiet(void)
+static void arm_quiet(void)
 {
-    unsigned unanswered = 0;
     if (!quiet_tid) {
         quiet_tid = tu_thread_create(1);
         quiet_local = l4_local_id_of(quiet_tid);
@@ -151,6 +214,19 @@ unsigned tu_wait_quiet(void)
         l4_set_mr(0, 0);
         l4_reply(quiet_tid);                    /* it calls again when it next runs */
     }
+}
+
+void tu_wait_blocked(void)
+{
+    arm_quiet();
+    l4_receive(quiet_tid);                      /* other senders stay queued */
+    quiet_waiting = true;
+}
+
+unsigned tu_wait_quiet(void)
+{
+    unsigned unanswered = 0;
+    arm_quiet();
     l4_word_t from;
     l4_word_t tag = l4_wait(&from);
     for (;;) {

@@ -25,8 +25,12 @@ l4_word_t tu_serve(l4_word_t *from);
 /* The same, starting with a message already received (tag, *from). */
 l4_word_t tu_serve_continue(l4_word_t tag, l4_word_t *from);
 /* Serve faults until every thread with a priority above 1 other than us is blocked or
- * stopped.  Returns the number of faults it had to leave unanswered (outside our image). */
+ * stopped.  Returns the number of faults it had to leave unanswered (outside our image).
+ * Any other message that arrives meanwhile is lost: use it only when none is expected. */
 unsigned tu_wait_quiet(void);
+/* Wait until every thread with a priority above 1 other than us is blocked, without
+ * receiving anything else (messages sent to us stay queued; no faults are served). */
+void tu_wait_blocked(void);
 /* Last unanswered fault seen by tu_serve/tu_wait_quiet. */
 extern l4_word_t tu_last_fault_from, tu_last_fault_addr, tu_last_fault_tag;
 void tu_kill(l4_word_t tid);

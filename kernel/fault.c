@@ -101,10 +101,13 @@ bool fault_ipc_for_transfer(struct tcb *t, word_t va, bool write, uint64_t deadl
         return false;
     }
     word_t tag = L4_PROTO_PAGEFAULT | ((word_t)(write ? FAULT_W : FAULT_R) << 16) | 2;
+    /* The fault IPC is nested in t's transfer: keep the transfer's state out of its way. */
+    struct tcb_ipc_state saved = t->ipc;
     t->kdeadline = deadline == ~0ull ? 0 : deadline;
     bool ok = pagefault_ipc(t, pager, tag, va, ~0ul, L4_COMPLETE_FPAGE);
     t->kdeadline = 0;
-    return ok && !(t->flags & TF_XFER_ABORT);
+    t->ipc = saved;
+    return ok;
 }
 
 /* --- exceptions ------------------------------------------------------------------------ */

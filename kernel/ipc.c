@@ -59,12 +59,12 @@ void ipc_sendq_append(struct tcb *r, struct tcb *s)
 /* The id a sender presents to r: its virtual sender if it propagates. */
 static struct tcb *apparent_sender(struct tcb *s)
 {
-    return s->vsender ? s->vsender : s;
+    return s->ipc.vsender ? s->ipc.vsender : s;
 }
 
 bool ipc_accepts(struct tcb *r, struct tcb *s)
 {
-    word_t w = r->wait_for;
+    word_t w = r->ipc.wait_for;
     struct tcb *a = apparent_sender(s);
     if (w == L4_ANYTHREAD)
         return true;
@@ -137,9 +137,9 @@ static void finish_receive(struct tcb *r, struct tcb *s, int err, word_t offset)
 {
     word_t tag = s->mr[0];
     struct tcb *a = apparent_sender(s);
-    r->ipc_from = ipc_sender_id(a, r);
+    r->ipc.ipc_from = ipc_sender_id(a, r);
     tag &= ~L4_TAG_FLAGS;
-    if (s->vsender) {
+    if (s->ipc.vsender) {
         tag |= L4_TAG_P;
         utcb_set(r, L4_UTCB_VIRT_ACT_SENDER, s->gid);
     }
@@ -148,21 +148,21 @@ static void finish_receive(struct tcb *r, struct tcb *s, int err, word_t offset)
         utcb_set(r, L4_UTCB_ERROR_CODE, l4_ipc_error(err, true, offset));
     }
     r->mr[0] = tag;
-    r->partner = NULL;
+    r->ipc.partner = NULL;
 }
 
 /* Fail a receive phase that never got a message. */
-static void fail_receive(struct tcb *r, int err)
+void ipc_fail_receive(struct tcb *r, int err)
 {
     r->mr[0] = L4_TAG_E;
-    r->ipc_from = L4_NILTHREAD;
+    r->ipc.ipc_from = L4_NILTHREAD;
     utcb_set(r, L4_UTCB_ERROR_CODE, l4_ipc_error(err, true, 0));
 }
 
 static word_t fail_send(struct tcb *s, int err, word_t offset, bool keep_tag)
 {
     s->mr[0] = keep_tag ? (s->mr[0] & ~L4_TAG_FLAGS) | L4_TAG_E : L4_TAG_E;
-    s->ipc_from = L4_NILTHREAD;
+    s->ipc.ipc_from = L4_NILTHREAD;
     utcb_set(s, L4_UTCB_ERROR_CODE, l4_ipc_error(err, false, offset));
     return s->mr[0];
 }
@@ -178,10 +178,10 @@ static int deliver(struct tcb *s, struct tcb *r, word_t *offset)
 {
     timeout_cancel(r);
     r->state = TS_XFER_RECV;
-    r->partner = s;
+    r->ipc.partner = s;
     word_t r_gid = r->gid;
     int err = ipc_transfer(s, r, offset);
-    if (r->gid != r_gid || r->state != TS_XFER_RECV || r->partner != s)
+    if (r->gid != r_gid || r->state != TS_XFER_RECV || r->ipc.partner != s)
         return err ? err : L4_IPC_ABORTED;      /* r was deleted or aborted meanwhile */
     /* Transfer timeouts are reported from each side's point of view (§5.7). */
     int rerr = err == L4_IPC_XFER_TIMEOUT_OWN ? L4_IPC_XFER_TIMEOUT_PEER :
@@ -208,8 +208,8 @@ static struct tcb *propagation_for(struct tcb *s, struct tcb *dest)
  * final receiver, so that it can reply directly. */
 static void redirect_virtual_sender(struct tcb *vs, struct tcb *s, struct tcb *dest)
 {
-    if (vs->state == TS_WAIT_RECV && vs->wait_for == s->gid)
-        vs->wait_for = dest->gid;
+    if (vs->state == TS_WAIT_RECV && vs->ipc.wait_for == s->gid)
+        vs->ipc.wait_for = dest->gid;
 }
 
 /* Redirection (§5.10): IPC from a space with a redirector to a thread outside it goes to the
@@ -236,16 +236,16 @@ static int send_phase(struct tcb *s, struct tcb *dest, uint16_t timeout, word_t 
 
     struct tcb *target = redirect(s, dest);
     bool redirected = target != dest;
-    s->vsender = propagation_for(s, target);
-    if (s->vsender)
-        redirect_virtual_sender(s->vsender, s, target);
+    s->ipc.vsender = propagation_for(s, target);
+    if (s->ipc.vsender)
+        redirect_virtual_sender(s->ipc.vsender, s, target);
 
     int err;
     if (target->state == TS_WAIT_RECV && ipc_accepts(target, s)) {
         if (redirected)
             utcb_set(target, L4_UTCB_INTENDED_RCV, dest->gid);
         err = deliver(s, target, offset);
-        s->vsender = NULL;
+        s->ipc.vsender = NULL;
         if (target->state == TS_READY)
             *woken = target;
         return err;
@@ -254,16 +254,16 @@ static int send_phase(struct tcb *s, struct tcb *dest, uint16_t timeout, word_t 
     uint64_t deadline = 0;
     enum timeout_kind tk = timeout_of(timeout, &deadline);
     if (tk == TO_ZERO) {
-        s->vsender = NULL;
+        s->ipc.vsender = NULL;
         return L4_IPC_TIMEOUT;
     }
     sendq_append(target, s);
-    s->partner = target;
+    s->ipc.partner = target;
     if (tk == TO_AT)
         timeout_set(s, deadline);
     enum wake_reason why = block_current(TS_WAIT_SEND);
     /* Whoever woke us has taken us off target's queue. */
-    s->partner = NULL;
+    s->ipc.partner = NULL;
     switch (why) {
     case WAKE_GO:
         if (redirected)
@@ -273,13 +273,13 @@ static int send_phase(struct tcb *s, struct tcb *dest, uint16_t timeout, word_t 
             *woken = target;
         break;
     case WAKE_DONE:     err = 0; break;
-    case WAKE_ERROR:    err = (int)s->ipc_error; *offset = s->ipc_offset; break;
+    case WAKE_ERROR:    err = (int)s->ipc.ipc_error; *offset = s->ipc.ipc_offset; break;
     case WAKE_TIMEOUT:  err = L4_IPC_TIMEOUT; break;
     case WAKE_CANCEL:   err = L4_IPC_CANCELED; break;
-    case WAKE_ABORT:    err = L4_IPC_ABORTED; *offset = s->ipc_offset; break;
+    case WAKE_ABORT:    err = L4_IPC_ABORTED; *offset = s->ipc.ipc_offset; break;
     default:            err = L4_IPC_NOPARTNER; break;
     }
-    s->vsender = NULL;
+    s->ipc.vsender = NULL;
     return err;
 }
 
@@ -298,11 +298,11 @@ static void take_from_queue(struct tcb *r, struct tcb *s, bool kernel, struct tc
     if (!ipc_has_strings(s)) {
         /* Cannot fault: copy now, in the receiver's context. */
         word_t offset = 0;
-        s->partner = NULL;
+        s->ipc.partner = NULL;
         int err = ipc_transfer(s, r, &offset);
         finish_receive(r, s, err, offset);
-        s->ipc_error = err;
-        s->ipc_offset = offset;
+        s->ipc.ipc_error = err;
+        s->ipc.ipc_offset = offset;
         wake(s, err ? WAKE_ERROR : WAKE_DONE);
         sched_enqueue(s);
         if (woken)
@@ -310,7 +310,7 @@ static void take_from_queue(struct tcb *r, struct tcb *s, bool kernel, struct tc
         return;
     }
     /* Strings: the sender copies in its own context while we wait for it. */
-    r->partner = s;
+    r->ipc.partner = s;
     wake(s, WAKE_GO);
     if (woken)
         sched_enqueue(woken);
@@ -326,16 +326,16 @@ static void receive_phase(struct tcb *r, word_t from_spec, uint16_t timeout, boo
                           struct tcb *woken)
 {
     if (from_spec == L4_ANYTHREAD || from_spec == L4_ANYLOCALTHREAD) {
-        r->wait_for = from_spec;
+        r->ipc.wait_for = from_spec;
     } else {
         struct tcb *src = ipc_resolve(r, from_spec);
         if (!src) {
-            fail_receive(r, L4_IPC_NOPARTNER);
+            ipc_fail_receive(r, L4_IPC_NOPARTNER);
             if (woken)
                 sched_enqueue(woken);
             return;
         }
-        r->wait_for = src->gid;     /* receiving from oneself matches nobody: a sleep */
+        r->ipc.wait_for = src->gid;     /* receiving from oneself matches nobody: a sleep */
     }
 
     struct tcb *s = find_sender(r);
@@ -347,14 +347,14 @@ static void receive_phase(struct tcb *r, word_t from_spec, uint16_t timeout, boo
     uint64_t deadline = 0;
     enum timeout_kind tk = timeout_of(timeout, &deadline);
     if (tk == TO_ZERO) {
-        fail_receive(r, L4_IPC_TIMEOUT);
+        ipc_fail_receive(r, L4_IPC_TIMEOUT);
         if (woken)
             sched_enqueue(woken);
         return;
     }
     if (tk == TO_AT)
         timeout_set(r, deadline);
-    r->partner = NULL;
+    r->ipc.partner = NULL;
     if (kernel)
         block_current_to(TS_WAIT_RECV, woken);
     else
@@ -366,8 +366,8 @@ static void receive_phase(struct tcb *r, word_t from_spec, uint16_t timeout, boo
 word_t ipc(struct tcb *self, word_t to, word_t from_spec, word_t timeouts, bool kernel)
 {
     struct tcb *woken = NULL;
-    self->ipc_from = L4_NILTHREAD;
-    self->vsender = NULL;
+    self->ipc.ipc_from = L4_NILTHREAD;
+    self->ipc.vsender = NULL;
     if (to != L4_NILTHREAD) {
         if (l4_tag_u(self->mr[0]) + l4_tag_t(self->mr[0]) > 63)
             return fail_send(self, L4_IPC_OVERFLOW, 0, true);
@@ -406,7 +406,7 @@ void ipc_user_return(struct tcb *t)
     f->r13 = mr[5];
     f->r14 = mr[6];
     f->r15 = mr[7];
-    f->rsi = t->ipc_from;
+    f->rsi = t->ipc.ipc_from;
     f->rdi = t->local_id;
     f->rdx = f->r8 = f->rbp = 0;
     thread_return_to_user_checks(t);
@@ -430,10 +430,10 @@ bool ipc_kernel_call(struct tcb *self, word_t handler, word_t acceptor)
 void ipc_timeout_expired(struct tcb *t)
 {
     if (t->state == TS_WAIT_SEND) {
-        ipc_sendq_remove(t->partner, t);
+        ipc_sendq_remove(t->ipc.partner, t);
         wake(t, WAKE_TIMEOUT);
     } else if (t->state == TS_WAIT_RECV) {
-        fail_receive(t, L4_IPC_TIMEOUT);
+        ipc_fail_receive(t, L4_IPC_TIMEOUT);
         wake(t, WAKE_TIMEOUT);
     } else {
         return;
@@ -441,65 +441,79 @@ void ipc_timeout_expired(struct tcb *t)
     sched_enqueue(t);
 }
 
-/* Abort the string transfer t takes part in (as sender or receiver). */
-static bool abort_transfer(struct tcb *t, enum wake_reason why)
+/* Cancel a blocked phase that has not started a transfer (§5.11); true if t was in one. */
+static bool cancel_phase(struct tcb *t, bool recv, bool send)
 {
-    struct tcb *s = t->state == TS_XFER_RECV ? t->partner : t;
-    struct tcb *r = t->state == TS_XFER_RECV ? t : t->xfer_peer;
-    if (!s || !r)
-        return false;
-    s->flags |= TF_XFER_ABORT;
-    /* A sender blocked in a nested page-fault IPC gives up on it at once. */
-    if (s->state == TS_WAIT_SEND || s->state == TS_WAIT_RECV)
-        ipc_abort(s, true, true);
-    (void)why;
-    return true;
+    if (t->state == TS_WAIT_SEND && send) {
+        ipc_sendq_remove(t->ipc.partner, t);
+        wake(t, WAKE_CANCEL);
+        sched_enqueue(t);
+        return true;
+    }
+    if (t->state == TS_WAIT_RECV && recv) {
+        if (t->cont == thread_start_cont) {
+            wake(t, WAKE_CANCEL);           /* start at the current IP/SP (§6.5) */
+        } else {
+            ipc_fail_receive(t, L4_IPC_CANCELED);
+            wake(t, WAKE_CANCEL);
+        }
+        sched_enqueue(t);
+        return true;
+    }
+    return false;
+}
+
+/* End the string transfer x with `code` for both partners: a partner in a fault IPC nested
+ * in the transfer gives it up and finds x->aborted set.  A sender waiting for its receiver's
+ * fault IPC is woken by that receiver, unless the receiver is the one being deleted. */
+static void abort_transfer(struct xfer *x, int code, bool receiver_gone)
+{
+    x->aborted = code;
+    if (!receiver_gone && (x->r->flags & TF_KERNEL_IPC))
+        cancel_phase(x->r, true, true);
+    if (x->s->flags & TF_KERNEL_IPC)
+        cancel_phase(x->s, true, true);
+    else if (receiver_gone && x->s->state == TS_XFER_WAIT) {
+        wake(x->s, WAKE_GO);
+        sched_enqueue(x->s);
+    }
 }
 
 bool ipc_abort(struct tcb *t, bool recv, bool send)
 {
-    switch (t->state) {
-    case TS_WAIT_SEND:
-        if (t->xfer_peer && send)
-            return abort_transfer(t, WAKE_ABORT);
-        if (!send)
-            return false;
-        ipc_sendq_remove(t->partner, t);
-        wake(t, WAKE_CANCEL);
-        sched_enqueue(t);
+    /* Inside a string transfer (including a fault IPC nested in it): both partners fail. */
+    if (t->xfer && ((t->xfer->s == t && send) || (t->xfer->r == t && recv))) {
+        abort_transfer(t->xfer, L4_IPC_ABORTED, false);
         return true;
-    case TS_WAIT_RECV:
-        if (t->xfer_peer && send)
-            return abort_transfer(t, WAKE_ABORT);
-        if (!recv)
-            return false;
-        if (t->cont == thread_start_cont) {
-            wake(t, WAKE_CANCEL);   /* start at the current IP/SP (§6.5) */
-            sched_enqueue(t);
-            return true;
-        }
-        fail_receive(t, L4_IPC_CANCELED);
-        wake(t, WAKE_CANCEL);
-        sched_enqueue(t);
-        return true;
-    case TS_XFER_RECV:
-        if (!recv)
-            return false;
-        return abort_transfer(t, WAKE_ABORT);
-    default:
-        if (t->xfer_peer && send)
-            return abort_transfer(t, WAKE_ABORT);
-        return false;
     }
+    return cancel_phase(t, recv, send);
 }
 
 void ipc_thread_deleted(struct tcb *t)
 {
     timeout_cancel(t);
-    if (t->state == TS_WAIT_SEND && t->partner)
-        ipc_sendq_remove(t->partner, t);
-    if (t->xfer_peer || t->state == TS_XFER_RECV)
-        abort_transfer(t, WAKE_NOPARTNER);
+    if (t->state == TS_WAIT_SEND && t->ipc.partner)
+        ipc_sendq_remove(t->ipc.partner, t);
+    if (t->xfer) {
+        struct xfer *x = t->xfer;
+        if (x->s == t) {
+            /* The sender's stack, which holds x, dies with it: finish the receiver here. */
+            struct tcb *r = x->r;
+            if (r->state == TS_XFER_RECV) {
+                r->xfer = NULL;
+                ipc_fail_receive(r, L4_IPC_NOPARTNER);
+                wake(r, WAKE_NOPARTNER);
+                sched_enqueue(r);
+            } else {
+                r->xfer = &xfer_sender_gone;    /* in a fault IPC: it notices when back */
+                if (r->flags & TF_KERNEL_IPC)
+                    cancel_phase(r, true, true);
+            }
+        } else {
+            abort_transfer(x, L4_IPC_NOPARTNER, true);
+        }
+        t->xfer = NULL;
+    }
 
     /* Everybody queued to send to t fails in the send phase. */
     while (t->sendq) {
@@ -516,37 +530,39 @@ void ipc_thread_deleted(struct tcb *t)
     for (struct tcb *x = thread_first(); x; x = x->all_next) {
         if (x == t)
             continue;
-        if ((x->state == TS_WAIT_RECV && x->wait_for == t->gid) ||
-            (x->state == TS_XFER_RECV && x->partner == t)) {
+        if ((x->state == TS_WAIT_RECV && x->ipc.wait_for == t->gid) ||
+            (x->state == TS_XFER_RECV && x->ipc.partner == t)) {
             if (x->cont == thread_start_cont) {
-                x->wait_for = L4_NILTHREAD;     /* keeps waiting for a start that cannot come */
+                x->ipc.wait_for = L4_NILTHREAD; /* keeps waiting for a start that cannot come */
                 continue;
             }
-            fail_receive(x, L4_IPC_NOPARTNER);
+            ipc_fail_receive(x, L4_IPC_NOPARTNER);
             wake(x, WAKE_NOPARTNER);
             sched_enqueue(x);
         }
-        if (x->xfer_peer == t)
-            x->flags |= TF_XFER_ABORT;
     }
 }
 
 unsigned ipc_schedule_state(struct tcb *t)
 {
+    if (t->xfer)
+        return t->xfer->s == t ? 5 : 7;         /* sending / receiving */
     switch (t->state) {
-    case TS_WAIT_SEND: return t->xfer_peer ? 5 : 4;
-    case TS_WAIT_RECV: return t->xfer_peer ? 5 : 6;
+    case TS_WAIT_SEND: return 4;
+    case TS_WAIT_RECV: return 6;
     case TS_XFER_RECV: return 7;
-    default:           return t->xfer_peer ? 5 : 0;
+    default:           return 0;
     }
 }
 
 unsigned ipc_exregs_state(struct tcb *t)
 {
+    if (t->xfer)
+        return t->xfer->s == t ? 4 : 2;
     switch (t->state) {
     case TS_WAIT_SEND: return 4;
-    case TS_WAIT_RECV: return t->cont == thread_start_cont ? 2 : (t->xfer_peer ? 4 : 2);
+    case TS_WAIT_RECV:
     case TS_XFER_RECV: return 2;
-    default:           return t->xfer_peer ? 4 : 0;
+    default:           return 0;
     }
 }

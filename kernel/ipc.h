@@ -6,7 +6,7 @@
 #include "tcb.h"
 
 /* Perform Ipc for `self` with the message in its UTCB (MR0...).  Returns the resulting MR0; the
- * `from` id is left in self->ipc_from.  With `kernel`, the receive phase blocks on the stack
+ * `from` id is left in self->ipc.ipc_from.  With `kernel`, the receive phase blocks on the stack
  * (kernel-generated IPC: page faults, exceptions); otherwise a blocking receive never returns
  * here: the thread resumes through ipc_user_return(). */
 word_t ipc(struct tcb *self, word_t to, word_t from_spec, word_t timeouts, bool kernel);
@@ -43,6 +43,8 @@ static inline word_t ipc_sender_id(struct tcb *sender, struct tcb *receiver)
 void ipc_sendq_append(struct tcb *r, struct tcb *s);
 void ipc_sendq_remove(struct tcb *r, struct tcb *s);
 bool ipc_accepts(struct tcb *r, struct tcb *s);
+void ipc_fail_receive(struct tcb *r, int err);
+extern struct xfer xfer_sender_gone;
 
 /* Local id -> global id in `self`'s space (0 if no such thread). */
 word_t ipc_local_to_global(struct tcb *self, word_t local);

@@ -60,7 +60,7 @@ static void detach(struct tcb *irq)
     }
     l->handler = 0;
     l->status = IRQ_IDLE;
-    irq->partner = NULL;
+    irq->ipc.partner = NULL;
 }
 
 int irq_control(struct tcb *irq, word_t handler)
@@ -83,8 +83,8 @@ int irq_control(struct tcb *irq, word_t handler)
 void irq_deliver(struct tcb *irq, struct tcb *r)
 {
     r->mr[0] = L4_PROTO_INTERRUPT;
-    r->ipc_from = irq->gid;
-    r->partner = NULL;
+    r->ipc.ipc_from = irq->gid;
+    r->ipc.partner = NULL;
     lines[line_of(irq)].status = IRQ_DELIVERED;
 }
 
@@ -107,7 +107,7 @@ void irq_raise(unsigned n)
         sched_wakeup(h);
     } else {
         l->status = IRQ_QUEUED;
-        irq->partner = h;
+        irq->ipc.partner = h;
         ipc_sendq_append(h, irq);
     }
 }

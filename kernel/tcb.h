@@ -45,7 +45,14 @@ enum wake_reason {
 #define TF_PRIVILEGED     (1u << 1)   /* unused: privilege is per space */
 #define TF_KERNEL_IPC     (1u << 2)   /* the current IPC is kernel-generated (fault, exception) */
 #define TF_PREEMPTED      (1u << 3)   /* a delayed preemption is pending */
-#define TF_XFER_ABORT     (1u << 4)   /* ExchangeRegisters aborted the transfer this thread is in */
+
+
+/* A string transfer in progress; lives on the sender's kernel stack, and both partners point
+ * at it while it lasts.  Nested page-fault IPC of either partner does not touch it. */
+struct xfer {
+    struct tcb *s, *r;
+    int aborted;                /* 0, or the error both partners get (aborted, no partner) */
+};
 
 struct wakeup {
     uint64_t deadline;          /* clock value (us) */
@@ -66,16 +73,20 @@ struct tcb {
     uint8_t wake;               /* enum wake_reason, valid while and right after blocking */
     void (*cont)(struct tcb *); /* continuation run when the thread is switched to */
     word_t ksp;                 /* saved kernel stack pointer while switched out */
-    word_t wait_for;            /* receive: from-specifier (global id, any, anylocal) */
-    struct tcb *partner;        /* send: destination; xfer: peer; kernel IPC: handler */
-    word_t ipc_from;            /* receive result: the id the receiver sees as sender */
-    word_t ipc_error;           /* error code (1..7) of a failed send phase, for the sender */
-    word_t ipc_offset;          /* string bytes transferred before that error */
-    struct tcb *xfer_peer;      /* sender of a string transfer: its receiver (see transfer.c) */
-    struct tcb *vsender;        /* propagation: the virtual sender of the pending message */
-    word_t xfer_fault;          /* receiver: address of a tunnelled page fault, see transfer.c */
-    uint64_t xfer_deadline;     /* transfer timeout: absolute clock, ~0 for none */
+    /* IPC state of the current phase.  Grouped so that a nested kernel IPC (a page fault
+     * inside a string transfer) can save and restore it as a whole. */
+    struct tcb_ipc_state {
+        word_t wait_for;        /* receive: from-specifier (global id, any, anylocal) */
+        struct tcb *partner;    /* send: destination; xfer: peer; kernel IPC: handler */
+        word_t ipc_from;        /* receive result: the id the receiver sees as sender */
+        word_t ipc_error;       /* error code (1..7) of a failed send phase, for the sender */
+        word_t ipc_offset;      /* string bytes transferred before that error */
+        struct tcb *vsender;    /* propagation: the virtual sender of the pending message */
+        word_t xfer_fault;      /* receiver: address of a tunnelled page fault */
+        uint64_t xfer_deadline; /* transfer timeout: absolute clock, ~0 for none */
+    } ipc;
     uint64_t kdeadline;         /* kernel-generated IPC: give up at this clock value (0: never) */
+    struct xfer *xfer;          /* the string transfer this thread takes part in (transfer.c) */
 
     /* --- queues ------------------------------------------------------------------------ */
     struct tcb *ready_next, *ready_prev;    /* ready queue of prio (lazy, see sched.c) */

@@ -53,7 +53,7 @@ struct tcb *thread_create(word_t gid, struct space *space, word_t scheduler)
     t->timeslice_us = CONFIG_TIMESLICE_US;
     t->slice_left_us = CONFIG_TIMESLICE_US;
     t->utcb_location = ~0ul;
-    t->wait_for = L4_NILTHREAD;
+    t->ipc.wait_for = L4_NILTHREAD;
     arch_thread_init_frame(t, 0, 0);
     if (space)
         space_add_thread(space, t);
@@ -81,7 +81,7 @@ int thread_activate(struct tcb *t, word_t pager)
     utcb_set(t, L4_UTCB_PAGER, pager);
     utcb_set(t, L4_UTCB_EXC_HANDLER, L4_NILTHREAD);
     /* Wait for the start message: closed receive from the pager, accepting nothing. */
-    t->wait_for = pager;
+    t->ipc.wait_for = pager;
     t->state = TS_WAIT_RECV;
     t->cont = thread_start_cont;
     return L4_ERR_OK;

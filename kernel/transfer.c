@@ -184,14 +184,14 @@ static void start_xfer_timeout(struct tcb *s, struct tcb *r)
     uint64_t now = arch_clock_us();
     uint64_t ds = timeout_to_deadline(xfer_own_timeout(s, true), now);
     uint64_t dr = timeout_to_deadline(xfer_own_timeout(r, false), now);
-    s->xfer_deadline = MIN(ds, dr);
-    r->xfer_deadline = dr < ds ? dr : ~0ull - 1;   /* marks the receiver's as the shorter one */
+    s->ipc.xfer_deadline = MIN(ds, dr);
+    r->ipc.xfer_deadline = dr < ds ? dr : ~0ull - 1;   /* marks the receiver's as the shorter one */
 }
 
 /* The transfer timeout expired: code 5 for the thread whose timeout was shorter. */
 static int xfer_timeout_code(struct tcb *s, struct tcb *r, bool for_sender)
 {
-    bool receiver_shorter = r->xfer_deadline != ~0ull - 1;
+    bool receiver_shorter = r->ipc.xfer_deadline != ~0ull - 1;
     if (for_sender)
         return receiver_shorter ? L4_IPC_XFER_TIMEOUT_PEER : L4_IPC_XFER_TIMEOUT_OWN;
     return receiver_shorter ? L4_IPC_XFER_TIMEOUT_OWN : L4_IPC_XFER_TIMEOUT_PEER;
@@ -200,46 +200,58 @@ static int xfer_timeout_code(struct tcb *s, struct tcb *r, bool for_sender)
 /* Fault handling inside a transfer; returns 0 to retry, or an error code. */
 static int sender_fault(struct tcb *s, struct tcb *r, word_t va)
 {
-    if (s->xfer_deadline == 0)
+    if (s->ipc.xfer_deadline == 0)
         start_xfer_timeout(s, r);
-    if (s->xfer_deadline <= arch_clock_us())
-        return L4_IPC_XFER_TIMEOUT_OWN;     /* resolved by xfer_timeout_code below */
-    if (!fault_ipc_for_transfer(s, va, false, s->xfer_deadline))
-        return (s->flags & TF_XFER_ABORT) ? L4_IPC_ABORTED : L4_IPC_XFER_TIMEOUT_OWN;
-    return 0;
+    if (s->ipc.xfer_deadline <= arch_clock_us())
+        return L4_IPC_XFER_TIMEOUT_OWN;     /* turned into 5 or 6 by xfer_timeout_code */
+    bool ok = fault_ipc_for_transfer(s, va, false, s->ipc.xfer_deadline);
+    if (s->xfer->aborted)
+        return s->xfer->aborted;
+    return ok ? 0 : L4_IPC_XFER_TIMEOUT_OWN;
 }
 
-/* Continuation of a receiver whose buffer faulted: it sends the page-fault IPC itself. */
+/* The transfer of a receiver whose sender was deleted meanwhile (see ipc_thread_deleted). */
+struct xfer xfer_sender_gone = { NULL, NULL, L4_IPC_NOPARTNER };
+
+/* Continuation of a receiver whose buffer faulted: it sends the page-fault IPC itself, then
+ * lets the sender go on.  While it does so, only it wakes the sender (an abort just cancels
+ * its fault IPC), so the transfer descriptor on the sender's stack stays valid; if the sender
+ * is deleted meanwhile, r->xfer is &xfer_sender_gone. */
 static void receiver_fault_cont(struct tcb *r)
 {
-    struct tcb *s = r->partner;
-    bool ok = fault_ipc_for_transfer(r, r->xfer_fault, true, r->xfer_deadline == ~0ull - 1 ?
-                                     (s ? s->xfer_deadline : ~0ull) : r->xfer_deadline);
-    r->xfer_fault = ok ? 0 : 1;
-    if (s && s->state == TS_XFER_WAIT && s->xfer_peer == r) {
-        wake(s, WAKE_GO);
-        block_current_cont_to(TS_XFER_RECV, ipc_user_return, s);
+    bool ok = false;
+    if (r->xfer != &xfer_sender_gone && !r->xfer->aborted) {
+        uint64_t deadline = r->ipc.xfer_deadline == ~0ull - 1 ? r->xfer->s->ipc.xfer_deadline
+                                                              : r->ipc.xfer_deadline;
+        ok = fault_ipc_for_transfer(r, r->ipc.xfer_fault, true, deadline);
     }
-    /* The sender is gone: our receive has been failed by whoever removed it. */
-    wake(r, WAKE_NOPARTNER);
-    ipc_user_return(r);
+    struct xfer *x = r->xfer;
+    if (x == &xfer_sender_gone) {
+        r->xfer = NULL;
+        ipc_fail_receive(r, L4_IPC_NOPARTNER);
+        ipc_user_return(r);
+        return;
+    }
+    r->ipc.xfer_fault = ok ? 0 : 1;
+    wake(x->s, WAKE_GO);
+    block_current_cont_to(TS_XFER_RECV, ipc_user_return, x->s);
 }
 
 static int receiver_fault(struct tcb *s, struct tcb *r, word_t va)
 {
-    if (s->xfer_deadline == 0)
+    if (s->ipc.xfer_deadline == 0)
         start_xfer_timeout(s, r);
-    if (s->xfer_deadline <= arch_clock_us())
+    if (s->ipc.xfer_deadline <= arch_clock_us())
         return L4_IPC_XFER_TIMEOUT_OWN;
     if (!r->cont)
         return L4_IPC_OVERFLOW;     /* a kernel-level receive cannot run a fault IPC (docs) */
-    r->xfer_fault = va;
+    r->ipc.xfer_fault = va;
     r->cont = receiver_fault_cont;
     r->state = TS_READY;            /* it runs the fault IPC, then wakes us */
-    enum wake_reason why = block_current_to(TS_XFER_WAIT, r);
-    if (why != WAKE_GO || (s->flags & TF_XFER_ABORT))
-        return L4_IPC_ABORTED;
-    if (r->xfer_fault)              /* the receiver's fault IPC failed: timeout or no pager */
+    block_current_to(TS_XFER_WAIT, r);
+    if (s->xfer->aborted)
+        return s->xfer->aborted;
+    if (r->ipc.xfer_fault)          /* the receiver's fault IPC failed: timeout or no pager */
         return L4_IPC_XFER_TIMEOUT_OWN;
     return 0;
 }
@@ -256,8 +268,8 @@ static int copy_string(struct tcb *s, struct tcb *r, struct strcur *src, struct 
         word_t dn = cur_avail(dst, &dva);
         if (!dn)
             return L4_IPC_OVERFLOW;     /* receive buffer exhausted */
-        if (s->flags & TF_XFER_ABORT)
-            return L4_IPC_ABORTED;
+        if (s->xfer->aborted)
+            return s->xfer->aborted;
         word_t sleft, dleft;
         void *sp = user_byte(s->space, sva, false, &sleft);
         if (!sp) {
@@ -317,9 +329,7 @@ int ipc_transfer(struct tcb *s, struct tcb *r, word_t *offset)
     int u = (int)l4_tag_u(tag), t = (int)l4_tag_t(tag);
     int end = u + t + 1;            /* one past the last message word */
     *offset = 0;
-    s->xfer_deadline = 0;
-    s->flags &= ~TF_XFER_ABORT;
-    r->flags &= ~TF_XFER_ABORT;
+    s->ipc.xfer_deadline = 0;
     if (end > L4_MR_COUNT)
         return L4_IPC_OVERFLOW;
     memcpy(&r->mr[1], &s->mr[1], (size_t)u * sizeof(word_t));
@@ -327,7 +337,13 @@ int ipc_transfer(struct tcb *s, struct tcb *r, word_t *offset)
     struct strcur dst;
     bool have_dst = false;
     int err = 0;
-    s->xfer_peer = r;
+    /* Only string copies can block; they are what aborts and deletion must find.  A transfer
+     * nested in another (a fault IPC's message) leaves the outer one's descriptor alone. */
+    struct xfer x = { s, r, 0 };
+    struct xfer *outer_s = s->xfer, *outer_r = r->xfer;
+    bool strings = ipc_has_strings(s);
+    if (strings)
+        s->xfer = r->xfer = &x;
     for (int i = u + 1; i < end && !err; ) {
         word_t w0 = s->mr[i];
         if (l4_item_is_map(w0) || l4_item_is_grant(w0)) {
@@ -354,9 +370,15 @@ int ipc_transfer(struct tcb *s, struct tcb *r, word_t *offset)
             err = L4_IPC_OVERFLOW;  /* control-transfer (not amd64) and reserved types */
         }
     }
-    s->xfer_peer = NULL;
-    if (err == L4_IPC_XFER_TIMEOUT_OWN && s->xfer_deadline)
+    if (strings) {
+        s->xfer = outer_s;
+        if (r->xfer == &x)          /* (a deleted receiver's slot reads as zeros) */
+            r->xfer = outer_r;
+    }
+    if (x.aborted)
+        err = x.aborted;
+    else if (err == L4_IPC_XFER_TIMEOUT_OWN && s->ipc.xfer_deadline)
         err = xfer_timeout_code(s, r, true) ;
-    s->ipc_offset = *offset;
+    s->ipc.ipc_offset = *offset;
     return err;
 }

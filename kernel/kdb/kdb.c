@@ -47,7 +47,7 @@ static void list_threads(void)
             continue;
         printk("%c %018lx %-10s %4u %018lx %018lx %lx\n", t == current() ? '*' : ' ', t->gid,
                state_name(t->state), t->prio, (word_t)t->space, arch_user_ip(t),
-               t->partner ? t->partner->gid : t->wait_for);
+               t->ipc.partner ? t->ipc.partner->gid : t->ipc.wait_for);
     }
 }
 

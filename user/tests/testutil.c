@@ -154,6 +154,10 @@ static void quiet_thread(void)
 }
 
 /* Answer a fault if it concerns our image; false if not a fault. */
+/* Pages of the window in children map to tu_window_backing (see testutil.h). */
+uint8_t tu_window_backing[TU_WINDOW_SIZE] __attribute__((aligned(4096)));
+l4_word_t tu_window_refuse_from = ~0ul;
+
 static bool handle_fault(l4_word_t from, l4_word_t tag, bool *answered)
 {
     *answered = false;
@@ -170,6 +174,16 @@ static bool handle_fault(l4_word_t from, l4_word_t tag, bool *answered)
         return false;
     l4_word_t addr = l4_mr(1);
     unsigned access = (tag >> 16) & 7;
+    if (addr >= TU_WINDOW && addr < TU_WINDOW + TU_WINDOW_SIZE && addr < tu_window_refuse_from) {
+        l4_word_t page = addr & ~0xFFFul;
+        l4_word_t mine = (l4_word_t)tu_window_backing + (page - TU_WINDOW);
+        (void)*(volatile char *)mine;
+        l4_set_mr(0, l4_tag_make(0, 0, 2));
+        l4_set_mr(1, l4_map_item(page));
+        l4_set_mr(2, l4_fpage_log2(mine, 12) | L4_RWX);
+        *answered = true;
+        return true;
+    }
     if (addr >= (l4_word_t)__executable_start && addr < (l4_word_t)_end && !(access & L4_X && addr >= (l4_word_t)stacks)) {
         l4_word_t page = addr & ~0xFFFul;
         (void)*(volatile char *)page;           /* have it ourselves first */

@@ -8,6 +8,13 @@
 
 #define TU_STACK_SIZE 8192
 
+/* In children, faults in [TU_WINDOW, TU_WINDOW + TU_WINDOW_SIZE) are served with the pages of
+ * tu_window_backing (those below tu_window_refuse_from): memory mapped at first use. */
+#define TU_WINDOW       0x40000000ul
+#define TU_WINDOW_SIZE  (64 * 1024)
+extern uint8_t tu_window_backing[TU_WINDOW_SIZE];
+extern l4_word_t tu_window_refuse_from;
+
 /* A new thread id (fresh thread number, version 1). */
 l4_word_t tu_new_tid(void);
 /* A thread in our space running fn at priority prio, paged by us (main thread). */

@@ -1,9 +1,10 @@
 # The kernel: generic code in kernel/, x86-64 code in kernel/arch/x86_64.
 KERNEL_ARCH   := kernel/arch/x86_64
-KERNEL_SRCS   := $(wildcard kernel/*.c kernel/kdb/*.c $(KERNEL_ARCH)/*.c $(KERNEL_ARCH)/*.S)
+KERNEL_SRCS   := $(filter-out $(KERNEL_ARCH)/asm_offsets.c, \
+                 $(wildcard kernel/*.c kernel/kdb/*.c $(KERNEL_ARCH)/*.c $(KERNEL_ARCH)/*.S))
 KERNEL_OBJS   := $(patsubst %,$(BUILD)/%.o,$(basename $(KERNEL_SRCS)))
 KERNEL_CFLAGS := $(FREESTANDING) -mcmodel=kernel -mgeneral-regs-only -mno-sse -mno-mmx \
-                 -Ikernel -I$(KERNEL_ARCH) -Iinclude $(KERNEL_EXTRA_CFLAGS)
+                 -Ikernel -I$(KERNEL_ARCH) -Iinclude -I$(BUILD)/kernel $(KERNEL_EXTRA_CFLAGS)
 KERNEL_ELF    := $(BUILD)/kernel.elf
 KERNEL_BIN    := $(BUILD)/kernel.bin
 
@@ -14,7 +15,16 @@ $(BUILD)/kernel/%.o: kernel/%.c
 	@echo "  CC      $<"
 	@$(CC) $(KERNEL_CFLAGS) -c $< -o $@
 
-$(BUILD)/kernel/%.o: kernel/%.S
+# Structure offsets for assembly, generated from the C definitions.
+ASM_OFFSETS := $(BUILD)/kernel/asm_offsets.h
+$(ASM_OFFSETS): $(KERNEL_ARCH)/asm_offsets.c kernel/tcb.h kernel/space.h $(KERNEL_ARCH)/frame.h
+	@mkdir -p $(dir $@)
+	@echo "  GEN     $@"
+	@$(CC) $(KERNEL_CFLAGS) -S $< -o $@.s
+	@(echo "/* Generated from $<; do not edit. */"; \
+	  sed -n 's/.*->\([A-Z_0-9]*\) \$$\{0,1\}\([-0-9]*\).*/#define \1 \2/p' $@.s) > $@
+
+$(BUILD)/kernel/%.o: kernel/%.S $(ASM_OFFSETS)
 	@mkdir -p $(dir $@)
 	@echo "  AS      $<"
 	@$(CC) $(KERNEL_CFLAGS) -D__ASSEMBLER__ -c $< -o $@

@@ -136,6 +136,7 @@ void fault_exception(struct tcb *t, unsigned vector, word_t error)
         f->rcx = mr[9];  f->rdx = mr[10]; f->rsi = mr[11]; f->rdi = mr[12];
         f->rbp = mr[13]; f->r8 = mr[14];  f->r9 = mr[15];  f->r11 = mr[16];
         f->rsp = mr[17];
+        t->flags |= TF_USER_STATE;
         arch_set_user_flags(t, mr[18]);
         f->vector = 0;                  /* all registers matter: return with iret */
     }

@@ -109,10 +109,10 @@ struct tcb *ipc_resolve(struct tcb *self, word_t id)
 
 enum timeout_kind { TO_NEVER, TO_ZERO, TO_AT };
 
-static enum timeout_kind timeout_of(uint16_t t, uint64_t *deadline)
+/* The timeout t of a phase `self` starts now. */
+static enum timeout_kind timeout_of_thread(struct tcb *self, uint16_t t, uint64_t *deadline)
 {
     if (l4_time_is_never(t)) {
-        struct tcb *self = current();
         if (self->kdeadline) {          /* a kernel IPC bounded by a transfer timeout */
             *deadline = self->kdeadline;
             return *deadline <= arch_clock_us() ? TO_ZERO : TO_AT;
@@ -128,6 +128,11 @@ static enum timeout_kind timeout_of(uint16_t t, uint64_t *deadline)
         return TO_ZERO;
     *deadline = now + l4_period_us(t);
     return TO_AT;
+}
+
+static enum timeout_kind timeout_of(uint16_t t, uint64_t *deadline)
+{
+    return timeout_of_thread(current(), t, deadline);
 }
 
 /* --- results ------------------------------------------------------------------------- */
@@ -149,6 +154,7 @@ static void finish_receive(struct tcb *r, struct tcb *s, int err, word_t offset)
     }
     r->mr[0] = tag;
     r->ipc.partner = NULL;
+    r->last_sender = a;
 }
 
 /* Fail a receive phase that never got a message. */
@@ -285,6 +291,44 @@ static int send_phase(struct tcb *s, struct tcb *dest, uint16_t timeout, word_t 
 
 /* --- the receive phase ---------------------------------------------------------------- */
 
+/* A queued user-level caller whose message was just taken enters its receive phase at once,
+ * on its behalf: its kernel stack holds nothing but that, so it resumes through
+ * ipc_user_return like any receiver.  This keeps call/reply pairs in phase: the reply finds
+ * the caller waiting (and can take the fast path) instead of queueing behind it.  False if
+ * the receive would not simply block (a sender already queued for it, zero timeout, no such
+ * partner): then the caller runs its own receive phase. */
+static bool enter_receive_for(struct tcb *s)
+{
+    word_t spec = s->ipc.rcv_spec, wf;
+    if (spec == L4_ANYTHREAD || spec == L4_ANYLOCALTHREAD) {
+        wf = spec;
+    } else {
+        struct tcb *src = ipc_resolve(s, spec);
+        if (!src)
+            return false;
+        wf = src->gid;
+    }
+    uint64_t deadline = 0;
+    enum timeout_kind tk = timeout_of_thread(s, s->ipc.rcv_timeout, &deadline);
+    if (tk == TO_ZERO)
+        return false;
+    word_t saved = s->ipc.wait_for;
+    s->ipc.wait_for = wf;
+    if (find_sender(s)) {
+        s->ipc.wait_for = saved;
+        return false;
+    }
+    timeout_cancel(s);
+    if (tk == TO_AT)
+        timeout_set(s, deadline);
+    s->ipc.partner = NULL;
+    s->ipc.user_rcv = false;
+    s->state = TS_WAIT_RECV;
+    s->cont = ipc_user_return;
+    s->wake = WAKE_NONE;
+    return true;
+}
+
 /* Take the message of a queued sender. */
 static void take_from_queue(struct tcb *r, struct tcb *s, bool kernel, struct tcb *woken)
 {
@@ -301,10 +345,12 @@ static void take_from_queue(struct tcb *r, struct tcb *s, bool kernel, struct tc
         s->ipc.partner = NULL;
         int err = ipc_transfer(s, r, &offset);
         finish_receive(r, s, err, offset);
-        s->ipc.ipc_error = err;
-        s->ipc.ipc_offset = offset;
-        wake(s, err ? WAKE_ERROR : WAKE_DONE);
-        sched_enqueue(s);
+        if (err || !s->ipc.user_rcv || !enter_receive_for(s)) {
+            s->ipc.ipc_error = err;
+            s->ipc.ipc_offset = offset;
+            wake(s, err ? WAKE_ERROR : WAKE_DONE);
+            sched_enqueue(s);
+        }
         if (woken)
             sched_enqueue(woken);
         return;
@@ -368,6 +414,9 @@ word_t ipc(struct tcb *self, word_t to, word_t from_spec, word_t timeouts, bool 
     struct tcb *woken = NULL;
     self->ipc.ipc_from = L4_NILTHREAD;
     self->ipc.vsender = NULL;
+    self->ipc.rcv_spec = from_spec;
+    self->ipc.rcv_timeout = l4_rcv_timeout(timeouts);
+    self->ipc.user_rcv = !kernel && from_spec != L4_NILTHREAD;
     if (to != L4_NILTHREAD) {
         if (l4_tag_u(self->mr[0]) + l4_tag_t(self->mr[0]) > 63)
             return fail_send(self, L4_IPC_OVERFLOW, 0, true);

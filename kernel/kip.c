@@ -53,7 +53,7 @@ void kip_init(void)
         { L4_KIP_OFF_PROC_CONTROL, SYS_PROCESSOR_CONTROL },
         { L4_KIP_OFF_MEMORY_CONTROL, SYS_MEMORY_CONTROL },
         { L4_KIP_OFF_IPC, SYS_IPC },
-        { L4_KIP_OFF_LIPC, SYS_IPC },
+
         { L4_KIP_OFF_UNMAP, SYS_UNMAP },
         { L4_KIP_OFF_EXREGS, SYS_EXCHANGE_REGISTERS },
         { L4_KIP_OFF_SYSTEM_CLOCK, SYS_SYSTEM_CLOCK },
@@ -62,6 +62,7 @@ void kip_init(void)
     };
     for (unsigned i = 0; i < ARRAY_SIZE(calls); i++)
         *kw(calls[i][0]) = kip_syscall_address(calls[i][1]);
+    *kw(L4_KIP_OFF_LIPC) = kip_syscall_address(SYS_IPC);
 
     /* Kernel descriptor: id, generation date, version, supplier, version string, and an
      * empty feature list (contract §2.4: any feature string misleads libl4). */

@@ -16,6 +16,7 @@
 #include "arch.h"
 #include "lib.h"
 #include "version.h"
+#include "syscall_nr.h"
 #include "kdb/kdb.h"
 #include <l4/utcb.h>
 #include <l4/fpage.h>
@@ -54,8 +55,12 @@ static struct tcb *start_server(unsigned idx, word_t no, word_t pager, word_t sc
     return t;
 }
 
+/* The return address of the Ipc stub's syscall, or 0: syscall_entry compares RCX with it. */
+word_t ipc_fast_rip;
+
 void kmain(uint32_t magic, uint32_t mbi)
 {
+    const char *opt;
     console_init();
     printk("\n%s\n", PECAN_VERSION_STRING);
     cpu_detect();
@@ -98,6 +103,11 @@ void kmain(uint32_t magic, uint32_t mbi)
         panic("no memory for sigma0's I/O space");
     start_server(1, user_base + 2, sigma0, root);
     cpu_enable_pcid();
+    if (boot_option("fastpath", &opt) && !strncmp(opt, "off", 3))
+        ipc_fast_rip = 0;
+    else
+        ipc_fast_rip = SYSCALL_PAGE_USER + SYSCALL_RET_OFFSET(SYS_IPC);
+    printk("kernel: IPC fast path %s\n", ipc_fast_rip ? "on" : "off");
 
     printk("kernel: starting sigma0 %lx and root task %lx (%lu KiB kernel memory free)\n",
            sigma0, root, kmem_free_bytes() >> 10);

@@ -16,18 +16,37 @@
 
 static struct tcb *ready_head[256];
 static uint64_t prio_bitmap[4];
+/* The highest priority with a (possibly stale) ready-queue entry, -1 if none: the IPC fast
+ * path compares with it instead of scanning the bitmap. */
+int sched_top_prio = -1;
 struct tcb *idle_tcb;
 static struct tcb *slice_owner;
 
-static inline void bitmap_set(unsigned p)   { prio_bitmap[p >> 6] |= 1ul << (p & 63); }
-static inline void bitmap_clear(unsigned p) { prio_bitmap[p >> 6] &= ~(1ul << (p & 63)); }
-
-int sched_highest_prio(void)
+static int scan_highest(void)
 {
     for (int w = 3; w >= 0; w--)
         if (prio_bitmap[w])
             return w * 64 + 63 - __builtin_clzl(prio_bitmap[w]);
     return -1;
+}
+
+static inline void bitmap_set(unsigned p)
+{
+    prio_bitmap[p >> 6] |= 1ul << (p & 63);
+    if ((int)p > sched_top_prio)
+        sched_top_prio = (int)p;
+}
+
+static inline void bitmap_clear(unsigned p)
+{
+    prio_bitmap[p >> 6] &= ~(1ul << (p & 63));
+    if ((int)p == sched_top_prio)
+        sched_top_prio = scan_highest();
+}
+
+int sched_highest_prio(void)
+{
+    return sched_top_prio;
 }
 
 static void insert(struct tcb *t, bool at_head)
@@ -253,4 +272,5 @@ void sched_init(void)
 {
     memset(ready_head, 0, sizeof(ready_head));
     memset(prio_bitmap, 0, sizeof(prio_bitmap));
+    sched_top_prio = -1;
 }

@@ -44,6 +44,7 @@ enum wake_reason {
 #define TF_HALT_PENDING   (1u << 0)   /* halt when next returning to user mode */
 #define TF_PRIVILEGED     (1u << 1)   /* unused: privilege is per space */
 #define TF_KERNEL_IPC     (1u << 2)   /* the current IPC is kernel-generated (fault, exception) */
+#define TF_USER_STATE     (1u << 5)   /* IP/SP/FLAGS changed by the kernel: check before return */
 #define TF_PREEMPTED      (1u << 3)   /* a delayed preemption is pending */
 
 
@@ -84,9 +85,14 @@ struct tcb {
         struct tcb *vsender;    /* propagation: the virtual sender of the pending message */
         word_t xfer_fault;      /* receiver: address of a tunnelled page fault */
         uint64_t xfer_deadline; /* transfer timeout: absolute clock, ~0 for none */
+        word_t rcv_spec;        /* user IPC blocked in its send phase: its receive phase */
+        uint16_t rcv_timeout;
+        bool user_rcv;          /* ... exists and may be entered on the thread's behalf */
     } ipc;
     uint64_t kdeadline;         /* kernel-generated IPC: give up at this clock value (0: never) */
     struct xfer *xfer;          /* the string transfer this thread takes part in (transfer.c) */
+    struct tcb *last_sender;    /* who last sent to us: resolves a reply to a local id in the
+                                 * fast path (verified against local_id and space there) */
 
     /* --- queues ------------------------------------------------------------------------ */
     struct tcb *ready_next, *ready_prev;    /* ready queue of prio (lazy, see sched.c) */

@@ -7,6 +7,7 @@
 #include "kip.h"
 #include "timeout.h"
 #include "kmem.h"
+#include "fault.h"
 #include "lib.h"
 #include "console.h"
 #include <l4/utcb.h>
@@ -109,6 +110,13 @@ void thread_return_to_user_checks(struct tcb *t)
     if (t->flags & TF_HALT_PENDING) {
         t->flags &= ~TF_HALT_PENDING;
         thread_halt_current();
+    }
+    /* ExchangeRegisters or an exception reply may have set a RIP the CPU cannot return to:
+     * that is the thread's general-protection fault, not the kernel's (contract §4.1). */
+    if (t->flags & TF_USER_STATE) {
+        t->flags &= ~TF_USER_STATE;
+        while (!arch_canonical(arch_user_ip(t)))
+            fault_exception(t, 13, 0);
     }
     sched_preempt_check();
 }

@@ -9,6 +9,7 @@
 
 typedef unsigned long word_t;   /* one machine word: 64 bits */
 typedef unsigned long paddr_t;  /* physical address */
+typedef uint64_t __attribute__((aligned(1))) unaligned_u64;
 
 #define likely(x)      __builtin_expect(!!(x), 1)
 #define unlikely(x)    __builtin_expect(!!(x), 0)

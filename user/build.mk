@@ -14,4 +14,7 @@ $(eval $(call user_program,test_boot,user/tests/test_boot.c user/sigma0/regions.
 $(eval $(call user_program,test_faults,user/tests/test_faults.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_ipc,user/tests/test_ipc.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_strings,user/tests/test_strings.c user/tests/testutil.c $(TESTLIB),0x1000000))
+
+# Benchmarks (root tasks): see tools/bench.py.
+$(eval $(call user_program,pingpong,user/bench/pingpong.c user/tests/testutil.c $(TESTLIB),0x1000000))
 all: $(USER_PROGRAMS)

@@ -3,7 +3,9 @@
 #include <stdarg.h>
 #include <string.h>
 
-extern const struct test_case __start_test_cases[], __stop_test_cases[];
+/* Weak: a program without test cases (a benchmark) links too. */
+extern const struct test_case __start_test_cases[] __attribute__((weak));
+extern const struct test_case __stop_test_cases[] __attribute__((weak));
 
 static bool failed;
 static char reason[256];

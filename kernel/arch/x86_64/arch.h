@@ -22,6 +22,9 @@ void arch_idle(void);                   /* wait for an interrupt with interrupts
 NORETURN void arch_reboot(void);
 NORETURN void arch_qemu_exit(unsigned code);
 
+/* sysret and iret fault in the kernel on a non-canonical RIP. */
+static inline bool arch_canonical(word_t va) { return (word_t)(((int64_t)va << 16) >> 16) == va; }
+
 /* --- Serial console ------------------------------------------------------------------ */
 void arch_serial_init(void);
 void arch_serial_putc(char c);

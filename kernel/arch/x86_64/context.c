@@ -4,6 +4,7 @@
 #include "cpu.h"
 #include "tcb.h"
 #include "space.h"
+#include "arch_switch.h"
 #include "lib.h"
 #include "console.h"
 
@@ -12,10 +13,10 @@ void switch_to_continuation(word_t *save_ksp, word_t frame_base, void (*fn)(stru
                             struct tcb *to);
 NORETURN void run_continuation(word_t frame_base, void (*fn)(struct tcb *), struct tcb *t);
 
-extern uint8_t gs_page[];
-static struct space *loaded_space;
-static struct tcb *fpu_owner;
-static bool ts_set = true;
+extern bool cpu_has_fsgsbase;
+struct space *loaded_space;
+struct tcb *fpu_owner;
+bool fpu_ts_set = true;
 
 void arch_thread_init_frame(struct tcb *t, word_t ip, word_t sp)
 {
@@ -31,7 +32,11 @@ void arch_thread_init_frame(struct tcb *t, word_t ip, word_t sp)
 word_t arch_user_ip(struct tcb *t)    { return tcb_frame(t)->rip; }
 word_t arch_user_sp(struct tcb *t)    { return tcb_frame(t)->rsp; }
 word_t arch_user_flags(struct tcb *t) { return tcb_frame(t)->rflags; }
-void arch_set_user_ip(struct tcb *t, word_t ip)  { tcb_frame(t)->rip = ip; }
+void arch_set_user_ip(struct tcb *t, word_t ip)
+{
+    tcb_frame(t)->rip = ip;
+    t->flags |= TF_USER_STATE;      /* the return path checks it (thread.c) */
+}
 void arch_set_user_sp(struct tcb *t, word_t sp)  { tcb_frame(t)->rsp = sp; }
 
 void arch_set_user_flags(struct tcb *t, word_t flags)
@@ -83,7 +88,10 @@ void arch_switch_space(struct space *s)
     loaded_space = s;
     /* User code can reload %gs and so lose its base; restore it at every space switch so that
      * no thread of another space sees a wrong %gs:0 (see docs/architecture.md). */
-    wrmsr(MSR_GS_BASE, GS_PAGE_USER);
+    if (cpu_has_fsgsbase)
+        __asm__ volatile("wrgsbase %0" :: "r"(GS_PAGE_USER));
+    else
+        wrmsr(MSR_GS_BASE, GS_PAGE_USER);
 }
 
 struct space *arch_loaded_space(void)
@@ -110,21 +118,7 @@ void space_tlb_invalidate(struct space *s, word_t va, word_t size)
 
 void arch_switch(struct tcb *from, struct tcb *to)
 {
-    cpu0.current = to;
-    if (to->space != loaded_space && to->space != &kernel_space)
-        arch_switch_space(to->space);
-    else if (to->space == loaded_space && loaded_space->tlb_stale)
-        arch_switch_space(loaded_space);
-    cpu_set_kernel_stack(tcb_kstack_top(to));
-    *(word_t *)gs_page = to->local_id;
-    bool want_ts = to != fpu_owner;
-    if (want_ts != ts_set) {
-        if (want_ts)
-            write_cr0(read_cr0() | CR0_TS);
-        else
-            __asm__ volatile("clts");
-        ts_set = want_ts;
-    }
+    arch_fast_switch(to);
     if (to->cont) {
         void (*fn)(struct tcb *) = to->cont;
         to->cont = NULL;
@@ -167,7 +161,7 @@ void arch_fpu_trap(void)
 {
     struct tcb *self = cpu0.current;
     __asm__ volatile("clts");
-    ts_set = false;
+    fpu_ts_set = false;
     if (fpu_owner == self)
         return;
     if (fpu_owner)

@@ -8,6 +8,7 @@
 #include "lib.h"
 
 struct cpu_features cpu_features;
+extern bool cpu_has_pcid, cpu_has_fsgsbase;
 struct cpu_local cpu0;
 
 struct PACKED tss {
@@ -115,6 +116,9 @@ static void set_gate(int vec, void *handler, int dpl, int ist)
     };
 }
 
+/* RSP0 sits at byte 4 of the TSS: unaligned, as the hardware defines it. */
+unaligned_u64 *tss_rsp0 = (unaligned_u64 *)((char *)&tss_area.tss + 4);
+
 void cpu_set_kernel_stack(word_t top)
 {
     tss_area.tss.rsp[0] = top;
@@ -191,6 +195,12 @@ void cpu_init_features(void)
         cr4 |= CR4_SMAP;
     if (f->xsave)
         cr4 |= CR4_OSXSAVE;
+    /* FSGSBASE: the kernel restores %gs's base with wrgsbase at space switches (and will
+     * switch FS bases for Linux threads); user code may then move its own bases, which
+     * affects only itself because every switch restores them. */
+    if (f->fsgsbase)
+        cr4 |= CR4_FSGSBASE;
+    cpu_has_fsgsbase = f->fsgsbase;
     write_cr4(cr4);
     /* PCIDE needs CR3[11:0] = 0 when it is set; the caller enables it after loading CR3. */
     if (f->xsave)
@@ -211,10 +221,15 @@ void cpu_init_features(void)
     wrmsr(MSR_SFMASK, RFLAGS_IF | RFLAGS_DF | RFLAGS_TF | RFLAGS_AC | RFLAGS_NT | RFLAGS_IOPL);
 }
 
+/* Read by the fast path (fastpath.S). */
+bool cpu_has_pcid, cpu_has_fsgsbase;
+
 void cpu_enable_pcid(void)
 {
-    if (cpu_features.pcid)
+    if (cpu_features.pcid) {
         write_cr4(read_cr4() | CR4_PCIDE);
+        cpu_has_pcid = true;
+    }
 }
 
 bool arch_has_1g_pages(void) { return cpu_features.pdpe1gb; }

@@ -70,10 +70,10 @@ return_from_trap:
     iretq
 
 /* syscall: RCX = user RIP, R11 = user RFLAGS, RSP still the user's.  Interrupts are off
- * (SFMASK clears IF, DF, TF, AC).  Build a struct frame at the top of the kernel stack. */
-    .align 16
-    .global syscall_entry
-syscall_entry:
+ * (SFMASK clears IF, DF, TF, AC).  Ipc first tries the fast path (fastpath.S); everything
+ * else builds the whole struct frame at the top of the kernel stack. */
+    .global syscall_full
+syscall_full:
     movq %rsp, cpu0 + CPU_USER_RSP(%rip)
     movq cpu0 + CPU_KSTACK_TOP(%rip), %rsp
     pushq $GDT_USER_DS

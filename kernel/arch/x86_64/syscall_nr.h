@@ -4,7 +4,7 @@
 #define SYSCALL_NR_H
 
 #define SYSCALL_SLOT             32
-#define SYS_IPC                  0     /* Ipc and Lipc */
+#define SYS_IPC                  0     /* Ipc and Lipc: one stub, the same semantics (§4.4.7) */
 #define SYS_UNMAP                1
 #define SYS_EXCHANGE_REGISTERS   2
 #define SYS_SYSTEM_CLOCK         3

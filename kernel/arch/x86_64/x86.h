@@ -31,6 +31,7 @@
 #define CR4_PGE        (1ul << 7)
 #define CR4_OSFXSR     (1ul << 9)
 #define CR4_OSXMMEXCPT (1ul << 10)
+#define CR4_FSGSBASE   (1ul << 16)
 #define CR4_PCIDE      (1ul << 17)
 #define CR4_OSXSAVE    (1ul << 18)
 #define CR4_SMEP       (1ul << 20)

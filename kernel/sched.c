@@ -246,7 +246,14 @@ void sched_tick(void)
 void sched_preempt_check(void)
 {
     struct tcb *self = current();
-    if (self != idle_tcb && self->state == TS_READY && sched_highest_prio() > (int)self->prio)
+    if (self == idle_tcb || self->state != TS_READY)
+        return;
+    /* A thread running on a donated time slice (ThreadSwitch, IPC) counts with the donor's
+     * priority until the slice ends: the donor itself must not take it back. */
+    int prio = self->prio;
+    if (slice_owner && slice_owner != self && slice_owner->state == TS_READY && slice_owner->prio > prio)
+        prio = slice_owner->prio;
+    if (sched_highest_prio() > prio)
         schedule();
 }
 

@@ -294,8 +294,9 @@ static void sys_schedule(struct tcb *self, struct frame *f)
         e = L4_ERR_NO_PRIVILEGE;
     else if (pre != ~0ul && ((pre >> 16) & 0xFF) > self->prio && !priv)
         e = L4_ERR_NO_PRIVILEGE;
-    else if (time != ~0ul && (l4_time_is_point((uint16_t)time) || l4_time_is_point((uint16_t)(time >> 16))))
-        e = L4_ERR_INVALID_PARAM;
+    else if (time != ~0ul && (((uint16_t)time != 0xFFFF && l4_time_is_point((uint16_t)time)) ||
+                              ((uint16_t)(time >> 16) != 0xFFFF && l4_time_is_point((uint16_t)(time >> 16)))))
+        e = L4_ERR_INVALID_PARAM;       /* time points make no sense here; 0xFFFF: unchanged */
     else if (proc != ~0ul && (proc & 0xFFFF) >= 1)
         e = L4_ERR_INVALID_PARAM;
     if (e) {

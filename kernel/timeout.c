@@ -12,9 +12,11 @@
 static struct tcb *wheel[SLOTS];
 static uint64_t processed_tick;         /* all slots up to this tick have been processed */
 
-static unsigned slot_of(uint64_t deadline)
+/* The first tick at or after the deadline: processing that tick (now >= tick * TICK_US)
+ * always finds the entry due, so no entry has to wait for a further turn of the wheel. */
+static uint64_t due_tick(uint64_t deadline)
 {
-    return (deadline / CONFIG_TICK_US) % SLOTS;
+    return (deadline + CONFIG_TICK_US - 1) / CONFIG_TICK_US;
 }
 
 void timeout_init(void)
@@ -27,9 +29,11 @@ void timeout_set(struct tcb *t, uint64_t deadline)
 {
     timeout_cancel(t);
     /* A deadline in a tick already processed is handled at the next tick. */
-    uint64_t min = (processed_tick + 1) * CONFIG_TICK_US;
+    uint64_t tick = due_tick(deadline);
+    if (tick <= processed_tick)
+        tick = processed_tick + 1;
     t->wakeup.deadline = deadline;
-    unsigned slot = slot_of(deadline < min ? min : deadline);
+    unsigned slot = tick % SLOTS;
     struct tcb **head = &wheel[slot];
     t->wakeup.slot = slot;
     t->wakeup.prev = NULL;

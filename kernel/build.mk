@@ -8,7 +8,13 @@ KERNEL_CFLAGS := $(FREESTANDING) -mcmodel=kernel -mgeneral-regs-only -mno-sse -m
 KERNEL_ELF    := $(BUILD)/kernel.elf
 KERNEL_BIN    := $(BUILD)/kernel.bin
 
-all: $(KERNEL_BIN)
+# The debug kernel: the same sources with invariant checks at every kernel entry and exit
+# (kernel/invariants.c); the tests boot it, the benchmarks the release kernel.
+KDBG_OBJS     := $(patsubst %,$(BUILD)/kernel-debug/%.o,$(basename $(KERNEL_SRCS)))
+KDBG_ELF      := $(BUILD)/kernel-debug.elf
+KDBG_BIN      := $(BUILD)/kernel-debug.bin
+
+all: $(KERNEL_BIN) $(KDBG_BIN)
 
 $(BUILD)/kernel/%.o: kernel/%.c
 	@mkdir -p $(dir $@)
@@ -28,6 +34,23 @@ $(BUILD)/kernel/%.o: kernel/%.S $(ASM_OFFSETS)
 	@mkdir -p $(dir $@)
 	@echo "  AS      $<"
 	@$(CC) $(KERNEL_CFLAGS) -D__ASSEMBLER__ -c $< -o $@
+
+$(BUILD)/kernel-debug/kernel/%.o: kernel/%.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $< (debug)"
+	@$(CC) $(KERNEL_CFLAGS) -DCONFIG_INVARIANTS -c $< -o $@
+
+$(BUILD)/kernel-debug/kernel/%.o: kernel/%.S $(ASM_OFFSETS)
+	@mkdir -p $(dir $@)
+	@$(CC) $(KERNEL_CFLAGS) -DCONFIG_INVARIANTS -D__ASSEMBLER__ -c $< -o $@
+
+$(KDBG_ELF): $(KDBG_OBJS) $(KERNEL_ARCH)/kernel.ld
+	@echo "  LD      $@"
+	@$(LD) -nostdlib -z max-page-size=4096 -z noexecstack --no-warn-rwx-segments \
+	    -T $(KERNEL_ARCH)/kernel.ld -o $@ $(KDBG_OBJS)
+
+$(KDBG_BIN): $(KDBG_ELF)
+	@$(OBJCOPY) -O binary --remove-section=.bss $< $@
 
 $(KERNEL_ELF): $(KERNEL_OBJS) $(KERNEL_ARCH)/kernel.ld
 	@echo "  LD      $@"

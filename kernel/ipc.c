@@ -16,6 +16,7 @@
 #include "irq.h"
 #include "lib.h"
 #include "console.h"
+#include "invariants.h"
 #include <l4/message.h>
 #include <l4/time.h>
 #include <l4/utcb.h>
@@ -459,6 +460,7 @@ void ipc_user_return(struct tcb *t)
     f->rdi = t->local_id;
     f->rdx = f->r8 = f->rbp = 0;
     thread_return_to_user_checks(t);
+    invariants_check("IPC return");
 }
 
 /* --- kernel-generated IPC --------------------------------------------------------------- */

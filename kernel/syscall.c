@@ -14,6 +14,7 @@
 #include "fault.h"
 #include "lib.h"
 #include "console.h"
+#include "invariants.h"
 #include <l4/message.h>
 #include <l4/fpage.h>
 #include <l4/time.h>
@@ -435,6 +436,7 @@ static void sys_memory_control(struct tcb *self, struct frame *f)
 void syscall_dispatch(struct frame *f)
 {
     struct tcb *self = current();
+    invariants_check("syscall entry");
     word_t off = f->rip - SYSCALL_PAGE_USER;
     unsigned nr = (unsigned)(off / SYSCALL_SLOT);
     if (f->rip < SYSCALL_PAGE_USER || nr >= SYS_COUNT || off != SYSCALL_RET_OFFSET(nr)) {
@@ -458,4 +460,5 @@ void syscall_dispatch(struct frame *f)
     case SYS_MEMORY_CONTROL:     sys_memory_control(self, f); break;
     }
     thread_return_to_user_checks(self);
+    invariants_check("syscall exit");
 }

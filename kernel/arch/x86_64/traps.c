@@ -13,6 +13,7 @@
 #include "irq.h"
 #include "kip.h"
 #include "console.h"
+#include "invariants.h"
 #include "lib.h"
 #include "kdb/kdb.h"
 #include <l4/fpage.h>
@@ -163,6 +164,8 @@ void trap_dispatch(struct frame *f)
     } else {
         user_exception(cpu0.current, f);
     }
-    if (frame_from_user(f))
+    if (frame_from_user(f)) {
         thread_return_to_user_checks(cpu0.current);
+        invariants_check("trap exit");
+    }
 }

@@ -1,0 +1,97 @@
+/* Kernel invariants, checked at every kernel entry and exit in the debug build
+ * (CONFIG_INVARIANTS, build/kernel-debug.bin, which the tests boot).  A violation is a kernel
+ * bug: it panics into the debugger with what was wrong. */
+#include "invariants.h"
+
+#ifdef CONFIG_INVARIANTS
+#include "tcb.h"
+#include "sched.h"
+#include "thread.h"
+#include "space.h"
+#include "console.h"
+
+#define REQUIRE(cond, ...) do { if (!(cond)) panic("invariant: " __VA_ARGS__); } while (0)
+
+extern struct tcb *ready_queue_head(unsigned prio);
+extern bool ready_bitmap_bit(unsigned prio);
+extern int sched_top_prio;
+
+static bool in_queue(struct tcb *t)
+{
+    struct tcb *h = ready_queue_head(t->prio);
+    if (!h)
+        return false;
+    struct tcb *x = h;
+    do {
+        if (x == t)
+            return true;
+        x = x->ready_next;
+    } while (x != h);
+    return false;
+}
+
+static void check_ready_queues(void)
+{
+    int top = -1;
+    for (unsigned p = 0; p < 256; p++) {
+        struct tcb *h = ready_queue_head(p);
+        REQUIRE(!!h == ready_bitmap_bit(p), "bitmap bit %u vs queue", p);
+        if (!h)
+            continue;
+        top = (int)p;
+        unsigned n = 0;
+        struct tcb *x = h;
+        do {
+            REQUIRE(x->in_ready, "thread %lx in queue %u without in_ready", x->gid, p);
+            REQUIRE(x->prio == p, "thread %lx of prio %u in queue %u", x->gid, x->prio, p);
+            REQUIRE(x->ready_next->ready_prev == x, "queue %u links broken at %lx", p, x->gid);
+            REQUIRE(++n < CONFIG_MAX_THREADS, "queue %u does not close", p);
+            x = x->ready_next;
+        } while (x != h);
+    }
+    REQUIRE(top <= sched_top_prio, "cached top priority %d below %d", sched_top_prio, top);
+}
+
+static void check_sendq(struct tcb *r)
+{
+    if (!r->sendq)
+        return;
+    struct tcb *s = r->sendq;
+    unsigned n = 0;
+    do {
+        REQUIRE(s->state == TS_WAIT_SEND || s->state == TS_IRQ,
+                "%lx queued to send to %lx in state %u", s->gid, r->gid, s->state);
+        REQUIRE(s->ipc.partner == r, "%lx in the queue of %lx sends to another", s->gid, r->gid);
+        REQUIRE(s->sendq_next->sendq_prev == s, "send queue of %lx broken", r->gid);
+        REQUIRE(++n < CONFIG_MAX_THREADS, "send queue of %lx does not close", r->gid);
+        s = s->sendq_next;
+    } while (s != r->sendq);
+}
+
+void invariants_check(const char *where)
+{
+    struct tcb *cur = current();
+    REQUIRE(cur == idle_tcb || cur->state == TS_READY, "at %s: current %lx in state %u",
+            where, cur->gid, cur->state);
+    check_ready_queues();
+    unsigned threads = 0;
+    for (struct tcb *t = thread_first(); t; t = t->all_next) {
+        REQUIRE(++threads < CONFIG_MAX_THREADS, "thread list does not end");
+        REQUIRE(tcb_lookup(t->gid) == t, "thread %lx not found by its id", t->gid);
+        REQUIRE(t->state != TS_FREE && t->state <= TS_IDLE, "thread %lx state %u", t->gid, t->state);
+        REQUIRE(t->in_ready == in_queue(t), "thread %lx in_ready %d disagrees", t->gid, t->in_ready);
+        if (t->state == TS_READY && t != cur)
+            REQUIRE(t->in_ready, "ready thread %lx not queued (at %s)", t->gid, where);
+        if (t->state == TS_WAIT_SEND) {
+            REQUIRE(t->ipc.partner, "sender %lx without partner", t->gid);
+            REQUIRE(t->sendq_next, "sender %lx not queued", t->gid);
+        }
+        if (t->state == TS_IRQ)
+            continue;
+        REQUIRE(t->space && t->space->nthreads > 0, "thread %lx space", t->gid);
+        REQUIRE(!t->wakeup.queued || t->state == TS_WAIT_SEND || t->state == TS_WAIT_RECV,
+                "thread %lx has a timeout in state %u", t->gid, t->state);
+        check_sendq(t);
+    }
+}
+#endif

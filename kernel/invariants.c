@@ -68,9 +68,50 @@ static void check_sendq(struct tcb *r)
     } while (s != r->sendq);
 }
 
+/* Kernel stacks are painted at thread creation; the lowest word that lost the paint is the
+ * deepest the stack has been.  A stack that came within STACK_RESERVE bytes of its end would
+ * have overflowed into the thread's TCB with a little more nesting. */
+#define STACK_PAINT   0x5AC75AC75AC75AC7ul
+#define STACK_RESERVE 1024
+
+void invariants_paint_stack(struct tcb *t)
+{
+    word_t *w = (word_t *)((char *)t + TCB_STACK_BOTTOM);
+    word_t *end = (word_t *)tcb_frame(t);
+    while (w < end)
+        *w++ = STACK_PAINT;
+}
+
+static word_t deepest;
+
+static void check_stack_depth(struct tcb *t, const char *where)
+{
+    const word_t *w = (const word_t *)((char *)t + TCB_STACK_BOTTOM);
+    const word_t *end = (const word_t *)tcb_frame(t);
+    while (w < end && *w == STACK_PAINT)
+        w++;
+    word_t used = tcb_kstack_top(t) - (word_t)w;
+    if (used > deepest) {
+        deepest = used;
+        REQUIRE(used <= TCB_SIZE - TCB_STACK_BOTTOM - STACK_RESERVE,
+                "kernel stack of %lx used %lu bytes (at %s)", t->gid, used, where);
+    }
+}
+
+word_t invariants_deepest_stack(void)
+{
+    return deepest;
+}
+
 void invariants_check(const char *where)
 {
     struct tcb *cur = current();
+    word_t sp = (word_t)__builtin_frame_address(0);
+    if (cur != idle_tcb)
+        REQUIRE(sp > (word_t)cur + TCB_STACK_BOTTOM + 512 && sp <= tcb_kstack_top(cur),
+                "kernel stack of %lx at %lx, beyond its end (at %s)", cur->gid, sp, where);
+    if (cur != idle_tcb)
+        check_stack_depth(cur, where);
     REQUIRE(cur == idle_tcb || cur->state == TS_READY, "at %s: current %lx in state %u",
             where, cur->gid, cur->state);
     check_ready_queues();

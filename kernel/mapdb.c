@@ -184,7 +184,6 @@ static bool split_node(struct mapnode *n)
         return false;
     }
     *ref.node = NULL;
-    struct mapnode *pieces[512];    /* pointers only: 4 KiB of stack, not recursive here */
     for (unsigned i = 0; i < 512; i++) {
         struct mapnode *p = fresh;
         fresh = fresh->next;
@@ -194,14 +193,13 @@ static bool split_node(struct mapnode *n)
         p->level = lvl;
         p->child = NULL;
         link_child(n->parent, p);
-        *slot_of(&table[i]) = p;
-        pieces[i] = p;
+        *slot_of(&table[i]) = p;        /* piece i is found through the new table's shadow */
     }
     while (n->child) {
         struct mapnode *c = n->child;
         word_t idx = (pte_frame(*c->pte, c->level) - base) / piece;
         unlink_node(c);
-        link_child(pieces[idx], c);
+        link_child(*slot_of(&table[idx]), c);
     }
     struct space *sp = n->space;
     unlink_node(n);

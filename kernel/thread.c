@@ -8,6 +8,7 @@
 #include "timeout.h"
 #include "kmem.h"
 #include "fault.h"
+#include "invariants.h"
 #include "lib.h"
 #include "console.h"
 #include <l4/utcb.h>
@@ -47,6 +48,7 @@ struct tcb *thread_create(word_t gid, struct space *space, word_t scheduler)
     if (!arch_tcb_back((word_t)t))
         return NULL;
     memset(t, 0, TCB_STACK_BOTTOM);
+    invariants_paint_stack(t);
     t->gid = gid;
     t->state = TS_INACTIVE;
     t->prio = CONFIG_DEFAULT_PRIO;

@@ -12,6 +12,7 @@
 #include "console.h"
 #include "lib.h"
 #include "arch.h"
+#include "invariants.h"
 
 #define KDB_EXIT_CODE 2         /* QEMU exit status (2 << 1) | 1 = 5 */
 
@@ -156,6 +157,9 @@ void kdb_enter(const char *reason, struct frame *f)
         case 'm':
             printk("kernel memory: %lu of %lu KiB free, %lu mapping nodes\n",
                    kmem_free_bytes() >> 10, kmem_total_bytes() >> 10, mapdb_node_count());
+#ifdef CONFIG_INVARIANTS
+            printk("deepest kernel stack: %lu bytes\n", invariants_deepest_stack());
+#endif
             break;
         case 'c':
             return;

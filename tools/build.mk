@@ -1,0 +1,60 @@
+# tools/build.mk: the developer entry points (run, test, iso, debug, bench, deps).  Included by
+# the top-level Makefile after the kernel and user fragments (KERNEL_BIN, USER_PROGRAMS).
+#
+#   make run    [RUN_ARGS="--memory 256 --iso"]   boot the demo, serial console on this terminal
+#   make test   [TEST_ARGS="--suite system -k boot"]   every test suite (tools/testsuite.py)
+#   make unit                                      the host unit tests only
+#   make iso                                       build/pecan.iso (GRUB, boots the demo)
+#   make debug                                     QEMU waiting for gdb (gdb -x tools/gdbinit)
+#   make bench                                     tools/bench.py
+#   make deps                                      install missing Debian packages (tools/deps.sh)
+#
+# run, test, debug and bench first run tools/deps.sh, then build through a sub-make, so that a
+# fresh machine gets its compiler before anything is compiled.
+
+ISO          := $(BUILD)/pecan.iso
+DEMO_MODULES := $(BUILD)/user/sigma0.elf $(BUILD)/user/root.elf
+DEMO_CMDLINE ?=
+QEMU_RUN     := $(PYTHON) tools/qemu_run.py
+SUBMAKE      := $(MAKE) --no-print-directory -s
+RUN_ARGS     ?=
+TEST_ARGS    ?=
+
+.PHONY: programs
+
+# Every native program, in-system tests and benchmarks included.
+programs: $(USER_PROGRAMS)
+
+all: $(ISO)
+
+deps:
+	@PYTHON="$(PYTHON)" sh tools/deps.sh
+
+run: deps
+	@$(SUBMAKE) all
+	@echo "  RUN     demo (sigma0 + root task); Ctrl-A x quits QEMU, Ctrl-A c is the QEMU monitor"
+	@$(QEMU_RUN) --interactive --cmdline "$(DEMO_CMDLINE)" $(RUN_ARGS) $(KERNEL_BIN) $(DEMO_MODULES)
+
+test: deps
+	@$(SUBMAKE) all programs
+	@$(PYTHON) tools/testsuite.py $(TEST_ARGS)
+
+unit:
+	@$(PYTHON) tools/testsuite.py --suite host $(TEST_ARGS)
+
+iso: $(ISO)
+
+# The demo ISO; tests build their own variants under $(BUILD)/ (tests/system/harness.py).
+$(ISO): $(KERNEL_BIN) $(DEMO_MODULES) tools/mkiso.py
+	@$(PYTHON) tools/mkiso.py -o $@ --cmdline "$(DEMO_CMDLINE)" $(KERNEL_BIN) $(DEMO_MODULES)
+
+debug: deps
+	@$(SUBMAKE) all
+	@echo "  DEBUG   QEMU halted at the first instruction, gdb stub on localhost:1234."
+	@echo "          In another terminal: gdb -x tools/gdbinit   (Ctrl-A x quits QEMU)"
+	@$(QEMU_RUN) --interactive --cmdline "$(DEMO_CMDLINE)" --qemu-arg=-s --qemu-arg=-S \
+	    $(RUN_ARGS) $(KERNEL_BIN) $(DEMO_MODULES)
+
+bench: deps
+	@$(SUBMAKE) all programs
+	@$(PYTHON) tools/bench.py $(BENCH_ARGS)

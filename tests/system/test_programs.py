@@ -1,0 +1,45 @@
+"""Every other in-system test program: each user/tests/test_*.c that declares TEST cases and
+has no test file of its own here is booted once as the root task (build/user/<name>.elf,
+default configuration), and all its cases must pass.  A program that needs a particular
+configuration gets its own file and is listed in DEDICATED."""
+import pytest
+
+from harness import ROOT, TEST_RE, boot, cases_of, check_case, check_complete
+
+# Programs with their own test file in tests/system/.
+DEDICATED = {
+    "test_boot",      # test_boot.py, test_iso.py
+    "test_faults",    # test_kernel_robustness.py
+}
+
+
+def programs():
+    found = []
+    for src in sorted((ROOT / "user" / "tests").glob("test_*.c")):
+        if src.stem not in DEDICATED and TEST_RE.search(src.read_text()):
+            found.append(src.stem)
+    return found
+
+
+# Each program runs on the debug kernel with the IPC fast path (the default), with the fast
+# path switched off (everything through the C slow path: both must give the same results),
+# and on the release kernel in real time.
+CONFIGS = {
+    "fast": dict(),
+    "slow": dict(cmdline="kdb=batch fastpath=off"),
+    "release": dict(kernel=None, icount=False),
+}
+
+PARAMS = [(cfg, name, case) for cfg in CONFIGS for name in programs()
+          for case in cases_of(f"user/tests/{name}.c")]
+
+
+@pytest.mark.parametrize("config", list(CONFIGS))
+@pytest.mark.parametrize("program", programs())
+def test_run_completes(program, config):
+    check_complete(boot(program, **CONFIGS[config]), f"user/tests/{program}.c")
+
+
+@pytest.mark.parametrize("config,program,case", PARAMS, ids=[f"{c}-{p}-{k}" for c, p, k in PARAMS])
+def test_case(config, program, case):
+    check_case(boot(program, **CONFIGS[config]), case, f"user/tests/{program}.c")

@@ -89,7 +89,7 @@ TEST(kip_syscall_addresses)
     for (unsigned off = 0x220; off < 0x240; off += 8)
         CHECK_EQ(l4_kip_get(off), 0);
     /* The stubs are readable and executable from user mode, but not writable. */
-    volatile const uint8_t *stub = (const uint8_t *)l4_kip_get(L4_KIP_OFF_SYSTEM_CLOCK);
+    volatile const uint8_t *stub = (const uint8_t *)l4_kip_get(L4_KIP_OFF_IPC);
     CHECK(stub[0] == 0x0F && stub[1] == 0x05, "a syscall instruction");
 }
 

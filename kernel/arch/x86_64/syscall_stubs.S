@@ -17,7 +17,17 @@ syscall_stub_page:
     STUB SYS_IPC
     STUB SYS_UNMAP
     STUB SYS_EXCHANGE_REGISTERS
-    STUB SYS_SYSTEM_CLOCK
+    /* SystemClock without entering the kernel: the TSC scaled exactly as the kernel does
+     * (time.c), with the constants the kernel writes into this page at boot.  RAX = clock;
+     * RDX and the flags are clobbered, which §4.2 allows. */
+    .org syscall_stub_page + SYS_SYSTEM_CLOCK * SYSCALL_SLOT
+    rdtsc
+    shlq $32, %rdx
+    orq  %rdx, %rax
+    subq clock_tsc_boot(%rip), %rax
+    mulq clock_us_mult(%rip)
+    shrdq $40, %rdx, %rax
+    ret
     STUB SYS_THREAD_SWITCH
     STUB SYS_SCHEDULE
     STUB SYS_THREAD_CONTROL
@@ -31,5 +41,11 @@ syscall_stub_page:
     syscall
     movq %rbp, %rcx
     ret
+
+    /* Clock constants (user-readable; the kernel writes them once through its own alias). */
+    .org syscall_stub_page + 0xF00
+    .global clock_tsc_boot, clock_us_mult
+clock_tsc_boot: .quad 0
+clock_us_mult:  .quad 0
 
     .org syscall_stub_page + 4096

@@ -10,6 +10,7 @@
 #define PIT_HZ 1193182ul
 
 static uint64_t tsc_boot, tsc_khz, bus_khz;
+extern uint64_t clock_tsc_boot, clock_us_mult;
 static uint64_t us_mult;                /* microseconds per TSC tick, scaled by 2^40 */
 
 uint64_t arch_tsc_khz(void) { return tsc_khz; }
@@ -56,6 +57,9 @@ void time_init(void)
     bus_khz = apic_hz * 16 / 1000;
     us_mult = (1000ull << 40) / tsc_khz;
     tsc_boot = rdtsc();
+    /* The SystemClock stub computes the same in user mode (syscall_stubs.S). */
+    *(uint64_t *)phys_to_virt(kernel_virt_to_phys(&clock_tsc_boot)) = tsc_boot;
+    *(uint64_t *)phys_to_virt(kernel_virt_to_phys(&clock_us_mult)) = us_mult;
     if (lapic_present()) {
         uint32_t count = (uint32_t)(apic_hz * CONFIG_TICK_US / 1000000);
         lapic_write(LAPIC_TIMER_DIV, 0x3);

@@ -1,7 +1,9 @@
 /* Interrupt threads.  Line n is thread (n, 1).  A line is masked from the moment it fires
  * until its handler acknowledges the delivery by sending to the interrupt thread, so at most
  * one occurrence is ever pending.  An undelivered interrupt waits in the handler's send queue
- * like any blocked sender. */
+ * like any blocked sender.  Level-triggered lines are masked in the interrupt controller; an
+ * edge would be lost there, so edge-triggered lines stay open and an edge that comes before
+ * the acknowledgement is remembered and delivered at the acknowledgement. */
 #include "irq.h"
 #include "ipc.h"
 #include "sched.h"
@@ -15,6 +17,7 @@ enum irq_status { IRQ_IDLE, IRQ_ARMED, IRQ_QUEUED, IRQ_DELIVERED };
 struct irq_line {
     word_t handler;             /* global id of the handler, 0 if not associated */
     uint8_t status;
+    bool pending;               /* an edge came while the last delivery was unacknowledged */
 };
 
 static struct irq_line lines[256];
@@ -60,6 +63,7 @@ static void detach(struct tcb *irq)
     }
     l->handler = 0;
     l->status = IRQ_IDLE;
+    l->pending = false;
     irq->ipc.partner = NULL;
 }
 
@@ -94,8 +98,11 @@ void irq_raise(unsigned n)
         return;
     struct irq_line *l = &lines[n];
     struct tcb *irq = tcb_of_number(n);
-    if (l->status != IRQ_ARMED)
+    if (l->status != IRQ_ARMED) {
+        if (l->status != IRQ_IDLE)
+            l->pending = true;          /* an edge before the acknowledgement */
         return;
+    }
     struct tcb *h = tcb_lookup(l->handler);
     if (!h) {
         detach(irq);                    /* the handler is gone: disable the line */
@@ -119,7 +126,12 @@ int irq_acknowledge(struct tcb *s, struct tcb *irq, uint16_t timeout)
     if (l->status != IRQ_DELIVERED || l->handler != s->gid)
         return -1;
     l->status = IRQ_ARMED;
-    arch_irq_unmask(n);                 /* a pending occurrence fires again at once */
+    if (l->pending) {
+        l->pending = false;
+        irq_raise(n);                   /* the edge that came meanwhile */
+    } else {
+        arch_irq_unmask(n);             /* a level still asserted fires again at once */
+    }
     return 0;
 }
 

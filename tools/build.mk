@@ -13,7 +13,8 @@
 # fresh machine gets its compiler before anything is compiled.
 
 ISO          := $(BUILD)/pecan.iso
-DEMO_MODULES := $(BUILD)/user/sigma0.elf $(BUILD)/user/root.elf
+DEMO_MODULES := $(BUILD)/user/sigma0.elf $(BUILD)/user/root.elf $(BUILD)/user/serial.elf \
+                $(BUILD)/user/shell.elf
 DEMO_CMDLINE ?=
 QEMU_RUN     := $(PYTHON) tools/qemu_run.py
 SUBMAKE      := $(MAKE) --no-print-directory -s
@@ -45,7 +46,7 @@ unit:
 iso: $(ISO)
 
 # The demo ISO; tests build their own variants under $(BUILD)/ (tests/system/harness.py).
-$(ISO): $(KERNEL_BIN) $(DEMO_MODULES) tools/mkiso.py
+$(ISO): $(KERNEL_BIN) $(DEMO_MODULES) tools/mkiso.py tools/build.mk
 	@$(PYTHON) tools/mkiso.py -o $@ --cmdline "$(DEMO_CMDLINE)" $(KERNEL_BIN) $(DEMO_MODULES)
 
 debug: deps

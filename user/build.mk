@@ -4,7 +4,9 @@
 # loads run in their own spaces at the usual 4 MiB.
 
 $(eval $(call user_program,sigma0,user/sigma0/sigma0.c user/sigma0/regions.c,0xF00000))
-$(eval $(call user_program,root,$(wildcard user/root/*.c),0x1000000))
+$(eval $(call user_program,root,$(wildcard user/root/*.c) kernel/elf.c,0x1000000))
+$(eval $(call user_program,serial,user/drivers/serial/serial.c,0x400000))
+$(eval $(call user_program,shell,user/demo/shell.c,0x400000))
 
 
 
@@ -20,4 +22,8 @@ $(eval $(call user_program,pingpong,user/bench/pingpong.c user/tests/testutil.c 
 $(eval $(call user_program,test_threads,user/tests/test_threads.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_memory,user/tests/test_memory.c user/tests/agent.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,vmbench,user/bench/vmbench.c user/tests/testutil.c $(TESTLIB),0x1000000))
+$(eval $(call user_program,test_irq,user/tests/test_irq.c user/tests/testutil.c $(TESTLIB),0x1000000))
+$(eval $(call user_program,test_kmem,user/tests/test_kmem.c user/tests/agent.c user/tests/testutil.c $(TESTLIB),0x1000000))
+# Started by the root task as a boot module (not a root task itself).
+$(eval $(call user_program,test_tasks,user/tests/test_tasks.c user/tests/testlib.c,0x400000))
 all: $(USER_PROGRAMS)

@@ -10,6 +10,8 @@ from harness import ROOT, TEST_RE, boot, cases_of, check_case, check_complete
 DEDICATED = {
     "test_boot",      # test_boot.py, test_iso.py
     "test_faults",    # test_kernel_robustness.py
+    "test_kmem",      # test_kernel_memory.py (small kernel pool)
+    "test_tasks",     # test_root_task.py (a boot module of the real root task)
 }
 
 

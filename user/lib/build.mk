@@ -11,7 +11,7 @@ USER_LIBGCC := $(shell $(CC) -print-libgcc-file-name)
 
 LIBL4_SRC_DIR := user/lib
 LIBL4_OBJ_DIR := $(BUILD)/user/lib
-LIBL4_SOURCES := syscall.c init.c kip.c kdebug.c sigma0.c \
+LIBL4_SOURCES := syscall.c init.c kip.c kdebug.c sigma0.c task.c serial.c \
                  printf.c stdio.c string.c strtol.c stdlib.c
 LIBL4_OBJS    := $(addprefix $(LIBL4_OBJ_DIR)/,$(LIBL4_SOURCES:.c=.o))
 LIBL4         := $(LIBL4_OBJ_DIR)/libl4.a

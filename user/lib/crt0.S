@@ -8,6 +8,9 @@
     .globl _start
     .type _start, @function
 _start:
+    /* A task started by the root task finds its start record at the initial RSP (see
+     * libl4/task.h); initial servers start with RSP = 0.  Keep it across the .bss clear. */
+    movq    %rsp, %r15
     /* .bss is zero per ELF, but loaders other than the kernel's may skip it; clearing it
      * here (before the stack inside it is used) makes that harmless. */
     cld
@@ -17,6 +20,7 @@ _start:
     xorl    %eax, %eax
     rep stosb
 
+    movq    %r15, l4lib_start_sp(%rip)
     movq    $l4lib_stack_top, %rsp
     xorl    %ebp, %ebp
     call    l4lib_init

@@ -4,6 +4,19 @@
 #include <stdlib.h>
 
 void *l4_kip_base;
+l4_word_t l4lib_start_sp;           /* set by crt0: the RSP the task was started with */
+
+const struct l4_task_start *l4_task_start(void)
+{
+    const struct l4_task_start *ts = (const struct l4_task_start *)l4lib_start_sp;
+    return ts && ts->magic == L4_TASK_START_MAGIC ? ts : NULL;
+}
+
+const char *l4_task_cmdline(void)
+{
+    const struct l4_task_start *ts = l4_task_start();
+    return ts ? ts->cmdline : "";
+}
 
 /* Constructors (.init_array), bounded by symbols of user/lib/program.ld. */
 extern void (*const __init_array_start[])(void);

@@ -1,20 +1,46 @@
-/* The root task (bring-up version). */
-#include <libl4.h>
+/* The root task: starts every boot module after itself as a task (each with its command
+ * line), pages them from sigma0's memory, and serves the task service (docs/root-task.md). */
+#include "root.h"
 #include <stdio.h>
+#include <string.h>
 
-static inline void outl_port(unsigned short port, unsigned v)
+/* The boot information lists the modules after sigma0: the first record is ourselves. */
+static void start_modules(void)
 {
-    __asm__ volatile("outl %0, %1" :: "a"(v), "Nd"(port));
+    l4_word_t bi = l4_kip_boot_info();
+    if (!bi || l4_is_nil_fpage(l4_sigma0_get_page(l4_sigma0_tid(), l4_fpage_log2(bi & ~0xFFFul, 12) | L4_RWX,
+                                                  l4_fpage_log2(bi & ~0xFFFul, 12))))
+        return;
+    const struct l4_bootinfo *h = (const struct l4_bootinfo *)bi;
+    if (h->magic != L4_BOOTINFO_MAGIC)
+        return;
+    const struct l4_bootrec *r = (const struct l4_bootrec *)(bi + h->first_entry);
+    bool self = true;
+    for (unsigned i = 0; i < h->num_entries; i++, r = (const void *)((const char *)r + r->offset_next)) {
+        if (r->type != L4_BOOTREC_MODULE)
+            continue;
+        if (self) {
+            self = false;
+            continue;
+        }
+        const struct l4_bootrec_module *m = (const void *)r;
+        const char *cmdline = m->cmdline_offset ? (const char *)m + m->cmdline_offset : "";
+        load_module(m->start, m->size, cmdline);
+    }
 }
 
 int main(void)
 {
-    printf("root: hello, I am %llx, KIP at %p\n", (unsigned long long)l4_my_global_id(), l4_kip());
-    printf("root: clock %llu us\n", (unsigned long long)l4_system_clock());
-    static char buf[3 * 4096];
-    for (unsigned i = 0; i < sizeof(buf); i += 4096)
-        buf[i] = 1;
-    printf("root: touched bss; exiting QEMU\n");
-    outl_port(0xf4, 0);
-    return 0;
+    printf("root: Pecan root task, %s\n", l4_kip_version_string());
+    start_modules();
+    l4_word_t from;
+    l4_word_t tag = l4_wait(&from);
+    for (;;) {
+        bool reply = !l4_ipc_failed(tag) &&
+                     ((l4_tag_is_proto(tag, L4_PROTO_PAGEFAULT) || l4_tag_is_proto(tag, L4_PROTO_IO_PAGEFAULT))
+                          ? serve_fault(from, tag) : serve_request(from, tag));
+        /* Never block on a client: reply with a zero send timeout. */
+        tag = reply ? l4_ipc(from, L4_ANYTHREAD, l4_timeouts(L4_ZERO_TIME, L4_NEVER), &from)
+                    : l4_wait(&from);
+    }
 }

@@ -17,6 +17,7 @@
 enum mode { MODE_PIC, MODE_IOAPIC };
 static enum mode mode;
 static unsigned nlines;
+static uint8_t level_triggered[224 / 8];      /* masked in hardware until acknowledged */
 bool intctl_pit_tick;           /* the PIT (line 0) is the kernel's timer */
 
 static volatile uint32_t *lapic;
@@ -118,6 +119,8 @@ static void ioapic_init(void)
             }
         }
         uint32_t lo = (VEC_IRQ_BASE + gsi) | (1u << 16) | (low ? 1u << 13 : 0) | (level ? 1u << 15 : 0);
+        if (level)
+            level_triggered[gsi / 8] |= 1u << (gsi % 8);
         ioapic_write(r, 0x10 + 2 * pin + 1, 0);         /* destination: APIC id 0 */
         ioapic_write(r, 0x10 + 2 * pin, lo);
     }
@@ -172,10 +175,12 @@ void arch_irq_unmask(unsigned n)
         pic_unmask_line(n);
 }
 
-/* A device interrupt: mask the line until its handler acknowledges, then EOI. */
+/* A device interrupt: a level-triggered line is masked until its handler acknowledges (an
+ * edge-triggered one stays open: irq.c remembers an edge that comes meanwhile), then EOI. */
 void intctl_line_interrupt(unsigned n)
 {
-    arch_irq_mask(n);
+    if (mode == MODE_IOAPIC && (level_triggered[n / 8] & (1u << (n % 8))))
+        arch_irq_mask(n);
     if (mode == MODE_IOAPIC)
         lapic_eoi();
     else

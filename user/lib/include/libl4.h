@@ -17,5 +17,7 @@
 #include <libl4/ipc.h>
 #include <libl4/sigma0.h>
 #include <libl4/kdebug.h>
+#include <libl4/task.h>
+#include <libl4/serial.h>
 
 #endif

@@ -1,0 +1,17 @@
+/* The serial console driver's protocol (user/drivers/serial, docs/drivers.md).  The driver
+ * publishes itself under the name "serial" (l4_name_lookup). */
+#ifndef LIBL4_SERIAL_H
+#define LIBL4_SERIAL_H
+
+#include <l4/types.h>
+
+#define SERIAL_WRITE  0x5301    /* MR1 byte count n (<= SERIAL_MAX), MR2.. the bytes -> empty */
+#define SERIAL_READ   0x5302    /* MR1 at most n bytes -> MR1 count (>= 1), MR2.. the bytes;
+                                 * the reply waits until input is there */
+#define SERIAL_MAX    (8 * 60)  /* bytes per message: 60 words after the count */
+
+/* Client helpers (serial.c in libl4). */
+bool serial_write(l4_word_t driver, const char *buf, unsigned n);
+unsigned serial_read(l4_word_t driver, char *buf, unsigned max);
+
+#endif

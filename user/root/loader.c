@@ -1,0 +1,128 @@
+/* Loading boot modules as tasks: ELF segments copied into root's memory and paged from there,
+ * plus a stack, a start record and a heap paged on demand (docs/root-task.md). */
+#include "root.h"
+#include "../../kernel/elf.h"
+#include <string.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+struct task tasks[MAX_TASKS];
+
+struct task *task_of(l4_word_t tid)
+{
+    for (unsigned i = 0; i < MAX_TASKS; i++)
+        if (tasks[i].used && tasks[i].tid == tid)
+            return &tasks[i];
+    return NULL;
+}
+
+/* Boot modules lie in boot-loader memory: sigma0 hands them to us by address (identity). */
+static bool map_module(l4_word_t start, l4_word_t size)
+{
+    for (l4_word_t p = start & ~0xFFFul; p < start + size; p += 4096)
+        if (l4_is_nil_fpage(l4_sigma0_get_page(l4_sigma0_tid(), l4_fpage_log2(p, 12) | L4_RWX,
+                                               l4_fpage_log2(p, 12))))
+            return false;
+    return true;
+}
+
+static struct region *add_region(struct task *t, l4_word_t start, l4_word_t end,
+                                 l4_word_t backing, unsigned rights)
+{
+    if (t->nregions == MAX_REGIONS)
+        return NULL;
+    struct region *r = &t->regions[t->nregions++];
+    r->start = start;
+    r->end = end;
+    r->backing = backing;
+    r->rights = rights;
+    r->anon = NULL;
+    return r;
+}
+
+static l4_word_t option(const char *cmdline, const char *key, l4_word_t dflt)
+{
+    size_t n = strlen(key);
+    for (const char *p = cmdline; (p = strstr(p, key)); p++)
+        if ((p == cmdline || p[-1] == ' ') && p[n] == '=')
+            return strtoul(p + n + 1, NULL, 0);
+    return dflt;
+}
+
+struct task *load_module(l4_word_t start, l4_word_t size, const char *cmdline)
+{
+    struct task *t = NULL;
+    for (unsigned i = 0; i < MAX_TASKS && !t; i++)
+        if (!tasks[i].used)
+            t = &tasks[i];
+    if (!t || !map_module(start, size)) {
+        printf("root: %s: no room or module not accessible\n", cmdline);
+        return NULL;
+    }
+    memset(t, 0, sizeof(*t));
+    const char *base = strrchr(cmdline, '/');
+    strncpy(t->name, base ? base + 1 : cmdline, sizeof(t->name) - 1);
+    char *sp = strchr(t->name, ' ');
+    if (sp)
+        *sp = 0;
+
+    struct elf_image img;
+    enum elf_error e = elf_parse((const void *)start, size, &img);
+    if (e != ELF_OK) {
+        printf("root: %s: %s\n", t->name, elf_strerror(e));
+        return NULL;
+    }
+    for (unsigned i = 0; i < img.nseg; i++) {
+        const struct elf_segment *s = &img.seg[i];
+        l4_word_t lo = s->vaddr & ~0xFFFul, hi = (s->vaddr + s->memsz + 0xFFF) & ~0xFFFul;
+        if (hi > L4_USER_AREA_END || hi <= lo) {
+            printf("root: %s: segment outside the user area\n", t->name);
+            return NULL;
+        }
+        uint8_t *mem = root_alloc(hi - lo);
+        if (!mem)
+            goto nomem;
+        memcpy(mem + (s->vaddr - lo), (const void *)(start + s->offset), s->filesz);
+        unsigned rights = L4_R | ((s->flags & ELF_PF_W) ? L4_W : 0) | ((s->flags & ELF_PF_X) ? L4_X : 0);
+        add_region(t, lo, hi, (l4_word_t)mem, rights);
+    }
+    /* The start record: the page at TASK_STACK_TOP, where the initial RSP points. */
+    struct l4_task_start *ts = root_alloc_page();
+    if (!ts)
+        goto nomem;
+    ts->magic = L4_TASK_START_MAGIC;
+    ts->root = l4_my_global_id();
+    ts->heap_base = TASK_HEAP_BASE;
+    ts->heap_size = option(cmdline, "heap", 16) << 20;
+    strncpy(ts->cmdline, cmdline, sizeof(ts->cmdline) - 1);
+    add_region(t, TASK_STACK_TOP, TASK_STACK_TOP + 4096, (l4_word_t)ts, L4_R | L4_W);
+    add_region(t, TASK_STACK_TOP - TASK_STACK_SIZE, TASK_STACK_TOP, 0, L4_R | L4_W);
+    if (ts->heap_size)
+        add_region(t, TASK_HEAP_BASE, TASK_HEAP_BASE + ts->heap_size, 0, L4_R | L4_W);
+
+    /* The space and its first thread, paged by us. */
+    l4_word_t me = l4_my_global_id(), tid = new_thread_id(), old;
+    if (!tid ||
+        !l4_thread_control(tid, tid, me, 0, ~0ul) ||
+        !l4_space_control(tid, 0, l4_fpage_log2(TASK_KIP_AREA, 12),
+                          l4_fpage_log2(TASK_UTCB_AREA, TASK_UTCB_LOG2), 0, &old) ||
+        !l4_thread_control(tid, tid, 0, me, TASK_UTCB_AREA)) {
+        printf("root: %s: cannot create its space (error %lu)\n", t->name, l4_error_code());
+        return NULL;
+    }
+    l4_schedule(tid, ~0ul, ~0ul, option(cmdline, "prio", 100), ~0ul, &old);
+    t->used = true;
+    t->trusted = true;                          /* boot modules are trusted servers */
+    t->tid = tid;
+    register_thread(tid, t, me);
+    l4_set_mr(0, l4_tag_make(0, 2, 0));
+    l4_set_mr(1, img.entry);
+    l4_set_mr(2, TASK_STACK_TOP);
+    l4_send(tid);
+    printf("root: started %s as %lx\n", t->name, tid);
+    return t;
+
+nomem:
+    printf("root: %s: out of memory\n", t->name);
+    return NULL;
+}

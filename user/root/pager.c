@@ -1,0 +1,65 @@
+/* Root as the pager of the tasks it loaded: their regions map pages of root's memory; the
+ * ports of trusted tasks come from sigma0. */
+#include "root.h"
+#include <stdio.h>
+
+static void map_reply(l4_word_t sndbase, l4_word_t fpage)
+{
+    l4_set_mr(0, l4_tag_make(0, 0, 2));
+    l4_set_mr(1, l4_map_item(sndbase));
+    l4_set_mr(2, fpage);
+}
+
+/* Root's page behind `page` of region r (allocated on first touch for anonymous memory). */
+static l4_word_t backing_of(struct region *r, l4_word_t page)
+{
+    l4_word_t index = (page - r->start) >> 12;
+    if (r->backing)
+        return r->backing + (index << 12);
+    if (!r->anon) {
+        l4_word_t n = (r->end - r->start) >> 12;
+        r->anon = root_alloc(n * sizeof(uint32_t));    /* page numbers within ROOT_HEAP */
+        if (!r->anon)
+            return 0;
+    }
+    uint32_t *slots = (uint32_t *)r->anon;
+    if (!slots[index]) {
+        void *p = root_alloc_page();
+        if (!p)
+            return 0;
+        slots[index] = (uint32_t)(((l4_word_t)p - ROOT_HEAP) >> 12) + 1;
+    }
+    return ROOT_HEAP + ((l4_word_t)(slots[index] - 1) << 12);
+}
+
+bool serve_fault(l4_word_t from, l4_word_t tag)
+{
+    struct task *t = task_of_thread(from);
+    if (!t)
+        return false;
+    if (l4_tag_is_proto(tag, L4_PROTO_IO_PAGEFAULT)) {
+        if (!t->trusted) {
+            printf("root: %s: I/O port fault, not a trusted task: thread %lx stays stopped\n",
+                   t->name, from);
+            return false;
+        }
+        l4_word_t fp = l4_mr(1);
+        l4_sigma0_get_ports(l4_sigma0_tid(), fp);
+        map_reply(0, fp);
+        return true;
+    }
+    l4_word_t addr = l4_mr(1), page = addr & ~0xFFFul;
+    for (unsigned i = 0; i < t->nregions; i++) {
+        struct region *r = &t->regions[i];
+        if (addr < r->start || addr >= r->end)
+            continue;
+        l4_word_t b = backing_of(r, page);
+        if (!b)
+            break;
+        map_reply(page, l4_fpage_log2(b, 12) | r->rights);
+        return true;
+    }
+    printf("root: %s: unresolvable page fault at %lx (ip %lx): thread %lx stays stopped\n",
+           t->name, addr, l4_mr(2), from);
+    return false;
+}

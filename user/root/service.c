@@ -1,0 +1,222 @@
+/* The root task's service for trusted servers (libl4/task.h, docs/root-task.md): creating and
+ * deleting tasks and threads, attaching interrupts.  ThreadControl and SpaceControl are
+ * privileged, so servers such as drivers or the Linux personality ask here. */
+#include "root.h"
+#include <stdio.h>
+
+#define MAX_THREADS 512
+
+struct thread_rec {
+    l4_word_t tid;
+    struct task *task;          /* the task the thread belongs to */
+    l4_word_t creator;          /* who may delete it */
+};
+
+static struct thread_rec threads[MAX_THREADS];
+
+void register_thread(l4_word_t tid, struct task *t, l4_word_t creator)
+{
+    for (unsigned i = 0; i < MAX_THREADS; i++)
+        if (!threads[i].tid) {
+            threads[i] = (struct thread_rec){ tid, t, creator };
+            return;
+        }
+}
+
+static struct thread_rec *rec_of(l4_word_t tid)
+{
+    for (unsigned i = 0; i < MAX_THREADS; i++)
+        if (threads[i].tid == tid)
+            return &threads[i];
+    return NULL;
+}
+
+struct task *task_of_thread(l4_word_t tid)
+{
+    struct thread_rec *r = rec_of(tid);
+    return r ? r->task : NULL;
+}
+
+static void result(l4_word_t value, l4_word_t error)
+{
+    l4_set_mr(0, l4_tag_make(0, 2, 0));
+    l4_set_mr(1, value);
+    l4_set_mr(2, error);
+}
+
+static struct task *new_task(void)
+{
+    for (unsigned i = 0; i < MAX_TASKS; i++)
+        if (!tasks[i].used) {
+            tasks[i] = (struct task){ .used = true };
+            return &tasks[i];
+        }
+    return NULL;
+}
+
+/* A thread id as the service sees it: local ids of the caller's space become global. */
+static l4_word_t global(l4_word_t from, l4_word_t id)
+{
+    (void)from;
+    return id;
+}
+
+/* Names: services published by trusted tasks; lookups of names not yet published wait. */
+#define MAX_NAMES   32
+#define MAX_WAITING 16
+
+static struct { l4_word_t name[2], tid; } names[MAX_NAMES];
+static struct { l4_word_t name[2], client; } waiting[MAX_WAITING];
+
+static l4_word_t name_find(l4_word_t a, l4_word_t b)
+{
+    for (unsigned i = 0; i < MAX_NAMES; i++)
+        if (names[i].tid && names[i].name[0] == a && names[i].name[1] == b)
+            return names[i].tid;
+    return 0;
+}
+
+static void name_register(l4_word_t a, l4_word_t b, l4_word_t tid)
+{
+    for (unsigned i = 0; i < MAX_NAMES; i++)
+        if (!names[i].tid || (names[i].name[0] == a && names[i].name[1] == b)) {
+            names[i].name[0] = a;
+            names[i].name[1] = b;
+            names[i].tid = tid;
+            break;
+        }
+    /* Answer the clients that were waiting for it (zero timeout: never block on them). */
+    for (unsigned i = 0; i < MAX_WAITING; i++)
+        if (waiting[i].client && waiting[i].name[0] == a && waiting[i].name[1] == b) {
+            result(tid, 0);
+            l4_reply(waiting[i].client);
+            waiting[i].client = 0;
+        }
+}
+
+bool serve_request(l4_word_t from, l4_word_t tag)
+{
+    struct thread_rec *caller = rec_of(from);
+    l4_word_t label = l4_tag_label(tag), me = l4_my_global_id(), old;
+    if (label == ROOT_NAME_LOOKUP) {
+        l4_word_t t = name_find(l4_mr(1), l4_mr(2));
+        if (t) {
+            result(t, 0);
+            return true;
+        }
+        for (unsigned i = 0; i < MAX_WAITING; i++)
+            if (!waiting[i].client) {
+                waiting[i].name[0] = l4_mr(1);
+                waiting[i].name[1] = l4_mr(2);
+                waiting[i].client = from;
+                return false;               /* the reply comes with the registration */
+            }
+        result(0, L4_ERR_NO_MEM);
+        return true;
+    }
+    if (label < ROOT_TASK_CREATE || label > ROOT_NAME_REGISTER)
+        return false;
+    if (!caller || !caller->task->trusted) {
+        result(0, L4_ERR_NO_PRIVILEGE);
+        return true;
+    }
+    switch (label) {
+    case ROOT_TASK_CREATE: {
+        l4_word_t pager = global(from, l4_mr(1)), prio = l4_mr(2);
+        struct task *t = new_task();
+        l4_word_t tid = t ? new_thread_id() : 0;
+        if (!tid) {
+            if (t)
+                t->used = false;
+            result(0, L4_ERR_NO_MEM);
+            break;
+        }
+        if (!l4_thread_control(tid, tid, me, 0, ~0ul) ||
+            !l4_space_control(tid, 0, l4_fpage_log2(TASK_KIP_AREA, 12),
+                              l4_fpage_log2(TASK_UTCB_AREA, TASK_UTCB_LOG2), 0, &old) ||
+            !l4_thread_control(tid, tid, 0, pager, TASK_UTCB_AREA)) {
+            l4_word_t err = l4_error_code();
+            l4_thread_control(tid, 0, 0, 0, ~0ul);
+            free_thread_id(tid);
+            t->used = false;
+            result(0, err);
+            break;
+        }
+        if (prio > caller->task->trusted * 254)
+            prio = 254;
+        l4_schedule(tid, ~0ul, ~0ul, prio, ~0ul, &old);
+        t->tid = tid;
+        t->creator = from;
+        t->trusted = false;                     /* e.g. a Linux process */
+        snprintf(t->name, sizeof(t->name), "task-%lx", l4_thread_no(tid));
+        register_thread(tid, t, from);
+        result(tid, 0);
+        break;
+    }
+    case ROOT_THREAD_CREATE: {
+        struct thread_rec *target = rec_of(global(from, l4_mr(1)));
+        l4_word_t pager = global(from, l4_mr(2)), utcb = l4_mr(3), prio = l4_mr(4);
+        if (!target || (target->task != caller->task && target->task->creator != from)) {
+            result(0, L4_ERR_INVALID_SPACE);
+            break;
+        }
+        l4_word_t tid = new_thread_id();
+        if (!tid || !l4_thread_control(tid, target->tid, me, pager, utcb)) {
+            l4_word_t err = tid ? l4_error_code() : L4_ERR_NO_MEM;
+            if (tid)
+                free_thread_id(tid);
+            result(0, err);
+            break;
+        }
+        if (prio > 254)
+            prio = 254;
+        l4_schedule(tid, ~0ul, ~0ul, prio, ~0ul, &old);
+        register_thread(tid, target->task, from);
+        result(tid, 0);
+        break;
+    }
+    case ROOT_THREAD_DELETE: {
+        struct thread_rec *victim = rec_of(global(from, l4_mr(1)));
+        if (!victim || victim->creator != from) {
+            result(0, L4_ERR_INVALID_THREAD);
+            break;
+        }
+        l4_word_t tid = victim->tid;
+        struct task *t = victim->task;
+        l4_thread_control(tid, 0, 0, 0, ~0ul);
+        free_thread_id(tid);
+        victim->tid = 0;
+        /* The kernel ends a space with its last thread; so does root's record of it. */
+        bool last = true;
+        for (unsigned i = 0; i < MAX_THREADS; i++)
+            if (threads[i].tid && threads[i].task == t)
+                last = false;
+        if (last)
+            t->used = false;
+        result(1, 0);
+        break;
+    }
+    case ROOT_IRQ_ATTACH: {
+        l4_word_t irq = l4_mr(1), handler = global(from, l4_mr(2));
+        struct thread_rec *h = handler ? rec_of(handler) : NULL;
+        if (irq >= l4_kip_system_base() || (handler && (!h || h->task != caller->task))) {
+            result(0, L4_ERR_INVALID_THREAD);
+            break;
+        }
+        l4_word_t it = l4_global_id(irq, 1);
+        if (!l4_thread_control(it, it, 0, handler ? handler : it, ~0ul)) {
+            result(0, l4_error_code());
+            break;
+        }
+        result(1, 0);
+        break;
+    }
+    case ROOT_NAME_REGISTER: {
+        l4_word_t a = l4_mr(1), b = l4_mr(2), tid = global(from, l4_mr(3));
+        name_register(a, b, tid);
+        result(1, 0);
+        break;
+    }
+    }
+    return true;
+}

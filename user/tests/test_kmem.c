@@ -1,0 +1,89 @@
+/* In-system test: kernel memory exhaustion (issue 4 item 9), booted with a small kernel pool
+ * (kmem=4M): operations that need kernel memory fail with the contract's error, nothing
+ * leaks, and after freeing everything the same operations succeed again. */
+#include "testlib.h"
+#include "testutil.h"
+#include "agent.h"
+
+#define MAX 2000
+
+static l4_word_t tids[MAX];
+
+/* New spaces with one active thread each, until the kernel runs out of memory. */
+static unsigned fill_spaces(void)
+{
+    l4_word_t me = l4_my_global_id(), old;
+    unsigned n = 0;
+    for (; n < MAX; n++) {
+        l4_word_t t = tu_new_tid();
+        if (!l4_thread_control(t, t, me, 0, ~0ul))
+            break;
+        tids[n] = t;
+        if (!l4_space_control(t, 0, l4_fpage_log2(0xBFF00000, 12), l4_fpage_log2(0xBF000000, 12), 0, &old) ||
+            !l4_thread_control(t, t, 0, me, 0xBF000000)) {
+            n++;
+            break;
+        }
+    }
+    return n;
+}
+
+static void free_spaces(unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        l4_thread_control(tids[i], 0, 0, 0, ~0ul);
+}
+
+TEST(space_creation_until_exhausted_and_back)
+{
+    unsigned n1 = fill_spaces();
+    l4_word_t err = l4_error_code();
+    CHECK(n1 < MAX, "the kernel never ran out");
+    CHECK_EQ(err, L4_ERR_NO_MEM);
+    /* Other system calls still work while the pool is empty. */
+    CHECK(l4_system_clock() > 0);
+    free_spaces(n1);
+    unsigned n2 = fill_spaces();
+    test_note("%u spaces the first time, %u the second", n1, n2);
+    free_spaces(n2);
+    CHECK(n2 + 1 >= n1, "memory was not given back: %u then %u", n1, n2);
+    unsigned n3 = fill_spaces();
+    free_spaces(n3);
+    CHECK_EQ(n3, n2);
+}
+
+static uint8_t page[4096] __attribute__((aligned(4096)));
+
+TEST(mapping_until_exhausted_and_back)
+{
+    /* Map one page of ours at many addresses of an agent's space: mapping nodes and page
+     * tables until the pool is gone; the failing map reports message overflow. */
+    page[0] = 1;
+    l4_word_t a = agent_start();
+    l4_word_t n = 0, r = 0;
+    for (; n < 1ul << 16; n++) {
+        l4_word_t dst = PROBE_BASE + (n << 21);         /* a new page table each time */
+        r = agent_map(0, a, dst, l4_fpage_log2((l4_word_t)page, 12) | L4_RWX,
+                      l4_fpage_log2(PROBE_BASE, 40), false);
+        if (r != 2)
+            break;
+    }
+    CHECK(n < (1ul << 16), "the kernel never ran out");
+    CHECK(r & (1ul << 63), "the map failed as an IPC error");
+    CHECK_EQ(l4_ipc_error_code(r), L4_IPC_OVERFLOW);
+    /* Take everything back: now it works again. */
+    l4_set_mr(0, l4_fpage_log2((l4_word_t)page, 12) | L4_RWX);
+    l4_unmap(0);
+    tu_kill(a);
+    l4_word_t b = agent_start();
+    CHECK(b != 0);
+    CHECK_EQ(agent_map(0, b, PROBE_BASE, l4_fpage_log2((l4_word_t)page, 12) | L4_RWX,
+                       l4_fpage_log2(PROBE_BASE, 40), false), 2);
+    tu_kill(b);
+    test_note("%lu mappings fitted", n);
+}
+
+int main(void)
+{
+    tests_run("kmem");
+}

@@ -1,10 +1,687 @@
 #!/usr/bin/env python3
-"""Pecan benchmarks (make bench): not written yet."""
+"""Pecan's benchmarks beside native Linux, in the same QEMU (make bench).
+
+One invocation boots, under TCG:
+
+  Pecan, icount       the benchmark root tasks (build/user/pingpong.elf, build/user/vmbench.elf)
+                      on the release kernel with -icount shift=0,sleep=off: the guest TSC then
+                      advances once per guest instruction, so tsc_per_op = instructions per op
+  Pecan, icount,      pingpong once more with the kernel option fastpath=off: the IPC round
+    fastpath=off      trips through the general path, reported as <name>_slowpath
+  Pecan, wall         the same programs without icount: TCG wall-clock ns per op
+  Linux, icount/wall  the native reference programs in Debian's kernel (tools/linuxref)
+
+and writes, under --out (default build/bench):
+
+  results.json  records {"name", "unit", "value", "linux", "linux_name", ...}: one per Pecan
+                measurement and unit ("guest_instructions", "tcg_ns") with the value of its
+                nearest Linux equivalent from the same invocation, then the Linux measurements
+                themselves (system "linux", linux = null)
+  meta.json     date, commit, QEMU and Linux versions, host CPU, the runs and the bars
+  *.png         plots drawn by tools/plot.py (matplotlib: if no usable Python has it,
+                tools/deps.sh --bench installs python3-matplotlib, as root)
+  *.log         the consoles of the runs
+
+It prints the table, with the project's performance bars checked (PASS/FAIL; a failed bar
+does not fail the command: this is a measurement, not a test), and puts the table and the
+plots into docs/performance.md (between its bench markers; plots copied to docs/perf/).
+Exit status: 0, or 1 if a run failed (no BENCH-DONE, timeout, kernel debugger, ...).
+
+Options: --quick (no wall-clock runs, fewer Linux iterations), --no-linux (ratios n/a),
+--repeat N (wall-clock boots per system; minimum per benchmark), --no-docs, --out DIR,
+--timeout S (per Pecan boot).
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import pathlib
+import platform
+import re
+import shlex
+import shutil
+import subprocess
 import sys
+import time
+from dataclasses import dataclass
+from typing import Iterable, Optional
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "tools" / "linuxref"))
+
+import qemu_run  # noqa: E402
+import run as linuxref  # noqa: E402  (tools/linuxref/run.py)
+
+KERNEL = ROOT / "build" / "kernel.bin"          # the release kernel, never kernel-debug
+SIGMA0 = ROOT / "build" / "user" / "sigma0.elf"
+DOC = ROOT / "docs" / "performance.md"
+DOC_PLOTS = ROOT / "docs" / "perf"
+DOC_BEGIN = "<!-- bench:begin -->"
+DOC_END = "<!-- bench:end -->"
+
+GUEST = "guest_instructions"    # under icount: TSC delta per op == guest instructions per op
+WALL = "tcg_ns"                 # without icount: wall-clock ns per op in the emulator
+SLOWPATH = "_slowpath"
+
+# The benchmark root tasks: (program, required).  vmbench may not be built yet.
+PROGRAMS = (("pingpong", True), ("vmbench", False))
+SLOWPATH_PROGRAM = "pingpong"
+SLOWPATH_RE = re.compile(r"^ipc_roundtrip_")    # the measurements a fastpath=off run reports
+
+# Linux reference programs (user/bench/linux), each run in one boot per mode.
+LINUX_BENCHES = ("tsc_calib", "getpid", "pipe_pingpong_1b", "futex_pingpong", "trap",
+                 "pagefault_anon", "appel1", "appel2")
+# --quick: fewer iterations (the warm-ups, which reach the steady state, stay the same).
+LINUX_QUICK_ITERS = {"getpid": 20000, "pipe_pingpong_1b": 2000, "futex_pingpong": 2000,
+                     "trap": 2000, "pagefault_anon": 2000, "appel1": 2000, "appel2": 2000}
+
+# Pecan measurement (without the _slowpath suffix) -> its nearest Linux equivalent (None: there
+# is none), a second one where there are two, and a note where the pairing needs one.
+# docs/performance.md explains each choice.
+PAIRS = (
+    (re.compile(r"^ipc_"), "pipe_pingpong_1b", "futex_pingpong", None),
+    (re.compile(r"^syscall_null$"), "getpid", None, None),
+    (re.compile(r"^syscall_system_clock$"), None, None,
+     "SystemClock runs in its user-mode stub (no kernel entry); the Linux counterpart, a "
+     "vDSO clock_gettime, is not among the reference programs"),
+    (re.compile(r"^vm_fault$"), "pagefault_anon", None,
+     "Linux has no user-level pager: its kernel-resolved first-touch fault on anonymous "
+     "memory is the closest operation"),
+    (re.compile(r"^vm_trap$"), "trap", None, None),
+    (re.compile(r"^vm_appel1$"), "appel1", None, None),
+    (re.compile(r"^vm_appel2$"), "appel2", None, None),
+)
+
+# The project's bars (docs/performance.md).
+BAR_INTER_0W = 220          # (a) instructions per inter-space 0-word round trip, at most
+BAR_PIPE_RATIO = 50         # (b) Linux pipe round trip / inter_0w, at least
+BAR_WORD_COST = 1.0         # (d) instructions per extra untyped word and message, "about" ...
+BAR_WORD_SLACK = 1.1        #     ... read as: at most 10% above
 
 
-def main() -> int:
-    print("bench: not yet (tools/bench.py is a placeholder)")
+class BenchError(RuntimeError):
+    """A benchmark run failed."""
+
+
+def log(msg: str) -> None:
+    print(f"bench: {msg}", file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------- runs and parsing
+
+def parse_pecan(text: str, icount: bool) -> dict:
+    """name -> {"value", "iters"} from a Pecan benchmark console.  Under icount the value is
+    tsc_per_op (guest instructions); otherwise ns/iters (the kernel's clock: the TSC is then
+    the host's).  Raises BenchError unless the console reached BENCH-DONE with results."""
+    parsed = linuxref.parse_console(text)
+    if parsed.errors:
+        raise BenchError(f"BENCH-ERROR lines: {parsed.errors}")
+    if not parsed.done:
+        raise BenchError("no BENCH-DONE line")
+    if not parsed.results:
+        raise BenchError("no BENCH lines")
+    out = {}
+    for name, r in parsed.results.items():
+        iters = r.get("iters")
+        per = r.get("tsc_per_op") if icount else (
+            r["ns"] / iters if isinstance(r.get("ns"), int) and iters else None)
+        if not isinstance(iters, int) or iters <= 0 or not isinstance(per, (int, float)):
+            raise BenchError(f"malformed BENCH line for {name}: {r}")
+        out[name] = {"value": round(float(per), 2), "iters": iters}
+    return out
+
+
+def parse_linux(results: dict, icount: bool) -> dict:
+    """name -> {"value", "iters"} from linuxref's parsed BENCH lines."""
+    key = "tsc_per_op" if icount else "ns_per_op"
+    return {name: {"value": round(float(r[key]), 2), "iters": r.get("iters")}
+            for name, r in results.items() if isinstance(r.get(key), (int, float))}
+
+
+def merge_min(runs: Iterable[dict]) -> dict:
+    """The minimum value per name over repeated wall-clock runs (host noise only adds time)."""
+    merged: dict = {}
+    for run in runs:
+        for name, m in run.items():
+            if name not in merged or m["value"] < merged[name]["value"]:
+                merged[name] = dict(m)
+    return merged
+
+
+def slowpath_names(measurements: dict) -> dict:
+    """The round trips of a fastpath=off run, renamed <name>_slowpath."""
+    return {name + SLOWPATH: m for name, m in measurements.items() if SLOWPATH_RE.match(name)}
+
+
+@dataclass
+class RunLog:
+    what: str
+    seconds: float
+    command: str
+    ok: bool
+
+
+class Runner:
+    """Runs the guests, keeps their consoles under out_dir and an account of every run."""
+
+    def __init__(self, out_dir: pathlib.Path, timeout: float):
+        self.out_dir = out_dir
+        self.timeout = timeout
+        self.runs: list = []
+        self.failures: list = []
+
+    def _account(self, what, seconds, command, ok):
+        self.runs.append(RunLog(what, round(seconds, 1), command, ok))
+        log(f"{what}: {'ok' if ok else 'FAILED'}, {seconds:.1f} s")
+
+    def pecan(self, program: str, icount: bool, cmdline: str = "kdb=batch",
+              label: str = "") -> Optional[dict]:
+        """One boot of build/user/<program>.elf as root task: name -> {"value", "iters"}, or
+        None if it failed (recorded in self.failures)."""
+        mode = "icount" if icount else "wall"
+        what = f"pecan {program} {mode}{' ' + label if label else ''}"
+        path = ROOT / "build" / "user" / f"{program}.elf"
+        try:
+            r = qemu_run.run(KERNEL, [SIGMA0, path], cmdline=cmdline, memory=128,
+                             icount=icount, timeout=self.timeout)
+        except qemu_run.QemuError as e:
+            self._account(what, 0, "", False)
+            self.fail(what, str(e))
+            return None
+        (self.out_dir / f"pecan-{program}-{mode}{'-' + label if label else ''}.log").write_text(
+            r.output)
+        try:
+            if r.timed_out or r.status != 1:
+                raise BenchError("QEMU did not exit with status 1, the benchmark's own exit")
+            result = parse_pecan(r.output, icount)
+        except BenchError as e:
+            self._account(what, r.duration, shlex.join(r.command), False)
+            self.fail(what, f"{e}\n{r.describe()}")
+            return None
+        self._account(what, r.duration, shlex.join(r.command), True)
+        return result
+
+    def linux(self, icount: bool, iters) -> Optional[linuxref.GuestRun]:
+        """One boot of the Linux guest with every reference program, or None if it failed."""
+        mode = "icount" if icount else "wall"
+        what = f"linux {mode}"
+        t0 = time.monotonic()
+        try:
+            words = linuxref.selection_args(LINUX_BENCHES, iters)
+            run = linuxref.run_guest(words, icount=icount,
+                                     log_path=self.out_dir / f"linux-{mode}.log")
+        except linuxref.LinuxBenchError as e:
+            self._account(what, time.monotonic() - t0, "", False)
+            self.fail(what, str(e))
+            return None
+        self._account(what, run.seconds, shlex.join(run.command), True)
+        return run
+
+    def fail(self, what: str, why: str) -> None:
+        self.failures.append(f"{what}: {why}")
+        log(f"ERROR: {what}: {why}")
+
+
+# --------------------------------------------------------------------------- records
+
+def linux_pair(name: str):
+    """(linux_name, linux_alt_name, note) for a Pecan measurement; Nones if it has none."""
+    base = name[:-len(SLOWPATH)] if name.endswith(SLOWPATH) else name
+    for pattern, linux, alt, note in PAIRS:
+        if pattern.search(base):
+            return linux, alt, note
+    return None, None, None
+
+
+def _ratio(linux, value):
+    return round(linux / value, 2) if linux is not None and value else None
+
+
+def build_records(pecan: dict, linux: Optional[dict]) -> list:
+    """The records of results.json.  pecan, linux: unit -> name -> {"value", "iters"};
+    linux None when Linux was not run (the ratios are then null)."""
+    linux = linux or {}
+    records = []
+    for unit in (GUEST, WALL):
+        ref = linux.get(unit, {})
+        for name, m in pecan.get(unit, {}).items():
+            lname, alt, note = linux_pair(name)
+            lval = ref.get(lname, {}).get("value") if lname else None
+            aval = ref.get(alt, {}).get("value") if alt else None
+            records.append({
+                "name": name, "unit": unit, "value": m["value"],
+                "linux": lval, "linux_name": lname,
+                "system": "pecan", "iters": m["iters"], "ratio": _ratio(lval, m["value"]),
+                "linux_alt": aval, "linux_alt_name": alt, "ratio_alt": _ratio(aval, m["value"]),
+                "note": note,
+            })
+    for unit in (GUEST, WALL):
+        for name, m in linux.get(unit, {}).items():
+            records.append({
+                "name": name, "unit": unit, "value": m["value"],
+                "linux": None, "linux_name": None,
+                "system": "linux", "iters": m["iters"], "ratio": None,
+                "linux_alt": None, "linux_alt_name": None, "ratio_alt": None, "note": None,
+            })
+    return records
+
+
+def values(records: list, system: str, unit: str) -> dict:
+    """name -> value of one system's records in one unit, in record order."""
+    return {r["name"]: r["value"] for r in records if r["system"] == system and r["unit"] == unit}
+
+
+# --------------------------------------------------------------------------- bars
+
+@dataclass
+class Bar:
+    key: str                # "a".."d"
+    text: str               # what is required
+    measured: str           # what was measured
+    passed: Optional[bool]  # None: could not be evaluated (n/a)
+    rows: tuple             # the table rows it annotates
+
+    @property
+    def verdict(self) -> str:
+        return "n/a" if self.passed is None else "PASS" if self.passed else "FAIL"
+
+
+def word_slope(g: dict, kind: str, lo: int, hi: int) -> Optional[float]:
+    """Extra instructions per round trip per untyped word, between lo and hi words."""
+    a, b = g.get(f"ipc_roundtrip_{kind}_{lo}w"), g.get(f"ipc_roundtrip_{kind}_{hi}w")
+    return None if a is None or b is None else (b - a) / (hi - lo)
+
+
+def evaluate_bars(records: list) -> list:
+    g = values(records, "pecan", GUEST)
+    lin = values(records, "linux", GUEST)
+    inter = g.get("ipc_roundtrip_inter_0w")
+    intra = g.get("ipc_roundtrip_intra_0w")
+    lipc = g.get("ipc_roundtrip_lipc_0w")
+    pipe = lin.get("pipe_pingpong_1b")
+    na = "n/a"
+    bars = []
+
+    bars.append(Bar("a", f"ipc_roundtrip_inter_0w <= {BAR_INTER_0W} guest instructions",
+                    na if inter is None else f"{inter:.1f}",
+                    None if inter is None else inter <= BAR_INTER_0W,
+                    ("ipc_roundtrip_inter_0w",)))
+
+    ratio = pipe / inter if pipe is not None and inter else None
+    bars.append(Bar("b", f"Linux pipe round trip / inter_0w >= {BAR_PIPE_RATIO}",
+                    na if ratio is None else f"{pipe:.0f} / {inter:.1f} = {ratio:.1f}",
+                    None if ratio is None else ratio >= BAR_PIPE_RATIO,
+                    ("ipc_roundtrip_inter_0w",)))
+
+    ok = None
+    if None not in (inter, intra, lipc):
+        ok = intra <= inter and lipc <= inter
+    bars.append(Bar("c", "intra_0w <= inter_0w and lipc_0w <= inter_0w",
+                    na if ok is None else
+                    f"intra {intra:.1f}, lipc {lipc:.1f}, inter {inter:.1f}",
+                    ok, ("ipc_roundtrip_intra_0w", "ipc_roundtrip_lipc_0w")))
+
+    # Both directions of a round trip carry the words (the server echoes them), so the
+    # per-message cost of a word is half the round-trip slope.
+    s8, s0 = word_slope(g, "inter", 8, 63), word_slope(g, "inter", 0, 63)
+    if s8 is None:
+        measured = na
+    else:
+        measured = f"8->63 words: {s8:.2f}/round trip = {s8 / 2:.2f}/word/message"
+        if s0 is not None:
+            measured += f"; 0->63: {s0:.2f} = {s0 / 2:.2f}"
+    bars.append(Bar("d", f"per extra untyped word <~ {BAR_WORD_COST:g} instruction per message "
+                         f"(inter, 8->63 words; <= {BAR_WORD_SLACK:g})",
+                    measured, None if s8 is None else s8 / 2 <= BAR_WORD_SLACK,
+                    ("ipc_roundtrip_inter_8w", "ipc_roundtrip_inter_63w")))
+    return bars
+
+
+# --------------------------------------------------------------------------- tables
+
+HEADER = ("benchmark", "Linux equivalent", "Pecan instr/op", "Linux instr/op", "Linux/Pecan",
+          "Pecan TCG ns/op", "Linux TCG ns/op", "Linux/Pecan (ns)", "bars")
+LINUX_HEADER = ("Linux benchmark", "instr/op", "TCG ns/op")
+
+
+def fmt(v, ratio: bool = False) -> str:
+    if v is None:
+        return "n/a"
+    if ratio:
+        return f"{v:.2f}" if v < 10 else f"{v:.1f}"
+    return f"{v:.1f}" if v < 1000 else f"{v:.0f}"
+
+
+def table_rows(records: list, bars: list) -> list:
+    """One row per Pecan measurement (HEADER's columns), cells as strings."""
+    rows = {}
+    for r in records:
+        if r["system"] != "pecan":
+            continue
+        row = rows.setdefault(r["name"], {"linux_name": r["linux_name"]})
+        row[r["unit"]] = (r["value"], r["linux"], r["ratio"])
+    checks: dict = {}
+    for b in bars:
+        for name in b.rows:
+            checks.setdefault(name, []).append(f"({b.key}) {b.verdict}")
+    out = []
+    for name, row in rows.items():
+        gv, gl, gr = row.get(GUEST, (None, None, None))
+        wv, wl, wr = row.get(WALL, (None, None, None))
+        out.append([name, row["linux_name"] or "-", fmt(gv), fmt(gl), fmt(gr, True),
+                    fmt(wv), fmt(wl), fmt(wr, True), " ".join(checks.get(name, []))])
+    return out
+
+
+def linux_rows(records: list) -> list:
+    g, w = values(records, "linux", GUEST), values(records, "linux", WALL)
+    return [[name, fmt(g.get(name)), fmt(w.get(name))] for name in dict.fromkeys([*g, *w])]
+
+
+def _text_columns(header) -> set:
+    """The left-aligned columns: the names (first two) and the bars (last) of a HEADER table,
+    only the name of a short one; the numbers are right-aligned."""
+    return {0, 1, len(header) - 1} if len(header) > 3 else {0}
+
+
+def format_text(header, rows) -> str:
+    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
+    left = _text_columns(header)
+
+    def line(cells):
+        return "  ".join(str(c).ljust(w) if i in left else str(c).rjust(w)
+                         for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+    return "\n".join([line(header), line("-" * w for w in widths), *map(line, rows)])
+
+
+def format_markdown(header, rows) -> str:
+    left = _text_columns(header)
+    align = ["---" if i in left else "---:" for i in range(len(header))]
+    return "\n".join("| " + " | ".join(cells) + " |" for cells in [header, align, *rows])
+
+
+def summary_lines(records: list, bars: list) -> list:
+    """Bars and the fast path's gain, as plain lines (also used in the doc)."""
+    lines = [f"({b.key}) {b.verdict}: {b.text}: {b.measured}" for b in bars]
+    g = values(records, "pecan", GUEST)
+    for kind in ("inter", "intra", "lipc"):
+        fast, slow = g.get(f"ipc_roundtrip_{kind}_0w"), g.get(f"ipc_roundtrip_{kind}_0w{SLOWPATH}")
+        if fast and slow:
+            lines.append(f"fast path: {kind}_0w {fast:.1f} vs {slow:.1f} instructions with "
+                         f"fastpath=off ({slow / fast:.2f}x)")
+    lin = values(records, "linux", GUEST)
+    inter, futex = g.get("ipc_roundtrip_inter_0w"), lin.get("futex_pingpong")
+    if inter and futex:
+        lines.append(f"Linux futex round trip / inter_0w: {futex:.0f} / {inter:.1f} = "
+                     f"{futex / inter:.1f}")
+    return lines
+
+
+# --------------------------------------------------------------------------- metadata
+
+def _command_output(cmd: list, cwd=ROOT) -> str:
+    try:
+        return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True,
+                              timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def host_cpu() -> str:
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def linux_kernel_version() -> Optional[str]:
+    """The Debian package and version fetch_kernel.sh extracted, e.g.
+    linux-image-6.1.0-56-amd64=6.1.192-2."""
+    kv = ROOT / "build" / "linuxref" / "kernel-version"
+    return kv.read_text().strip() if kv.is_file() else None
+
+
+def collect_meta() -> dict:
+    commit = _command_output(["git", "rev-parse", "HEAD"])
+    dirty = bool(_command_output(["git", "status", "--porcelain", "--untracked-files=no"]))
+    return {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "git_commit": commit or "unknown",
+        "git_dirty": dirty,
+        "qemu": (_command_output([qemu_run.QEMU, "--version"]).splitlines() or ["unknown"])[0],
+        "linux_kernel": linux_kernel_version(),
+        "host_cpu": host_cpu(),
+        "host_cpus": os.cpu_count(),
+        "python": platform.python_version(),
+    }
+
+
+def linux_info(run: linuxref.GuestRun, meta: dict) -> None:
+    """The guest's kernel release and its TSC = instructions self-check, into meta."""
+    for line in run.parsed.info:
+        if line.startswith("kernel="):
+            meta["linux_uname"] = line[len("kernel="):]
+        if line.startswith("tsc_calib "):
+            meta["icount_check"] = line
+            if linuxref.parse_kv(line).get("exact") != 1:
+                log(f"WARNING: TSC != guest instructions under icount? {line}")
+
+
+# --------------------------------------------------------------------------- plots
+
+def plot_python() -> Optional[str]:
+    """An interpreter that imports matplotlib: this one, or Debian's (python3-matplotlib
+    installs for /usr/bin/python3, which need not be the one running make)."""
+    for py in dict.fromkeys([sys.executable, "/usr/bin/python3"]):
+        if py and os.path.exists(py) and subprocess.run(
+                [py, "-c", "import matplotlib"], capture_output=True).returncode == 0:
+            return py
+    return None
+
+
+def ensure_matplotlib() -> Optional[str]:
+    py = plot_python()
+    if py:
+        return py
+    # tools/deps.sh --bench installs python3-matplotlib as root; otherwise it prints the
+    # apt-get command and fails.
+    log("matplotlib not found: tools/deps.sh --bench")
+    env = dict(os.environ, PYTHON=sys.executable)
+    subprocess.run(["sh", str(ROOT / "tools" / "deps.sh"), "--bench"], env=env,
+                   stdout=sys.stderr)      # apt's chatter: keep stdout for the table
+    py = plot_python()
+    if not py:
+        log("WARNING: no plots (matplotlib missing). Install it with:\n"
+            "    sudo apt-get install -y --no-install-recommends python3-matplotlib")
+    return py
+
+
+def make_plots(results: pathlib.Path, out_dir: pathlib.Path) -> list:
+    """Draw the PNGs with tools/plot.py; returns their paths (empty if there is no
+    matplotlib or plotting failed, which is reported but is not a failed run)."""
+    py = ensure_matplotlib()
+    if not py:
+        return []
+    r = subprocess.run([py, str(ROOT / "tools" / "plot.py"), str(results), str(out_dir)],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        log(f"WARNING: tools/plot.py failed:\n{r.stderr.strip()}")
+        return []
+    return [pathlib.Path(p) for p in r.stdout.split()]
+
+
+# --------------------------------------------------------------------------- docs
+
+def replace_section(text: str, body: str) -> str:
+    """text with everything between DOC_BEGIN and DOC_END replaced by body."""
+    begin, end = text.find(DOC_BEGIN), text.find(DOC_END)
+    if begin < 0 or end < begin:
+        raise ValueError(f"markers {DOC_BEGIN} ... {DOC_END} missing or out of order")
+    return text[:begin + len(DOC_BEGIN)] + "\n" + body.strip("\n") + "\n" + text[end:]
+
+
+def render_doc(meta: dict, records: list, bars: list, plots: list) -> str:
+    commit = meta["git_commit"][:12] + (" (with uncommitted changes)" if meta["git_dirty"] else "")
+    linux = meta.get("linux_uname") or meta.get("linux_kernel") or "n/a"
+    out = [f"Figures of {meta['date']}, commit {commit}; {meta['qemu']}; Linux {linux} "
+           f"(`{meta.get('linux_kernel')}`); host {meta['host_cpu']} "
+           f"({meta['host_cpus']} CPUs).", ""]
+    out += [format_markdown(HEADER, table_rows(records, bars)), ""]
+    out += ["Bars and notes:", ""] + [f"* {line}" for line in summary_lines(records, bars)]
+    lrows = linux_rows(records)
+    if lrows:
+        out += ["", "The Linux reference programs themselves:", "",
+                format_markdown(LINUX_HEADER, lrows)]
+    titles = {"ipc_roundtrip.png": "IPC round trips", "ipc_strings.png": "String IPC",
+              "vm.png": "Virtual-memory operations"}
+    for p in plots:
+        out += ["", f"![{titles.get(p.name, p.stem)}](perf/{p.name})"]
+    return "\n".join(out) + "\n"
+
+
+def update_docs(meta, records, bars, plots) -> None:
+    DOC_PLOTS.mkdir(parents=True, exist_ok=True)
+    names = {p.name for p in plots}
+    for old in DOC_PLOTS.glob("*.png"):
+        if old.name not in names:
+            old.unlink()                # e.g. vm.png from a run that had vmbench
+    for p in plots:
+        shutil.copyfile(p, DOC_PLOTS / p.name)
+    DOC.write_text(replace_section(DOC.read_text(), render_doc(meta, records, bars, plots)))
+
+
+# --------------------------------------------------------------------------- main
+
+def measure_pecan(runner: Runner, quick: bool, repeat: int, skipped: list) -> dict:
+    """unit -> name -> {"value", "iters"} from every Pecan run."""
+    programs = []
+    for program, required in PROGRAMS:
+        if (ROOT / "build" / "user" / f"{program}.elf").is_file():
+            programs.append(program)
+        elif required:
+            runner.fail(f"pecan {program}", f"build/user/{program}.elf missing (run make)")
+        else:
+            skipped.append(f"{program}: build/user/{program}.elf not built")
+            log(f"build/user/{program}.elf does not exist (not built yet): "
+                f"skipping its measurements")
+
+    pecan: dict = {GUEST: {}, WALL: {}}
+    for program in programs:
+        pecan[GUEST].update(runner.pecan(program, icount=True) or {})
+    if SLOWPATH_PROGRAM in programs:
+        slow = runner.pecan(SLOWPATH_PROGRAM, icount=True, cmdline="kdb=batch fastpath=off",
+                            label="fastpath-off")
+        pecan[GUEST].update(slowpath_names(slow or {}))
+    if not quick:
+        for program in programs:
+            runs = [runner.pecan(program, icount=False) for _ in range(repeat)]
+            pecan[WALL].update(merge_min(r for r in runs if r))
+    return pecan
+
+
+def measure_linux(runner: Runner, quick: bool, repeat: int, meta: dict) -> Optional[dict]:
+    """unit -> name -> {"value", "iters"} from the Linux runs; None if the guest could not
+    be prepared."""
+    try:
+        linuxref.prepare()
+    except linuxref.LinuxBenchError as e:
+        runner.fail("linux prepare", str(e))
+        return None
+    meta["linux_kernel"] = linux_kernel_version()      # prepare() may have fetched a newer one
+    iters = LINUX_QUICK_ITERS if quick else None
+    linux: dict = {GUEST: {}, WALL: {}}
+    run = runner.linux(icount=True, iters=iters)
+    if run:
+        linux[GUEST] = parse_linux(run.parsed.results, icount=True)
+        linux_info(run, meta)
+    if not quick:
+        runs = [runner.linux(icount=False, iters=iters) for _ in range(repeat)]
+        linux[WALL] = merge_min(parse_linux(r.parsed.results, icount=False) for r in runs if r)
+    return linux
+
+
+def main(argv: Optional[list] = None) -> int:
+    ap = argparse.ArgumentParser(description="Pecan benchmarks beside native Linux in the "
+                                 "same QEMU; see docs/performance.md.")
+    ap.add_argument("--quick", action="store_true",
+                    help="no wall-clock runs; fewer iterations for Linux")
+    ap.add_argument("--no-linux", action="store_true",
+                    help="skip the Linux runs (ratios n/a; docs not updated)")
+    ap.add_argument("--repeat", type=int, default=1, metavar="N",
+                    help="wall-clock boots per system; the minimum per benchmark counts")
+    ap.add_argument("--no-docs", action="store_true", help="leave docs/performance.md alone")
+    ap.add_argument("--out", default=str(ROOT / "build" / "bench"), metavar="DIR",
+                    help="output directory (default build/bench)")
+    ap.add_argument("--timeout", type=float, default=300,
+                    help="seconds per Pecan boot (a Linux boot has tools/linuxref's 900)")
+    args = ap.parse_args(argv)
+    if args.repeat < 1:
+        ap.error("--repeat must be at least 1")
+
+    out_dir = pathlib.Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    t_start = time.monotonic()
+    runner = Runner(out_dir, args.timeout)
+    meta = collect_meta()
+    skipped: list = []
+    pecan = measure_pecan(runner, args.quick, args.repeat, skipped)
+    linux = None
+    if args.no_linux:
+        skipped.append("linux: --no-linux")
+    else:
+        linux = measure_linux(runner, args.quick, args.repeat, meta)
+
+    records = build_records(pecan, linux)
+    bars = evaluate_bars(records)
+    results = out_dir / "results.json"
+    results.write_text(json.dumps(records, indent=1) + "\n")
+
+    print(format_text(HEADER, table_rows(records, bars)))
+    print()
+    for line in summary_lines(records, bars):
+        print(line)
+    lrows = linux_rows(records)
+    if lrows:
+        print()
+        print(format_text(LINUX_HEADER, lrows))
+
+    plots = make_plots(results, out_dir)
+    meta.update({
+        "options": {"quick": args.quick, "no_linux": args.no_linux, "repeat": args.repeat},
+        "runs": [vars(r) for r in runner.runs],
+        "bars": [{"bar": b.key, "text": b.text, "measured": b.measured, "verdict": b.verdict}
+                 for b in bars],
+        "skipped": skipped,
+        "failures": runner.failures,
+        "plots": [p.name for p in plots],
+        "seconds": round(time.monotonic() - t_start, 1),
+    })
+    (out_dir / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
+
+    if args.no_docs:
+        log(f"{DOC.relative_to(ROOT)} not updated (--no-docs)")
+    elif args.quick or args.no_linux or runner.failures:
+        log(f"{DOC.relative_to(ROOT)} not updated (it keeps the figures of complete runs: "
+            f"no --quick, no --no-linux, no failed run)")
+    else:
+        update_docs(meta, records, bars, plots)
+        log(f"updated {DOC.relative_to(ROOT)}"
+            + (f" and {DOC_PLOTS.relative_to(ROOT)}/" if plots else ""))
+
+    for s in skipped:
+        log(f"skipped: {s}")
+    log(f"wrote {results}, {out_dir / 'meta.json'}"
+        + "".join(f", {p}" for p in plots) + f" in {meta['seconds']:.0f} s")
+    if runner.failures:
+        log(f"{len(runner.failures)} run(s) FAILED:\n  " + "\n  ".join(
+            f.splitlines()[0] for f in runner.failures))
+        return 1
     return 0
 
 

@@ -140,6 +140,12 @@ def test_parse_console_results():
     assert p.info[0].startswith("kernel=6.1.0")
 
 
+def test_parse_console_after_escape_sequences():
+    """SeaBIOS clears the screen right before the guest's first line."""
+    p = run.parse_console("\x1bc\x1b[?7l\x1b[2JINFO kernel=6.1.0-56-amd64 #1 SMP\r\n")
+    assert p.info == ["kernel=6.1.0-56-amd64 #1 SMP"]
+
+
 def test_parse_console_errors_and_incomplete():
     p = run.parse_console("BENCH-ERROR name=foo reason=unknown-benchmark\r\n"
                           "BENCH name=x iters=1 tsc_per_op=1")

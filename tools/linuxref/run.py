@@ -63,6 +63,8 @@ _ERROR_RE = re.compile(r"(?:^|\s)BENCH-ERROR\s+(.*?)\s*$")
 _DONE_RE = re.compile(r"(?:^|\s)BENCH-DONE\s*$")
 _INFO_RE = re.compile(r"(?:^|\s)INFO (.*?)\s*$")
 _KV_RE = re.compile(r"([A-Za-z_]\w*)=(\S+)")
+# Terminal control sequences (SeaBIOS clears the screen right before the guest's first line).
+_ESC_RE = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|[@-Z\\-_]|c)")
 
 
 class LinuxBenchError(RuntimeError):
@@ -100,7 +102,7 @@ def parse_console(text: str) -> ParsedConsole:
     on the same line (a kernel message can precede it)."""
     p = ParsedConsole()
     for raw in text.splitlines():
-        line = raw.replace("\r", "")
+        line = _ESC_RE.sub("", raw.replace("\r", ""))
         if m := _BENCH_RE.search(line):
             rec = parse_kv(m.group(2))
             rec["name"] = m.group(1)

@@ -1,0 +1,395 @@
+"""Host tests for tools/bench.py and the data side of tools/plot.py: console parsing, record
+building and pairing, bar evaluation, tables, the docs section.  Canned console text only: no
+QEMU, no matplotlib."""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+
+import bench  # noqa: E402
+import plot  # noqa: E402
+
+# Excerpt of a pingpong console under icount (boot lines included: they must be ignored).
+PINGPONG_ICOUNT = """\
+Pecan 0.1 (L4 X.2, amd64)
+kernel: IPC fast path on
+# pingpong: 2000 round trips per measurement
+BENCH name=syscall_null iters=10000 tsc_per_op=138.01 tsc=1380155 ns=1380000
+BENCH name=syscall_system_clock iters=10000 tsc_per_op=12.00 tsc=120009 ns=120000
+BENCH name=ipc_roundtrip_inter_0w iters=2000 tsc_per_op=208.00 tsc=416009 ns=416000
+BENCH name=ipc_roundtrip_inter_8w iters=2000 tsc_per_op=236.07 tsc=472159 ns=472000
+BENCH name=ipc_roundtrip_inter_63w iters=2000 tsc_per_op=346.07 tsc=692157 ns=693000
+BENCH name=ipc_roundtrip_intra_0w iters=2000 tsc_per_op=191.00 tsc=382009 ns=382000
+BENCH name=ipc_roundtrip_lipc_0w iters=2000 tsc_per_op=205.00 tsc=410009 ns=410000
+BENCH name=ipc_string_inter_4096b iters=2000 tsc_per_op=1840.50 tsc=3681000 ns=3681000
+BENCH name=ipc_string_inter_65536b iters=200 tsc_per_op=15282.00 tsc=3056400 ns=3056000
+BENCH-DONE
+"""
+
+# The same program without icount: tsc is the host's, ns is the kernel's clock (us x 1000).
+PINGPONG_WALL = """\
+BENCH name=syscall_null iters=10000 tsc_per_op=491.60 tsc=4916002 ns=1902000
+BENCH name=ipc_roundtrip_inter_0w iters=2000 tsc_per_op=26789.55 tsc=53579110 ns=20641000\r
+BENCH-DONE
+"""
+
+VMBENCH_ICOUNT = """\
+# vmbench: tester 3c00000001
+BENCH name=vm_fault iters=2000 tsc_per_op=2344.10 tsc=4688200 ns=4688000
+BENCH name=vm_trap iters=2000 tsc_per_op=642.20 tsc=1284400 ns=600000
+BENCH name=vm_appel1 iters=2000 tsc_per_op=3156.00 tsc=6312000 ns=6312000
+BENCH name=vm_appel2 iters=2000 tsc_per_op=2497.00 tsc=4994000 ns=4994000
+BENCH-DONE
+"""
+
+LINUX_RESULTS = {   # linuxref.parse_console(...).results of an icount boot
+    "getpid": {"name": "getpid", "iters": 100000, "tsc_per_op": 314.36, "ns_per_op": 314.36},
+    "pipe_pingpong_1b": {"name": "pipe_pingpong_1b", "iters": 10000, "tsc_per_op": 13025.11,
+                         "ns_per_op": 13025.12},
+    "futex_pingpong": {"name": "futex_pingpong", "iters": 10000, "tsc_per_op": 12646.85,
+                       "ns_per_op": 12646.86},
+    "pagefault_anon": {"name": "pagefault_anon", "iters": 10000, "tsc_per_op": 6950.0,
+                       "ns_per_op": 6950.0},
+    "trap": {"name": "trap", "iters": 10000, "tsc_per_op": 3101.0, "ns_per_op": 3101.0},
+}
+
+
+def measurements(text, icount=True):
+    return bench.parse_pecan(text, icount)
+
+
+def full_records(linux=True):
+    pecan = {bench.GUEST: measurements(PINGPONG_ICOUNT), bench.WALL: {}}
+    pecan[bench.GUEST].update(measurements(VMBENCH_ICOUNT))
+    pecan[bench.GUEST].update(bench.slowpath_names(measurements(
+        PINGPONG_ICOUNT.replace("tsc_per_op=208.00", "tsc_per_op=1097.22"))))
+    pecan[bench.WALL] = measurements(PINGPONG_WALL, icount=False)
+    ref = None
+    if linux:
+        ref = {bench.GUEST: bench.parse_linux(LINUX_RESULTS, icount=True),
+               bench.WALL: bench.parse_linux(
+                   {"pipe_pingpong_1b": {"iters": 10000, "tsc_per_op": 9e6, "ns_per_op": 83017.4}},
+                   icount=False)}
+    return bench.build_records(pecan, ref)
+
+
+def find(records, name, unit=bench.GUEST, system="pecan"):
+    hits = [r for r in records if r["name"] == name and r["unit"] == unit and r["system"] == system]
+    assert len(hits) == 1, (name, unit, system, hits)
+    return hits[0]
+
+
+# ------------------------------------------------------------------------------- parsing
+
+def test_parse_icount_uses_tsc_per_op():
+    m = measurements(PINGPONG_ICOUNT)
+    assert list(m)[:3] == ["syscall_null", "syscall_system_clock", "ipc_roundtrip_inter_0w"]
+    assert m["ipc_roundtrip_inter_0w"] == {"value": 208.0, "iters": 2000}
+    assert m["ipc_string_inter_65536b"] == {"value": 15282.0, "iters": 200}
+
+
+def test_parse_wall_uses_kernel_clock_not_host_tsc():
+    m = measurements(PINGPONG_WALL, icount=False)
+    assert m["syscall_null"]["value"] == pytest.approx(190.2)
+    assert m["ipc_roundtrip_inter_0w"]["value"] == pytest.approx(10320.5)
+
+
+@pytest.mark.parametrize("text, why", [
+    (PINGPONG_ICOUNT.replace("BENCH-DONE\n", ""), "BENCH-DONE"),
+    ("Pecan 0.1\nBENCH-DONE\n", "no BENCH lines"),
+    ("BENCH name=x iters=0 tsc_per_op=1.00 tsc=0 ns=0\nBENCH-DONE\n", "malformed"),
+    ("BENCH name=x iters=10 tsc=10 ns=10\nBENCH-DONE\n", "malformed"),
+    ("BENCH-ERROR name=x reason=y\nBENCH-DONE\n", "BENCH-ERROR"),
+])
+def test_parse_rejects_incomplete_consoles(text, why):
+    with pytest.raises(bench.BenchError, match=why):
+        bench.parse_pecan(text, icount=True)
+
+
+def test_merge_min_takes_the_minimum_per_name():
+    a = {"x": {"value": 5.0, "iters": 1}, "y": {"value": 1.0, "iters": 1}}
+    b = {"x": {"value": 4.0, "iters": 1}, "z": {"value": 9.0, "iters": 1}}
+    merged = bench.merge_min([a, b])
+    assert {k: v["value"] for k, v in merged.items()} == {"x": 4.0, "y": 1.0, "z": 9.0}
+    assert a["x"]["value"] == 5.0       # inputs untouched
+
+
+def test_slowpath_names_keep_only_round_trips():
+    names = bench.slowpath_names(measurements(PINGPONG_ICOUNT))
+    assert "ipc_roundtrip_inter_0w_slowpath" in names
+    assert not any(n.startswith(("syscall", "ipc_string")) for n in names)
+
+
+# ------------------------------------------------------------------------------- records
+
+def test_records_have_the_schema_and_pairings():
+    records = full_records()
+    for r in records:
+        assert {"name", "unit", "value", "linux", "linux_name"} <= set(r)
+        assert r["unit"] in (bench.GUEST, bench.WALL)
+    inter = find(records, "ipc_roundtrip_inter_0w")
+    assert (inter["linux_name"], inter["linux"]) == ("pipe_pingpong_1b", 13025.11)
+    assert inter["ratio"] == pytest.approx(62.62, abs=0.01)
+    assert (inter["linux_alt_name"], inter["linux_alt"]) == ("futex_pingpong", 12646.85)
+    assert find(records, "ipc_string_inter_4096b")["linux_name"] == "pipe_pingpong_1b"
+    assert find(records, "syscall_null")["linux_name"] == "getpid"
+    clock = find(records, "syscall_system_clock")
+    assert clock["linux_name"] is None and clock["ratio"] is None and clock["note"]
+    fault = find(records, "vm_fault")
+    assert fault["linux_name"] == "pagefault_anon" and "pager" in fault["note"]
+    assert find(records, "vm_trap")["linux"] == 3101.0
+    appel1 = find(records, "vm_appel1")     # its Linux run is missing from LINUX_RESULTS
+    assert appel1["linux_name"] == "appel1" and appel1["linux"] is None and appel1["ratio"] is None
+    slow = find(records, "ipc_roundtrip_inter_0w_slowpath")
+    assert slow["linux_name"] == "pipe_pingpong_1b" and slow["value"] == 1097.22
+
+
+def test_wall_records_pair_with_linux_wall_figures():
+    records = full_records()
+    wall = find(records, "ipc_roundtrip_inter_0w", bench.WALL)
+    assert wall["linux"] == 83017.4
+    assert wall["ratio"] == pytest.approx(83017.4 / 10320.5, abs=0.01)
+    assert find(records, "syscall_null", bench.WALL)["linux"] is None   # getpid wall not run
+
+
+def test_linux_records_are_included_raw():
+    records = full_records()
+    pipe = find(records, "pipe_pingpong_1b", system="linux")
+    assert pipe["value"] == 13025.11 and pipe["linux"] is None and pipe["linux_name"] is None
+    assert find(records, "pipe_pingpong_1b", bench.WALL, "linux")["value"] == 83017.4
+    # Pecan records come first, Linux records after them.
+    systems = [r["system"] for r in records]
+    assert systems == sorted(systems, key=lambda s: s != "pecan")
+    json.dumps(records)                 # serialisable as is
+
+
+def test_records_without_linux_have_no_ratios():
+    records = full_records(linux=False)
+    assert all(r["system"] == "pecan" for r in records)
+    inter = find(records, "ipc_roundtrip_inter_0w")
+    assert inter["linux"] is None and inter["ratio"] is None
+    assert inter["linux_name"] == "pipe_pingpong_1b"    # the pairing is still documented
+
+
+# ------------------------------------------------------------------------------- bars
+
+def bars_by_key(records):
+    return {b.key: b for b in bench.evaluate_bars(records)}
+
+
+def test_bars_pass_on_the_canned_figures():
+    bars = bars_by_key(full_records())
+    assert [bars[k].verdict for k in "abcd"] == ["PASS"] * 4
+    assert "62.6" in bars["b"].measured
+    assert "2.00/round trip = 1.00/word/message" in bars["d"].measured
+    assert "0->63: 2.19 = 1.10" in bars["d"].measured
+
+
+def with_value(records, name, value):
+    out = [dict(r) for r in records]
+    find(out, name)["value"] = value
+    return out
+
+
+def test_bar_a_and_b_fail_on_a_slow_round_trip():
+    bars = bars_by_key(with_value(full_records(), "ipc_roundtrip_inter_0w", 300.0))
+    assert bars["a"].verdict == "FAIL"
+    assert bars["b"].verdict == "FAIL"          # 13025 / 300 = 43 < 50
+    assert bars["c"].verdict == "PASS"
+
+
+def test_bar_c_fails_when_local_ipc_is_slower_than_inter_space():
+    bars = bars_by_key(with_value(full_records(), "ipc_roundtrip_lipc_0w", 209.0))
+    assert bars["c"].verdict == "FAIL"
+
+
+def test_bar_d_fails_on_two_instructions_per_word_and_message():
+    # 8 -> 63 words: 236 + 55 * 4.4 per round trip = 2.2 per word and message
+    bars = bars_by_key(with_value(full_records(), "ipc_roundtrip_inter_63w", 236.07 + 55 * 4.4))
+    assert bars["d"].verdict == "FAIL"
+
+
+def test_bars_not_measured_are_na():
+    bars = bars_by_key(full_records(linux=False))
+    assert bars["b"].verdict == "n/a" and bars["a"].verdict == "PASS"
+    bars = bars_by_key([])
+    assert [bars[k].verdict for k in "abcd"] == ["n/a"] * 4
+
+
+def test_word_slope():
+    g = {"ipc_roundtrip_inter_8w": 236.0, "ipc_roundtrip_inter_63w": 346.0}
+    assert bench.word_slope(g, "inter", 8, 63) == pytest.approx(2.0)
+    assert bench.word_slope(g, "inter", 0, 63) is None
+
+
+# ------------------------------------------------------------------------------- tables
+
+def test_table_rows_and_check_column():
+    records = full_records()
+    rows = {r[0]: r for r in bench.table_rows(records, bench.evaluate_bars(records))}
+    assert rows["ipc_roundtrip_inter_0w"] == [
+        "ipc_roundtrip_inter_0w", "pipe_pingpong_1b", "208.0", "13025", "62.6",
+        "10320", "83017", "8.04", "(a) PASS (b) PASS"]
+    assert rows["ipc_roundtrip_lipc_0w"][-1] == "(c) PASS"
+    assert rows["ipc_roundtrip_inter_63w"][-1] == "(d) PASS"
+    assert rows["syscall_system_clock"][1:5] == ["-", "12.0", "n/a", "n/a"]
+    assert rows["vm_fault"][2] == "2344"
+    assert all(len(r) == len(bench.HEADER) for r in rows.values())
+
+
+def test_table_without_linux_marks_ratios_na():
+    records = full_records(linux=False)
+    rows = {r[0]: r for r in bench.table_rows(records, bench.evaluate_bars(records))}
+    assert rows["ipc_roundtrip_inter_0w"][3:5] == ["n/a", "n/a"]
+    assert rows["ipc_roundtrip_inter_0w"][-1] == "(a) PASS (b) n/a"
+
+
+def test_text_table_is_aligned():
+    text = bench.format_text(("name", "eq", "a", "b", "bars"),
+                             [["x", "y", "1.0", "12345", "(a) PASS"],
+                              ["longer", "-", "n/a", "2", ""]])
+    lines = text.splitlines()
+    assert len(lines) == 4
+    assert lines[2].index("12345") == lines[3].index("    2")    # numbers right-aligned
+    assert lines[2].startswith("x" + " " * 7 + "y ")      # "longer" + 2 blanks
+
+
+def test_markdown_table():
+    md = bench.format_markdown(bench.LINUX_HEADER, [["getpid", "314.4", "n/a"]])
+    assert md.splitlines() == ["| Linux benchmark | instr/op | TCG ns/op |",
+                               "| --- | ---: | ---: |",
+                               "| getpid | 314.4 | n/a |"]
+
+
+@pytest.mark.parametrize("value, ratio, text", [
+    (None, False, "n/a"), (208.0, False, "208.0"), (13025.11, False, "13025"),
+    (62.62, True, "62.6"), (5.274, True, "5.27"), (None, True, "n/a")])
+def test_fmt(value, ratio, text):
+    assert bench.fmt(value, ratio) == text
+
+
+def test_summary_reports_the_fast_path_gain_and_futex():
+    lines = bench.summary_lines(full_records(), [])
+    assert "fast path: inter_0w 208.0 vs 1097.2 instructions with fastpath=off (5.28x)" in lines
+    assert any(line.startswith("Linux futex round trip / inter_0w: 12647 / 208.0")
+               for line in lines)
+
+
+# ------------------------------------------------------------------------------- docs
+
+def test_replace_section():
+    text = f"intro\n{bench.DOC_BEGIN}\nold\nlines\n{bench.DOC_END}\nrest\n"
+    out = bench.replace_section(text, "new\n")
+    assert out == f"intro\n{bench.DOC_BEGIN}\nnew\n{bench.DOC_END}\nrest\n"
+    assert bench.replace_section(out, "new") == out         # idempotent
+    with pytest.raises(ValueError):
+        bench.replace_section("no markers", "x")
+    with pytest.raises(ValueError):
+        bench.replace_section(f"{bench.DOC_END}\n{bench.DOC_BEGIN}", "x")
+
+
+def test_render_doc():
+    records = full_records()
+    meta = {"date": "2024-01-01T00:00:00+00:00", "git_commit": "0123456789abcdef",
+            "git_dirty": True, "qemu": "QEMU emulator version 7.2.22", "linux_kernel": "linux-image-x=1",
+            "linux_uname": "6.1.0-56-amd64 #1", "host_cpu": "CPU", "host_cpus": 2}
+    doc = bench.render_doc(meta, records, bench.evaluate_bars(records),
+                           [Path("build/bench/ipc_roundtrip.png")])
+    assert "commit 0123456789ab (with uncommitted changes)" in doc
+    assert "| ipc_roundtrip_inter_0w | pipe_pingpong_1b | 208.0 | 13025 | 62.6 |" in doc
+    assert "* (a) PASS: ipc_roundtrip_inter_0w <= 220" in doc
+    assert "![IPC round trips](perf/ipc_roundtrip.png)" in doc
+    assert "| pipe_pingpong_1b | 13025 | 83017 |" in doc
+
+
+def test_the_doc_has_the_markers():
+    bench.replace_section((ROOT / "docs" / "performance.md").read_text(), "x")
+
+
+# ------------------------------------------------------------------------------- plot data
+
+def test_plot_series():
+    records = full_records()
+    series = plot.roundtrip_series(records)
+    assert series["inter"] == [(0, 208.0), (8, 236.07), (63, 346.07)]
+    assert series["inter_slowpath"][0] == (0, 1097.22)
+    assert series["intra"] == [(0, 191.0)]
+    strings = plot.string_series(records)
+    assert strings == [(4096, 1840.5), (65536, 15282.0)]
+    assert plot.marginal_per_byte(strings) == pytest.approx((15282.0 - 1840.5) / 61440)
+    assert plot.marginal_per_byte(strings[:1]) is None
+    assert plot.linux_refs(records) == {"pipe_pingpong_1b": 13025.11, "futex_pingpong": 12646.85}
+    assert plot.vm_pairs(records) == [
+        ("vm_fault", 2344.1, 6950.0, "pagefault_anon"), ("vm_trap", 642.2, 3101.0, "trap"),
+        ("vm_appel1", 3156.0, None, "appel1"), ("vm_appel2", 2497.0, None, "appel2")]
+
+
+def test_plot_series_empty_without_data():
+    records = full_records(linux=False)
+    assert plot.linux_refs(records) == {}
+    no_vm = [r for r in records if not r["name"].startswith("vm_")]
+    assert plot.vm_pairs(no_vm) == []
+
+
+# ------------------------------------------------------------------------------- runs
+
+class FakeRunner:
+    """Stands in for bench.Runner: canned consoles instead of QEMU."""
+
+    def __init__(self):
+        self.calls, self.failures = [], []
+
+    def pecan(self, program, icount, cmdline="kdb=batch", label=""):
+        self.calls.append((program, icount, cmdline))
+        text = {"pingpong": PINGPONG_ICOUNT if icount else PINGPONG_WALL,
+                "vmbench": VMBENCH_ICOUNT}[program]
+        return bench.parse_pecan(text, icount)
+
+    def fail(self, what, why):
+        self.failures.append(what)
+
+
+def fake_build(monkeypatch, tmp_path, programs):
+    monkeypatch.setattr(bench, "ROOT", tmp_path)
+    (tmp_path / "build" / "user").mkdir(parents=True)
+    for p in programs:
+        (tmp_path / "build" / "user" / f"{p}.elf").write_bytes(b"\x7fELF")
+
+
+def test_measure_pecan_skips_an_optional_program_not_built(monkeypatch, tmp_path):
+    fake_build(monkeypatch, tmp_path, ["pingpong"])
+    runner, skipped = FakeRunner(), []
+    pecan = bench.measure_pecan(runner, quick=False, repeat=2, skipped=skipped)
+    assert skipped == ["vmbench: build/user/vmbench.elf not built"] and not runner.failures
+    assert runner.calls == [("pingpong", True, "kdb=batch"),
+                            ("pingpong", True, "kdb=batch fastpath=off"),
+                            ("pingpong", False, "kdb=batch"), ("pingpong", False, "kdb=batch")]
+    assert "ipc_roundtrip_inter_0w_slowpath" in pecan[bench.GUEST]
+    assert pecan[bench.WALL]["ipc_roundtrip_inter_0w"]["value"] == pytest.approx(10320.5)
+    assert not any(n.startswith("vm_") for n in pecan[bench.GUEST])
+
+
+def test_measure_pecan_quick_has_no_wall_runs_and_needs_pingpong(monkeypatch, tmp_path):
+    fake_build(monkeypatch, tmp_path, ["vmbench"])
+    runner = FakeRunner()
+    pecan = bench.measure_pecan(runner, quick=True, repeat=1, skipped=[])
+    assert runner.failures == ["pecan pingpong"]
+    assert runner.calls == [("vmbench", True, "kdb=batch")]
+    assert set(pecan[bench.GUEST]) == {"vm_fault", "vm_trap", "vm_appel1", "vm_appel2"}
+    assert pecan[bench.WALL] == {}
+
+
+def test_linux_info_finds_the_kernel_behind_escape_sequences():
+    console = ("\x1bc\x1b[?7l\x1b[2JINFO kernel=6.1.0-56-amd64 #1 SMP Debian\r\n"
+               "INFO tsc_calib n=100000 exact=1\r\nBENCH-DONE\r\n")
+    run = bench.linuxref.GuestRun(bench.linuxref.parse_console(console), console, [], 1.0,
+                                  Path("x.log"))
+    meta = {}
+    bench.linux_info(run, meta)
+    assert meta == {"linux_uname": "6.1.0-56-amd64 #1 SMP Debian",
+                    "icount_check": "tsc_calib n=100000 exact=1"}

@@ -149,6 +149,10 @@ static void finish_receive(struct tcb *r, struct tcb *s, int err, word_t offset)
         tag |= L4_TAG_P;
         utcb_set(r, L4_UTCB_VIRT_ACT_SENDER, s->gid);
     }
+    if (s->ipc.intended) {
+        tag |= L4_TAG_R;
+        utcb_set(r, L4_UTCB_INTENDED_RCV, s->ipc.intended);
+    }
     if (err) {
         tag |= L4_TAG_E;
         utcb_set(r, L4_UTCB_ERROR_CODE, l4_ipc_error(err, true, offset));
@@ -229,7 +233,6 @@ static struct tcb *redirect(struct tcb *s, struct tcb *dest)
     struct tcb *red = tcb_lookup(sp->redirector);
     if (!red || red == s)
         return dest;
-    s->mr[0] |= L4_TAG_R;
     return red;
 }
 
@@ -242,17 +245,16 @@ static int send_phase(struct tcb *s, struct tcb *dest, uint16_t timeout, word_t 
         return 0;
 
     struct tcb *target = redirect(s, dest);
-    bool redirected = target != dest;
+    s->ipc.intended = target != dest ? dest->gid : 0;
     s->ipc.vsender = propagation_for(s, target);
     if (s->ipc.vsender)
         redirect_virtual_sender(s->ipc.vsender, s, target);
 
     int err;
     if (target->state == TS_WAIT_RECV && ipc_accepts(target, s)) {
-        if (redirected)
-            utcb_set(target, L4_UTCB_INTENDED_RCV, dest->gid);
         err = deliver(s, target, offset);
         s->ipc.vsender = NULL;
+        s->ipc.intended = 0;
         if (target->state == TS_READY)
             *woken = target;
         return err;
@@ -262,6 +264,7 @@ static int send_phase(struct tcb *s, struct tcb *dest, uint16_t timeout, word_t 
     enum timeout_kind tk = timeout_of(timeout, &deadline);
     if (tk == TO_ZERO) {
         s->ipc.vsender = NULL;
+        s->ipc.intended = 0;
         return L4_IPC_TIMEOUT;
     }
     sendq_append(target, s);
@@ -273,8 +276,6 @@ static int send_phase(struct tcb *s, struct tcb *dest, uint16_t timeout, word_t 
     s->ipc.partner = NULL;
     switch (why) {
     case WAKE_GO:
-        if (redirected)
-            utcb_set(target, L4_UTCB_INTENDED_RCV, dest->gid);
         err = deliver(s, target, offset);
         if (target->state == TS_READY)
             *woken = target;
@@ -287,6 +288,7 @@ static int send_phase(struct tcb *s, struct tcb *dest, uint16_t timeout, word_t 
     default:            err = L4_IPC_NOPARTNER; break;
     }
     s->ipc.vsender = NULL;
+    s->ipc.intended = 0;
     return err;
 }
 
@@ -415,6 +417,7 @@ word_t ipc(struct tcb *self, word_t to, word_t from_spec, word_t timeouts, bool 
     struct tcb *woken = NULL;
     self->ipc.ipc_from = L4_NILTHREAD;
     self->ipc.vsender = NULL;
+    self->ipc.intended = 0;
     self->ipc.rcv_spec = from_spec;
     self->ipc.rcv_timeout = l4_rcv_timeout(timeouts);
     self->ipc.user_rcv = !kernel && from_spec != L4_NILTHREAD;

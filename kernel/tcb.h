@@ -83,6 +83,7 @@ struct tcb {
         word_t ipc_error;       /* error code (1..7) of a failed send phase, for the sender */
         word_t ipc_offset;      /* string bytes transferred before that error */
         struct tcb *vsender;    /* propagation: the virtual sender of the pending message */
+        word_t intended;        /* redirection: the original destination (global id), or 0 */
         word_t xfer_fault;      /* receiver: address of a tunnelled page fault */
         uint64_t xfer_deadline; /* transfer timeout: absolute clock, ~0 for none */
         word_t rcv_spec;        /* user IPC blocked in its send phase: its receive phase */

@@ -29,8 +29,8 @@ paddr_t bootmem_find_top(const struct boot_region *mem, unsigned nmem, word_t si
         if (mem[i].type != BOOT_MEM_USABLE)
             continue;
         paddr_t lo = mem[i].start, hi = mem[i].end < limit ? mem[i].end : limit;
-        if (lo == 0)
-            lo = align;                 /* never hand out physical page 0 */
+        if (lo < 0x1000)
+            lo = 0x1000;                /* never hand out (part of) physical page 0 */
         /* Walk down from the top of the region, stepping below each busy range we hit. */
         while (hi > lo && hi - lo >= size) {
             paddr_t cand = (hi - size) & ~(align - 1);

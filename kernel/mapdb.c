@@ -147,34 +147,26 @@ static unsigned revoke_tree(struct mapnode *root, unsigned rights, bool self)
     return status;
 }
 
-/* Split the large mapping n into 512 mappings of the next level (same frames, rights and
- * derivations).  Mappings derived from n at n's own level are split first.  False if memory
- * ran out; the tree is consistent either way. */
-static bool split_node(struct mapnode *n)
+/* Split the large mapping n (no derived mapping at its own level) into 512 mappings of the
+ * next level: same frames, rights and derivations.  False if memory ran out (nothing
+ * changed). */
+static bool split_one(struct mapnode *n)
 {
-    for (struct mapnode *c = n->child; c; c = c->next)
-        if (c->level == n->level && !split_node(c))
-            return false;
-
     unsigned lvl = n->level - 1;
     word_t piece = level_size(lvl);
     struct mapnode *fresh = NULL;
+    pte_t *table = NULL;
+    struct pt_ref ref = { n->pte, slot_of(n->pte), n->level, n->va };
+    paddr_t base = pte_frame(*n->pte, n->level);
     for (unsigned i = 0; i < 512; i++) {
         struct mapnode *p = slab_alloc(&node_cache);
-        if (!p) {
-            while (fresh) {
-                struct mapnode *next = fresh->next;
-                slab_free(&node_cache, fresh);
-                fresh = next;
-            }
-            return false;
-        }
+        if (!p)
+            break;
         p->next = fresh;
         fresh = p;
+        if (i == 511)
+            table = pt_split_leaf(&ref);
     }
-    paddr_t base = pte_frame(*n->pte, n->level);
-    struct pt_ref ref = { n->pte, slot_of(n->pte), n->level, n->va };
-    pte_t *table = pt_split_leaf(&ref);
     if (!table) {
         while (fresh) {
             struct mapnode *next = fresh->next;
@@ -208,14 +200,49 @@ static bool split_node(struct mapnode *n)
     return true;
 }
 
-/* Make [va, va + size) of s consist of whole leaves where a larger leaf covers it. */
-static void split_covering(struct space *s, word_t va, word_t size)
+/* The first node from c on (along the sibling list) at level lvl. */
+static struct mapnode *same_level_from(struct mapnode *c, unsigned lvl)
+{
+    while (c && c->level != lvl)
+        c = c->next;
+    return c;
+}
+
+/* Split the large mapping top into 512 mappings of the next level.  Mappings derived from
+ * it at its own level (they can form long chains) are split first, deepest first, by an
+ * iterative walk: a split node's pieces join its parent's children at the lower level, so
+ * the walk never meets them again.  False if memory ran out: the tree is consistent, top is
+ * not split (some of its same-level descendants may be). */
+static bool split_node(struct mapnode *top)
+{
+    unsigned lvl = top->level;
+    struct mapnode *c = top;
+    for (;;) {
+        struct mapnode *d = same_level_from(c->child, lvl);
+        if (d) {
+            c = d;
+            continue;
+        }
+        if (c == top)
+            return split_one(top);
+        struct mapnode *parent = c->parent;
+        struct mapnode *next = same_level_from(c->next, lvl);
+        if (!split_one(c))
+            return false;
+        c = next ? next : parent;
+    }
+}
+
+/* Make [va, va + size) of s consist of whole leaves where a larger leaf covers its start.
+ * False if memory ran out. */
+static bool split_covering(struct space *s, word_t va, word_t size)
 {
     struct pt_ref ref;
     while (pt_find_leaf(s, va, &ref) && level_size(ref.level) > size && *ref.node) {
         if (!split_node(*ref.node))
-            return;     /* out of memory: the caller then affects the whole large leaf */
+            return false;
     }
+    return true;
 }
 
 struct unmap_ctx {
@@ -237,8 +264,10 @@ static void unmap_leaf(struct pt_ref *ref, void *vctx)
 unsigned mapdb_unmap(struct space *s, word_t va, word_t size, unsigned rights, bool own)
 {
     struct unmap_ctx c = { s, rights & 7, own, 0 };
+    /* Out of kernel memory for the split, the whole large leaf is affected: more is revoked
+     * than asked for, never less (Unmap has no error to report). */
     if (size < level_size(PT_MAX_LEAF_LEVEL + 1))
-        split_covering(s, va, size);
+        (void)split_covering(s, va, size);
     pt_for_each_leaf(s, va, va + size, unmap_leaf, &c);
     return c.status;
 }
@@ -264,13 +293,110 @@ static bool dst_page_allowed(struct space *dst, word_t va, word_t size)
            !space_in_utcb_area(dst, va, size);
 }
 
-/* Install one mapping of `lvl` at dva for the frames at pa of source node n. */
+static bool dst_range_touches_user(word_t va)
+{
+    return va < L4_USER_AREA_END;       /* the user area starts at 0 */
+}
+
+static enum map_result map_one(struct map_ctx *c, struct mapnode *n, paddr_t pa, word_t dva,
+                               unsigned lvl, unsigned rights);
+
+/* Map the frames of n at pa in 512 pieces of the next level (n stays one node). */
+static enum map_result map_pieces(struct map_ctx *c, struct mapnode *n, paddr_t pa, word_t dva,
+                                  unsigned lvl, unsigned rights)
+{
+    word_t piece = level_size(lvl - 1);
+    for (unsigned i = 0; i < 512; i++) {
+        enum map_result r = map_one(c, n, pa + i * piece, dva + i * piece, lvl - 1, rights);
+        if (r != MAP_OK)
+            return r;
+    }
+    return MAP_OK;
+}
+
+static enum map_result grant_pieces(struct map_ctx *c, struct mapnode *n, word_t dva,
+                                    unsigned rights);
+
+/* Grant node n to dva: as one leaf if dva suits its size, else in pieces. */
+static enum map_result grant_node(struct map_ctx *c, struct mapnode *n, word_t dva,
+                                  unsigned rights)
+{
+    if ((dva & (level_size(n->level) - 1)) || !level_supported(n->level))
+        return grant_pieces(c, n, dva, rights);
+    return map_one(c, n, pte_frame(*n->pte, n->level), dva, n->level, rights);
+}
+
+/* Grant n, which cannot move as one leaf to dva, as the 512 pieces it is split into. */
+static enum map_result grant_pieces(struct map_ctx *c, struct mapnode *n, word_t dva,
+                                    unsigned rights)
+{
+    struct space *src = n->space;
+    word_t sva = n->va, piece = level_size(n->level - 1);
+    if (!split_node(n))
+        return MAP_NOMEM;
+    for (unsigned i = 0; i < 512; i++) {
+        struct pt_ref ref;
+        if (!pt_find_leaf(src, sva + i * piece, &ref) || !*ref.node)
+            continue;
+        enum map_result r = grant_node(c, *ref.node, dva + i * piece, rights);
+        if (r != MAP_OK)
+            return r;
+    }
+    return MAP_OK;
+}
+
+/* Grant: is any mapping in [va, va + size) of s n itself or one n derives from? */
+struct ancestor_ctx { struct mapnode *n; bool found; };
+
+static void find_ancestor(struct pt_ref *ref, void *vctx)
+{
+    struct ancestor_ctx *a = vctx;
+    if (*ref->node && is_ancestor_or_self(*ref->node, a->n))
+        a->found = true;
+}
+
+static void remove_leaf(struct pt_ref *ref, void *vctx)
+{
+    (void)vctx;
+    if (*ref->node)
+        remove_subtree(*ref->node);
+}
+
+/* Move node n (its frames, with `rights`) to the empty entry ref of the destination: the
+ * sender loses the mapping, derived mappings stay attached.  Rights the grant drops are
+ * revoked from them; the access status of all of them stays with n. */
+static void move_node(struct map_ctx *c, struct mapnode *n, struct pt_ref *ref, word_t dva,
+                      unsigned rights)
+{
+    unsigned old = pte_rights(*n->pte);
+    pte_t status = *n->pte & (PTE_A | PTE_D);
+    *ref->pte = pte_clear_status(pte_with_rights(*n->pte, rights));
+    *ref->node = n;
+    *slot_of(n->pte) = NULL;
+    *n->pte = 0;
+    space_tlb_invalidate(n->space, n->va, level_size(n->level));
+    n->space = c->dst;
+    n->va = dva;
+    n->pte = ref->pte;
+    if (old & ~rights) {
+        unsigned st = revoke_tree(n, old & ~rights, false);
+        status |= (st & R ? PTE_A : 0) | (st & W ? PTE_D : 0);
+    }
+    *n->pte |= status;
+}
+
+/* Install one mapping of `lvl` at dva for the frames at pa of source node n (for a grant: n
+ * itself, pa its frames, lvl its level). */
 static enum map_result map_one(struct map_ctx *c, struct mapnode *n, paddr_t pa, word_t dva,
                                unsigned lvl, unsigned rights)
 {
     word_t size = level_size(lvl);
-    if (!dst_page_allowed(c->dst, dva, size))
-        return MAP_OK;
+    if (!dst_page_allowed(c->dst, dva, size)) {
+        /* Part of it may be mappable (around the KIP or UTCB area): in smaller pieces. */
+        if (lvl == 0 || !dst_range_touches_user(dva))
+            return MAP_OK;
+        return c->grant ? grant_pieces(c, n, dva, rights) : map_pieces(c, n, pa, dva, lvl, rights);
+    }
     struct pt_ref ref;
     for (;;) {
         enum pt_status st = pt_walk(c->dst, dva, lvl, true, &ref);
@@ -288,21 +414,30 @@ static enum map_result map_one(struct map_ctx *c, struct mapnode *n, paddr_t pa,
     }
     pte_t e = *ref.pte;
     if ((e & PTE_P) && lvl > 0 && !(e & PTE_PS)) {
-        /* Smaller mappings below the target: map in pieces of the next level instead. */
-        for (unsigned i = 0; i < 512; i++) {
-            enum map_result r = map_one(c, n, pa + i * level_size(lvl - 1),
-                                        dva + i * level_size(lvl - 1), lvl - 1, rights);
-            if (r != MAP_OK)
-                return r;
-        }
-        return MAP_OK;
+        /* Smaller mappings below the target. */
+        if (!c->grant)
+            return map_pieces(c, n, pa, dva, lvl, rights);
+        /* A grant moves n as one leaf: the mappings there go first (flush, then link), and
+         * with them the tables that held them. */
+        struct ancestor_ctx a = { n, false };
+        pt_for_each_leaf(c->dst, dva, dva + size, find_ancestor, &a);
+        if (a.found)
+            return MAP_OK;
+        pt_for_each_leaf(c->dst, dva, dva + size, remove_leaf, NULL);
+        if (!pt_drop_tables(&ref))
+            return MAP_OK;      /* cannot happen: dst_page_allowed excludes kernel mappings */
+        space_tlb_invalidate(c->dst, dva, size);
+        e = 0;
     }
     if (e & PTE_P) {
         struct mapnode *m = *ref.node;
         if (!m || is_ancestor_or_self(m, n))
             return MAP_OK;
-        if (!c->grant && pte_frame(e, lvl) == pa && m->level == lvl) {
-            /* Same page again: extend the rights (union). */
+        if (!c->grant && pte_frame(e, lvl) == pa && m->level == lvl &&
+            (m->parent == n || !(rights & ~pte_rights(e)))) {
+            /* The same page again: extend the rights (union).  More rights from another
+             * mapping than the one it derives from would exceed its parent's: that case
+             * replaces the mapping below. */
             *ref.pte = pte_with_rights(e, pte_rights(e) | rights);
             space_tlb_invalidate(c->dst, dva, size);
             return MAP_OK;
@@ -310,18 +445,7 @@ static enum map_result map_one(struct map_ctx *c, struct mapnode *n, paddr_t pa,
         remove_subtree(m);
     }
     if (c->grant) {
-        /* Move the node: the sender loses the mapping, derived mappings stay attached. */
-        unsigned old = pte_rights(*n->pte);
-        *ref.pte = pte_clear_status(pte_with_rights(*n->pte, rights)) | (*n->pte & (PTE_A | PTE_D));
-        *ref.node = n;
-        *slot_of(n->pte) = NULL;
-        *n->pte = 0;
-        space_tlb_invalidate(n->space, n->va, size);
-        n->space = c->dst;
-        n->va = dva;
-        n->pte = ref.pte;
-        if (old & ~rights)
-            revoke_tree(n, old & ~rights, false);
+        move_node(c, n, &ref, dva, rights);
         return MAP_OK;
     }
     struct mapnode *m = slab_alloc(&node_cache);
@@ -338,6 +462,8 @@ static enum map_result map_one(struct map_ctx *c, struct mapnode *n, paddr_t pa,
     return MAP_OK;
 }
 
+/* One leaf of the source range.  A grant may split the leaf (into a new table that the
+ * walk calling us does not descend into: the pieces are handled here). */
 static void map_leaf(struct pt_ref *ref, void *vctx)
 {
     struct map_ctx *c = vctx;
@@ -351,6 +477,12 @@ static void map_leaf(struct pt_ref *ref, void *vctx)
     unsigned rights = c->rights & pte_rights(*ref->pte);
     if (!(rights & R))
         return;
+    if (c->grant) {
+        /* Grant moves whole leaves: split_covering made the leaves fit the range. */
+        if (a == ref->va && b == ref->va + lsize)
+            c->result = grant_node(c, n, c->dva + (a - c->sva), rights);
+        return;
+    }
     paddr_t frame = pte_frame(*ref->pte, ref->level);
     for (word_t pos = a; pos < b; ) {
         word_t dva = c->dva + (pos - c->sva);
@@ -358,15 +490,11 @@ static void map_leaf(struct pt_ref *ref, void *vctx)
         while (lvl > 0 && (level_size(lvl) > b - pos || (dva & (level_size(lvl) - 1)) ||
                            (pos & (level_size(lvl) - 1)) || !level_supported(lvl)))
             lvl--;
-        if (c->grant && lvl != ref->level)
-            lvl = ref->level;   /* grant moves whole leaves (split_covering made them fit) */
         enum map_result r = map_one(c, n, frame + (pos - ref->va), dva, lvl, rights);
         if (r != MAP_OK) {
             c->result = r;
             return;
         }
-        if (c->grant)
-            return;             /* n has moved */
         pos += level_size(lvl);
     }
 }
@@ -383,8 +511,8 @@ enum map_result mapdb_map(struct space *src, word_t sva, struct space *dst, word
         return MAP_OK;          /* overlapping map onto itself: nothing sensible to do */
     if (src->sigma0 && !sigma0_ensure(src, sva, size))
         return MAP_NOMEM;
-    if (grant)
-        split_covering(src, sva, size);
+    if (grant && size < level_size(PT_MAX_LEAF_LEVEL + 1) && !split_covering(src, sva, size))
+        return MAP_NOMEM;
     pt_for_each_leaf(src, sva, sva + size, map_leaf, &c);
     return c.result;
 }
@@ -429,7 +557,9 @@ static bool sigma0_map_page(struct space *s, word_t pa)
 
 static bool sigma0_ensure(struct space *s, word_t va, word_t size)
 {
-    for (word_t pa = va; pa < va + size; ) {
+    for (word_t pa = va; pa < va + size && pa >= va; ) {
+        if (!arch_phys_addressable(pa))
+            break;              /* nor is anything above: no frames to map */
         struct pt_ref ref;
         if (pt_find_leaf(s, pa, &ref)) {
             pa = ref.va + level_size(ref.level);

@@ -52,8 +52,24 @@ static void merge(void)
     nregions = w + 1;
 }
 
+/* Does making `addr` a region start need a new region? */
+static bool needs_split(uint64_t addr)
+{
+    const struct region *r = regions_lookup(addr);
+    return r && r->first != addr;
+}
+
+/* The number of new regions regions_set(first, last, ...) needs before merging. */
+static unsigned splits_for(uint64_t first, uint64_t last)
+{
+    return needs_split(first) + (last != ~0ull && needs_split(last + 1));
+}
+
 bool regions_set(uint64_t first, uint64_t last, enum region_kind kind, uint64_t owner)
 {
+    /* Check the room first: a failed call changes nothing. */
+    if (first > last || nregions + splits_for(first, last) > MAX_REGIONS)
+        return false;
     if (!split_at(first) || (last != ~0ull && !split_at(last + 1)))
         return false;
     for (unsigned i = 0; i < nregions; i++)
@@ -65,7 +81,7 @@ bool regions_set(uint64_t first, uint64_t last, enum region_kind kind, uint64_t 
     return true;
 }
 
-bool regions_available(uint64_t first, uint64_t last, uint64_t who)
+bool regions_available(uint64_t first, uint64_t last, uint64_t who, bool nonconv)
 {
     for (unsigned i = 0; i < nregions; i++) {
         const struct region *r = &regions[i];
@@ -77,12 +93,18 @@ bool regions_available(uint64_t first, uint64_t last, uint64_t who)
             return false;
         if (r->owner && r->owner != who)
             return false;
+        if (!r->owner && r->kind == R_NONCONV && !nonconv)
+            return false;
     }
     return true;
 }
 
 bool regions_claim(uint64_t first, uint64_t last, uint64_t who)
 {
+    /* The pieces are claimed one by one; only the first and the last can need a new region,
+     * so checking the room for those two up front makes the claim all or nothing. */
+    if (first > last || nregions + splits_for(first, last) > MAX_REGIONS)
+        return false;
     /* Claim each non-shared piece, keeping its kind. */
     for (unsigned i = 0; i < nregions; i++) {
         struct region r = regions[i];

@@ -26,8 +26,10 @@ extern unsigned nregions;
 void regions_init(void);
 /* Give [first, last] a kind (and no owner), overriding what was there. */
 bool regions_set(uint64_t first, uint64_t last, enum region_kind kind, uint64_t owner);
-/* May `who` have [first, last]?  (free, shared, or its own; `any_conv` allows only RAM) */
-bool regions_available(uint64_t first, uint64_t last, uint64_t who);
+/* May `who` have [first, last]?  Free conventional memory, shared memory and its own are
+ * available; free non-conventional memory only if `nonconv` (by request, not on a page
+ * fault: contract §6.6). */
+bool regions_available(uint64_t first, uint64_t last, uint64_t who, bool nonconv);
 /* Record `who` as the owner of [first, last] except where it is shared. */
 bool regions_claim(uint64_t first, uint64_t last, uint64_t who);
 /* A free, naturally aligned block of conventional memory of 2^log2 bytes; ~0 if none. */

@@ -56,12 +56,13 @@ static void put_map(l4_word_t base, unsigned log2, bool ok)
     l4_set_mr(2, ok ? l4_fpage_log2(base, log2) | L4_RWX : L4_NILPAGE);
 }
 
-static bool give_memory(l4_word_t who, l4_word_t base, unsigned log2, l4_word_t attr)
+static bool give_memory(l4_word_t who, l4_word_t base, unsigned log2, l4_word_t attr,
+                        bool nonconv)
 {
     if (log2 < 12 || log2 > 47)
         return false;
     l4_word_t last = base + (1ull << log2) - 1;
-    if (last < base || !regions_available(base, last, who))
+    if (last < base || !regions_available(base, last, who, nonconv))
         return false;
     if (attr) {
         /* Set the attribute on our own mapping first; the new mapping inherits it. */
@@ -84,7 +85,7 @@ static bool handle(l4_word_t from, l4_word_t tag)
 
     if (l4_tag_is_proto(tag, L4_PROTO_PAGEFAULT)) {
         l4_word_t page = mr1 & ~0xFFFull;
-        bool ok = give_memory(from, page, 12, 0);
+        bool ok = give_memory(from, page, 12, 0, false);
         if (verbose)
             printf("sigma0: page fault %llx from %llx: %s\n", (unsigned long long)mr1,
                    (unsigned long long)from, ok ? "mapped" : "refused");
@@ -103,7 +104,7 @@ static bool handle(l4_word_t from, l4_word_t tag)
         unsigned log2 = l4_fpage_size_log2(mr1);
         bool any = (mr1 >> 10) == (~0ull >> 10);
         l4_word_t base = any ? regions_find_free(log2) : l4_fpage_base(mr1);
-        bool ok = base != ~0ull && give_memory(from, base, log2, mr2);
+        bool ok = base != ~0ull && give_memory(from, base, log2, mr2, true);
         if (verbose)
             printf("sigma0: request %llx (2^%u) from %llx: %s\n", (unsigned long long)base,
                    log2, (unsigned long long)from, ok ? "granted" : "refused");

@@ -127,6 +127,30 @@ static void free_tables(pte_t *t, unsigned l)
         kmem_free(t, TABLE_ORDER);
 }
 
+static bool tables_empty(pte_t *t, unsigned l)
+{
+    for (unsigned i = 0; i < 512; i++) {
+        pte_t e = t[i];
+        if (!(e & PTE_P))
+            continue;
+        if (l == 0 || (e & PTE_PS) || !tables_empty(table_of(e), l - 1))
+            return false;
+    }
+    return true;
+}
+
+bool pt_drop_tables(struct pt_ref *ref)
+{
+    pte_t e = *ref->pte;
+    if (!(e & PTE_P))
+        return true;
+    if (ref->level == 0 || (e & PTE_PS) || !tables_empty(table_of(e), ref->level - 1))
+        return false;
+    *ref->pte = 0;
+    free_tables(table_of(e), ref->level - 1);
+    return true;
+}
+
 void pt_free_tables(struct space *s)
 {
     free_tables(s->pml4, 3);

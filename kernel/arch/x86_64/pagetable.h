@@ -33,6 +33,10 @@ void pt_for_each_leaf(struct space *s, word_t start, word_t end, pt_leaf_fn fn, 
 /* Replace the large leaf at ref by a table of 512 entries of the next level mapping the same
  * frames with the same rights (shadow slots NULL); returns the new table or NULL (no memory). */
 pte_t *pt_split_leaf(struct pt_ref *ref);
+/* Free the tables below the table entry ref (level >= 1) if no leaf is left in them, and
+ * clear the entry: a leaf of ref's level can then take its place.  The caller flushes the
+ * TLB for the range.  False (nothing changed) if a leaf remains. */
+bool pt_drop_tables(struct pt_ref *ref);
 /* Free every user page-table page of s (all leaves must be gone or kernel-managed). */
 void pt_free_tables(struct space *s);
 

@@ -30,7 +30,8 @@ enum elf_error elf_parse(const void *file, size_t size, struct elf_image *out)
         return ELF_ERR_MAGIC;
     if (eh->ident[4] != 2 || eh->ident[5] != 1 || eh->type != ET_EXEC || eh->machine != EM_X86_64)
         return ELF_ERR_CLASS;
-    if (eh->phentsize != sizeof(struct phdr) || add_overflows(eh->phoff, (uint64_t)eh->phnum * sizeof(struct phdr)))
+    /* The table is read in place: it must be aligned (every linker aligns it). */
+    if (eh->phentsize != sizeof(struct phdr) || (eh->phoff & 7) || add_overflows(eh->phoff, (uint64_t)eh->phnum * sizeof(struct phdr)))
         return ELF_ERR_PHDR;
     if (eh->phoff + (uint64_t)eh->phnum * sizeof(struct phdr) > size)
         return ELF_ERR_SHORT;

@@ -156,6 +156,9 @@ static void test_short(void)
     build(2);
     eh()->phnum = 0xFFFF;
     EXPECT(ELF_ERR_SHORT, FILE_SIZE, "phnum 65535 does not fit the file");
+    build(2);
+    eh()->phoff = 65;
+    EXPECT(ELF_ERR_PHDR, FILE_SIZE, "misaligned program header table");
 }
 
 static void test_ident(void)

@@ -144,3 +144,18 @@ void fault_exception(struct tcb *t, unsigned vector, word_t error)
     if (!ok && !handler_of(t, L4_UTCB_EXC_HANDLER))
         unhandled(t, "exception", vector, f->rip);
 }
+
+void fault_preemption(struct tcb *t, bool timefault)
+{
+    struct tcb *sched = ipc_resolve(t, t->scheduler);
+    if (!sched || sched == t || sched->state == TS_IRQ)
+        return;
+    struct saved_utcb sv;
+    save_utcb(t, &sv, 4);
+    t->mr[0] = L4_PROTO_PREEMPTION | (timefault ? 3 : 2);
+    t->mr[1] = t->preempt_clock;
+    t->mr[2] = 0;                       /* clock bits 64-127 */
+    t->mr[3] = 1;                       /* time fault only: the total quantum is exhausted */
+    ipc_kernel_call(t, sched->gid, L4_NILPAGE);
+    restore_utcb(t, &sv, 4);
+}

@@ -12,6 +12,10 @@
 void fault_page(struct tcb *t, word_t addr, unsigned access, word_t ip);
 void fault_io(struct tcb *t, unsigned port, unsigned count, word_t ip);
 void fault_exception(struct tcb *t, unsigned vector, word_t error);
+/* The preemption message (timefault false) or the time fault (total quantum exhausted) of
+ * t to its scheduler, as a call on t's behalf; nothing if t has no scheduler other than
+ * itself (docs/scheduling.md). */
+void fault_preemption(struct tcb *t, bool timefault);
 /* A page fault inside a string transfer, on behalf of t; false if it could not be resolved
  * (no pager, aborted, or the deadline passed). */
 bool fault_ipc_for_transfer(struct tcb *t, word_t va, bool write, uint64_t deadline);

@@ -8,11 +8,20 @@
  * Direct process switch: IPC hands the CPU to its partner without queue operations and the
  * partner runs on the remaining time slice of the thread the scheduler last chose (the slice
  * owner), i.e. the time slice is donated.
+ *
+ * Preemption (contract §6.4, docs/scheduling.md): a thread loses the CPU involuntarily at the
+ * end of its time slice, and when a more important thread becomes ready.  It may delay that
+ * (PreemptFlags.d, up to its maximum delay, for threads up to its sensitive priority), and it
+ * may ask its scheduler to be told (PreemptFlags.s): the message goes out before the thread
+ * continues in user mode (thread_return_to_user_checks).  A thread's total quantum is charged
+ * per tick while it runs; when it is used up the thread sends its scheduler a time fault.
  */
 #include "sched.h"
 #include "timeout.h"
 #include "console.h"
 #include "lib.h"
+#include "arch.h"
+#include <l4/utcb.h>
 
 static struct tcb *ready_head[256];
 static uint64_t prio_bitmap[4];
@@ -132,6 +141,78 @@ void switch_to(struct tcb *to)
     arch_switch(from, to);
 }
 
+/* --- preemption ---------------------------------------------------------------------- */
+
+/* Is a thread other than self ready at self's priority or above?  (Stale queue entries
+ * count: at worst a slice end is handled as a preemption that picks self again.) */
+static bool contender(struct tcb *self)
+{
+    int top = sched_highest_prio();
+    if (top != (int)self->prio)
+        return top > (int)self->prio;
+    struct tcb *h = ready_head[self->prio];
+    return h != self || h->ready_next != self;
+}
+
+static bool delay_running(struct tcb *t)
+{
+    return t->delay_until && arch_clock_us() < t->delay_until;
+}
+
+/* The current thread is about to be preempted, for a thread of priority `by` (-1: its time
+ * slice ended).  False if it delays the preemption instead: within a delay already running,
+ * or by starting one (PreemptFlags.I tells it to yield soon). */
+static bool preemption_goes_ahead(struct tcb *self, int by)
+{
+    if (self == idle_tcb)
+        return true;
+    bool sensitive = by < 0 || by <= self->sensitive_prio;
+    if (!sensitive)
+        return true;
+    if (delay_running(self))
+        return false;
+    word_t flags = utcb_get(self, L4_UTCB_FLAGS);
+    if ((self->flags & TF_PREEMPTED) || !self->max_delay_us || !(flags & L4_PREEMPT_DELAY))
+        return true;
+    self->flags |= TF_PREEMPTED;
+    self->delay_until = arch_clock_us() + self->max_delay_us;
+    utcb_set(self, L4_UTCB_FLAGS, flags | L4_PREEMPT_PENDING);
+    return false;
+}
+
+/* The current thread loses the CPU now: record it for its preemption message. */
+static void preempted(struct tcb *self)
+{
+    if (self == idle_tcb)
+        return;
+    self->delay_until = 0;
+    if (utcb_get(self, L4_UTCB_FLAGS) & L4_PREEMPT_SIGNAL) {
+        self->flags |= TF_PREEMPT_MSG;
+        self->preempt_clock = arch_clock_us();
+    }
+}
+
+void sched_preemption_done(struct tcb *self)
+{
+    self->flags &= ~TF_PREEMPTED;
+    self->delay_until = 0;
+    utcb_set(self, L4_UTCB_FLAGS, utcb_get(self, L4_UTCB_FLAGS) & ~(word_t)L4_PREEMPT_PENDING);
+}
+
+/* Charge a tick to the running thread's total quantum. */
+static void charge_quantum(struct tcb *self)
+{
+    if (self == idle_tcb || self->quantum_us == QUANTUM_UNLIMITED)
+        return;
+    if (self->quantum_us > CONFIG_TICK_US) {
+        self->quantum_us -= CONFIG_TICK_US;
+        return;
+    }
+    self->quantum_us = 0;
+    self->flags |= TF_TIMEFAULT_MSG;
+    self->preempt_clock = arch_clock_us();
+}
+
 void schedule(void)
 {
     struct tcb *self = current();
@@ -163,7 +244,8 @@ void switch_to_or_schedule(struct tcb *preferred)
 void sched_wakeup(struct tcb *t)
 {
     struct tcb *self = current();
-    if (t->prio > self->prio && self != idle_tcb) {
+    if (t->prio > self->prio && self != idle_tcb && preemption_goes_ahead(self, t->prio)) {
+        preempted(self);
         sched_enqueue_head(self);       /* preempted: it keeps its place and slice */
         switch_to(t);
     } else if (self == idle_tcb) {
@@ -222,11 +304,25 @@ void sched_tick(void)
 {
     struct tcb *owner = slice_owner;
     struct tcb *self = current();
-    if (self == idle_tcb || !owner || owner->timeslice_us == 0)
+    charge_quantum(self);
+    if (self == idle_tcb || !owner)
         return;
-    if (owner->slice_left_us > CONFIG_TICK_US) {
-        owner->slice_left_us -= CONFIG_TICK_US;
-        return;
+    if (self->delay_until && !delay_running(self)) {
+        /* A delayed preemption is due: whatever it was, it happens now, as a slice end. */
+        self->delay_until = 0;
+    } else {
+        if (owner->timeslice_us == 0)
+            return;
+        if (owner->slice_left_us > CONFIG_TICK_US) {
+            owner->slice_left_us -= CONFIG_TICK_US;
+            return;
+        }
+        if (owner == self && !contender(self)) {
+            owner->slice_left_us = owner->timeslice_us;     /* nobody else to run: go on */
+            return;
+        }
+        if (!preemption_goes_ahead(self, -1))
+            return;
     }
     /* Slice over: the owner goes to the end of its priority; the current thread is preempted. */
     owner->slice_left_us = owner->timeslice_us;
@@ -237,6 +333,8 @@ void sched_tick(void)
     if (self != owner && self->state == TS_READY)
         sched_enqueue(self);
     struct tcb *next = pick_next();
+    if (next != self)
+        preempted(self);
     slice_owner = next;
     switch_to(next);
 }
@@ -253,8 +351,11 @@ void sched_preempt_check(void)
     int prio = self->prio;
     if (slice_owner && slice_owner != self && slice_owner->state == TS_READY && slice_owner->prio > prio)
         prio = slice_owner->prio;
-    if (sched_highest_prio() > prio)
+    int top = sched_highest_prio();
+    if (top > prio && preemption_goes_ahead(self, top)) {
+        preempted(self);
         schedule();
+    }
 }
 
 void sched_yield(void)
@@ -272,7 +373,10 @@ void sched_donate(struct tcb *to)
 {
     struct tcb *self = current();
     sched_enqueue(self);
-    switch_to(to);                      /* `to` runs on the caller's slice (slice_owner kept) */
+    /* `to` runs on the caller's own time slice, with the caller's priority protecting it
+     * (even if the caller itself was running on a slice `to` had donated). */
+    slice_owner = self;
+    switch_to(to);
 }
 
 /* For the invariant checks (invariants.c). */

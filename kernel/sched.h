@@ -39,7 +39,9 @@ void wake(struct tcb *t, enum wake_reason why);
 
 void sched_tick(void);                      /* timer interrupt: time slices */
 void sched_yield(void);
-void sched_preempt_check(void);             /* run a more important ready thread first */                     /* ThreadSwitch(nil) */
+void sched_preempt_check(void);
+/* ThreadSwitch(nil): a delayed preemption is over (PreemptFlags.I cleared, delay renewed). */
+void sched_preemption_done(struct tcb *self);             /* run a more important ready thread first */                     /* ThreadSwitch(nil) */
 void sched_donate(struct tcb *to);          /* ThreadSwitch(to) */
 void sched_set_prio(struct tcb *t, unsigned prio);
 

@@ -306,7 +306,7 @@ static void sys_schedule(struct tcb *self, struct frame *f)
         return;
     }
     f->rdx = ((word_t)us_to_period(t->timeslice_us ? t->slice_left_us : 0, true) << 16) |
-             us_to_period(t->quantum_us, true);
+             (t->quantum_us == QUANTUM_UNLIMITED ? L4_NEVER : l4_period_from_us(t->quantum_us));
     if (prio != ~0ul && (prio & 0x1FF) <= 255)
         sched_set_prio(t, prio & 0xFF);
     if (time != ~0ul) {
@@ -316,16 +316,15 @@ static void sys_schedule(struct tcb *self, struct frame *f)
             t->slice_left_us = t->timeslice_us;
         }
         if (quantum != 0xFFFF)
-            t->quantum_us = l4_time_is_never(quantum) ? 0 : l4_period_us(quantum);
+            t->quantum_us = l4_time_is_never(quantum) ? QUANTUM_UNLIMITED : l4_period_us(quantum);
     }
     if (pre != ~0ul) {
         t->max_delay_us = pre & 0xFFFF;
         t->sensitive_prio = (pre >> 16) & 0xFF;
     }
     f->rax = schedule_state(t);
-    /* A priority change may make another thread more important than the caller. */
-    if (sched_highest_prio() > (int)self->prio)
-        schedule();
+    /* A priority change may have made another thread more important than the caller: the
+     * check on the way back to user mode (thread_return_to_user_checks) preempts it. */
 }
 
 static void sys_thread_switch(struct tcb *self, struct frame *f)
@@ -337,8 +336,7 @@ static void sys_thread_switch(struct tcb *self, struct frame *f)
     if (t && t->state == TS_READY)
         sched_donate(t);
     else {
-        self->flags &= ~TF_PREEMPTED;
-        utcb_set(self, L4_UTCB_FLAGS, utcb_get(self, L4_UTCB_FLAGS) & ~(word_t)L4_PREEMPT_PENDING);
+        sched_preemption_done(self);
         sched_yield();
     }
 }

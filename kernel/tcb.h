@@ -40,12 +40,16 @@ enum wake_reason {
 #define TCB_FPU_SIZE      1024
 #define TCB_STACK_BOTTOM  2048        /* the kernel stack grows down from TCB_SIZE to here */
 
+#define QUANTUM_UNLIMITED (~0ull)
+
 /* thread flags */
 #define TF_HALT_PENDING   (1u << 0)   /* halt when next returning to user mode */
 #define TF_PRIVILEGED     (1u << 1)   /* unused: privilege is per space */
 #define TF_KERNEL_IPC     (1u << 2)   /* the current IPC is kernel-generated (fault, exception) */
 #define TF_USER_STATE     (1u << 5)   /* IP/SP/FLAGS changed by the kernel: check before return */
-#define TF_PREEMPTED      (1u << 3)   /* a delayed preemption is pending */
+#define TF_PREEMPTED      (1u << 3)   /* delayed a preemption; no more delay until it yields */
+#define TF_PREEMPT_MSG    (1u << 4)   /* was preempted: send the preemption message (§6.4) */
+#define TF_TIMEFAULT_MSG  (1u << 6)   /* total quantum exhausted: send the time fault */
 
 
 /* A string transfer in progress; lives on the sender's kernel stack, and both partners point
@@ -106,9 +110,11 @@ struct tcb {
     word_t scheduler;           /* global id of the thread allowed to Schedule() me */
     uint64_t timeslice_us;      /* slice length (0: infinite) */
     uint64_t slice_left_us;
-    uint64_t quantum_us;        /* total quantum left (0: unlimited) */
-    uint16_t max_delay_us;      /* delayed preemption budget */
-    uint8_t sensitive_prio;
+    uint64_t quantum_us;        /* total quantum left (QUANTUM_UNLIMITED: no limit) */
+    uint16_t max_delay_us;      /* delayed preemption: longest delay */
+    uint8_t sensitive_prio;     /* ... for threads up to this priority */
+    uint64_t delay_until;       /* clock value a delayed preemption ends at (0: none running) */
+    uint64_t preempt_clock;     /* clock value of the preemption the pending message reports */
 
     /* --- thread management ------------------------------------------------------------- */
     word_t utcb_location;       /* user address of the UTCB (not MR0); ~0 if unset */

@@ -55,6 +55,7 @@ struct tcb *thread_create(word_t gid, struct space *space, word_t scheduler)
     t->scheduler = scheduler;
     t->timeslice_us = CONFIG_TIMESLICE_US;
     t->slice_left_us = CONFIG_TIMESLICE_US;
+    t->quantum_us = QUANTUM_UNLIMITED;
     t->utcb_location = ~0ul;
     t->ipc.wait_for = L4_NILTHREAD;
     arch_thread_init_frame(t, 0, 0);
@@ -121,6 +122,13 @@ void thread_return_to_user_checks(struct tcb *t)
             fault_exception(t, 13, 0);
     }
     sched_preempt_check();
+    /* A preempted thread reports to its scheduler before it continues (contract §6.4). */
+    while (t->flags & (TF_PREEMPT_MSG | TF_TIMEFAULT_MSG)) {
+        bool timefault = t->flags & TF_TIMEFAULT_MSG;
+        t->flags &= ~(TF_PREEMPT_MSG | TF_TIMEFAULT_MSG);
+        fault_preemption(t, timefault);
+        sched_preempt_check();
+    }
 }
 
 /* A halted thread resumes by going back to user mode through its frame. */

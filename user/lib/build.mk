@@ -38,7 +38,7 @@ libl4: $(LIBL4) $(LIBL4_CRT0)
 
 # $(eval $(call user_program,NAME,SOURCES,LINK_BASE[,EXTRA_CFLAGS]))
 #   Compiles SOURCES (.c or .S, paths relative to the repository root) into
-#   $(BUILD)/<dir of source>/<name>.o and links $(BUILD)/user/NAME.elf at virtual (and
+#   $(BUILD)/<dir of source>/<name>.o (see user_obj) and links $(BUILD)/user/NAME.elf at virtual (and
 #   physical) address LINK_BASE (hex) with crt0 first, then the objects, libl4.a and libgcc.
 #   EXTRA_CFLAGS apply to this program's objects (an object shared by two programs is
 #   compiled once, with the flags of the first program that names it).
@@ -46,7 +46,9 @@ libl4: $(LIBL4) $(LIBL4_CRT0)
 USER_PROGRAMS ?=
 USER_OBJ_CFLAGS :=
 
-user_obj = $(BUILD)/$(basename $(1)).o
+# Sources from outside user/ (the kernel's ELF parser in the root task) get their user-level
+# objects under $(BUILD)/user/shared/: the kernel build has its own object of the same name.
+user_obj = $(BUILD)/$(if $(filter user/%,$(1)),,user/shared/)$(basename $(1)).o
 
 define user_object_rule
 $(call user_obj,$(1)): $(1)

@@ -44,6 +44,8 @@ bool serve_fault(l4_word_t from, l4_word_t tag)
             return false;
         }
         l4_word_t fp = l4_mr(1);
+        if (!l4_is_io_fpage(fp))
+            return false;                   /* not an I/O fault message: ignore it */
         l4_sigma0_get_ports(l4_sigma0_tid(), fp);
         map_reply(0, fp);
         return true;

@@ -51,7 +51,7 @@ l4_word_t new_thread_id(void);
 void free_thread_id(l4_word_t tid);
 
 /* service.c: which task a thread belongs to (root's records) */
-void register_thread(l4_word_t tid, struct task *t, l4_word_t creator);
+bool register_thread(l4_word_t tid, struct task *t, l4_word_t creator);    /* false: table full */
 struct task *task_of_thread(l4_word_t tid);
 
 /* pager.c, service.c */

@@ -14,13 +14,14 @@ struct thread_rec {
 
 static struct thread_rec threads[MAX_THREADS];
 
-void register_thread(l4_word_t tid, struct task *t, l4_word_t creator)
+bool register_thread(l4_word_t tid, struct task *t, l4_word_t creator)
 {
     for (unsigned i = 0; i < MAX_THREADS; i++)
         if (!threads[i].tid) {
             threads[i] = (struct thread_rec){ tid, t, creator };
-            return;
+            return true;
         }
+    return false;
 }
 
 static struct thread_rec *rec_of(l4_word_t tid)
@@ -54,12 +55,17 @@ static struct task *new_task(void)
     return NULL;
 }
 
-/* A thread id as the service sees it: local ids of the caller's space become global. */
-static l4_word_t global(l4_word_t from, l4_word_t id)
+/* Thread ids in requests are global: a local id means nothing outside its own space, so it
+ * names no thread here (0). */
+static l4_word_t global(l4_word_t id)
 {
-    (void)from;
-    return id;
+    return l4_is_global_id(id) ? id : 0;
 }
+
+/* Interrupt lines attached through the service, and the task that did it: only that task
+ * may detach or re-attach a line. */
+#define MAX_IRQS 256
+static struct task *irq_owner[MAX_IRQS];
 
 /* Names: services published by trusted tasks; lookups of names not yet published wait. */
 #define MAX_NAMES   32
@@ -76,15 +82,22 @@ static l4_word_t name_find(l4_word_t a, l4_word_t b)
     return 0;
 }
 
-static void name_register(l4_word_t a, l4_word_t b, l4_word_t tid)
+static bool name_register(l4_word_t a, l4_word_t b, l4_word_t tid)
 {
-    for (unsigned i = 0; i < MAX_NAMES; i++)
-        if (!names[i].tid || (names[i].name[0] == a && names[i].name[1] == b)) {
-            names[i].name[0] = a;
-            names[i].name[1] = b;
-            names[i].tid = tid;
+    unsigned slot = MAX_NAMES;
+    for (unsigned i = 0; i < MAX_NAMES; i++) {
+        if (names[i].tid && names[i].name[0] == a && names[i].name[1] == b) {
+            slot = i;                       /* published again: the newer thread wins */
             break;
         }
+        if (!names[i].tid && slot == MAX_NAMES)
+            slot = i;
+    }
+    if (slot == MAX_NAMES)
+        return false;
+    names[slot].name[0] = a;
+    names[slot].name[1] = b;
+    names[slot].tid = tid;
     /* Answer the clients that were waiting for it (zero timeout: never block on them). */
     for (unsigned i = 0; i < MAX_WAITING; i++)
         if (waiting[i].client && waiting[i].name[0] == a && waiting[i].name[1] == b) {
@@ -92,6 +105,7 @@ static void name_register(l4_word_t a, l4_word_t b, l4_word_t tid)
             l4_reply(waiting[i].client);
             waiting[i].client = 0;
         }
+    return true;
 }
 
 bool serve_request(l4_word_t from, l4_word_t tag)
@@ -104,13 +118,18 @@ bool serve_request(l4_word_t from, l4_word_t tag)
             result(t, 0);
             return true;
         }
+        /* A client waits for one name at a time (it is blocked in its call): a new lookup
+         * from it replaces an old one whose call has timed out. */
+        unsigned slot = MAX_WAITING;
         for (unsigned i = 0; i < MAX_WAITING; i++)
-            if (!waiting[i].client) {
-                waiting[i].name[0] = l4_mr(1);
-                waiting[i].name[1] = l4_mr(2);
-                waiting[i].client = from;
-                return false;               /* the reply comes with the registration */
-            }
+            if (waiting[i].client == from || (!waiting[i].client && slot == MAX_WAITING))
+                slot = i;
+        if (slot < MAX_WAITING) {
+            waiting[slot].name[0] = l4_mr(1);
+            waiting[slot].name[1] = l4_mr(2);
+            waiting[slot].client = from;
+            return false;                   /* the reply comes with the registration */
+        }
         result(0, L4_ERR_NO_MEM);
         return true;
     }
@@ -122,7 +141,7 @@ bool serve_request(l4_word_t from, l4_word_t tag)
     }
     switch (label) {
     case ROOT_TASK_CREATE: {
-        l4_word_t pager = global(from, l4_mr(1)), prio = l4_mr(2);
+        l4_word_t pager = global(l4_mr(1)), prio = l4_mr(2);
         struct task *t = new_task();
         l4_word_t tid = t ? new_thread_id() : 0;
         if (!tid) {
@@ -142,20 +161,27 @@ bool serve_request(l4_word_t from, l4_word_t tag)
             result(0, err);
             break;
         }
-        if (prio > caller->task->trusted * 254)
-            prio = 254;
+        if (!register_thread(tid, t, from)) {
+            l4_thread_control(tid, 0, 0, 0, ~0ul);
+            free_thread_id(tid);
+            t->used = false;
+            result(0, L4_ERR_NO_MEM);
+            break;
+        }
+        if (prio > 254)
+            prio = 254;                         /* below root's own 255 */
         l4_schedule(tid, ~0ul, ~0ul, prio, ~0ul, &old);
         t->tid = tid;
         t->creator = from;
         t->trusted = false;                     /* e.g. a Linux process */
         snprintf(t->name, sizeof(t->name), "task-%lx", l4_thread_no(tid));
-        register_thread(tid, t, from);
         result(tid, 0);
         break;
     }
     case ROOT_THREAD_CREATE: {
-        struct thread_rec *target = rec_of(global(from, l4_mr(1)));
-        l4_word_t pager = global(from, l4_mr(2)), utcb = l4_mr(3), prio = l4_mr(4);
+        l4_word_t target_tid = global(l4_mr(1));
+        struct thread_rec *target = target_tid ? rec_of(target_tid) : NULL;
+        l4_word_t pager = global(l4_mr(2)), utcb = l4_mr(3), prio = l4_mr(4);
         if (!target || (target->task != caller->task && target->task->creator != from)) {
             result(0, L4_ERR_INVALID_SPACE);
             break;
@@ -168,15 +194,21 @@ bool serve_request(l4_word_t from, l4_word_t tag)
             result(0, err);
             break;
         }
+        if (!register_thread(tid, target->task, from)) {
+            l4_thread_control(tid, 0, 0, 0, ~0ul);
+            free_thread_id(tid);
+            result(0, L4_ERR_NO_MEM);
+            break;
+        }
         if (prio > 254)
             prio = 254;
         l4_schedule(tid, ~0ul, ~0ul, prio, ~0ul, &old);
-        register_thread(tid, target->task, from);
         result(tid, 0);
         break;
     }
     case ROOT_THREAD_DELETE: {
-        struct thread_rec *victim = rec_of(global(from, l4_mr(1)));
+        l4_word_t victim_tid = global(l4_mr(1));
+        struct thread_rec *victim = victim_tid ? rec_of(victim_tid) : NULL;
         if (!victim || victim->creator != from) {
             result(0, L4_ERR_INVALID_THREAD);
             break;
@@ -197,10 +229,15 @@ bool serve_request(l4_word_t from, l4_word_t tag)
         break;
     }
     case ROOT_IRQ_ATTACH: {
-        l4_word_t irq = l4_mr(1), handler = global(from, l4_mr(2));
+        l4_word_t irq = l4_mr(1), handler = global(l4_mr(2));
         struct thread_rec *h = handler ? rec_of(handler) : NULL;
-        if (irq >= l4_kip_system_base() || (handler && (!h || h->task != caller->task))) {
+        if (irq >= l4_kip_system_base() || irq >= MAX_IRQS ||
+            (l4_mr(2) && (!h || h->task != caller->task))) {
             result(0, L4_ERR_INVALID_THREAD);
+            break;
+        }
+        if (irq_owner[irq] && irq_owner[irq] != caller->task) {
+            result(0, L4_ERR_NO_PRIVILEGE);     /* another task's line */
             break;
         }
         l4_word_t it = l4_global_id(irq, 1);
@@ -208,12 +245,20 @@ bool serve_request(l4_word_t from, l4_word_t tag)
             result(0, l4_error_code());
             break;
         }
+        irq_owner[irq] = handler ? caller->task : NULL;
         result(1, 0);
         break;
     }
     case ROOT_NAME_REGISTER: {
-        l4_word_t a = l4_mr(1), b = l4_mr(2), tid = global(from, l4_mr(3));
-        name_register(a, b, tid);
+        l4_word_t a = l4_mr(1), b = l4_mr(2), tid = global(l4_mr(3));
+        if (!tid || (!a && !b)) {
+            result(0, L4_ERR_INVALID_PARAM);
+            break;
+        }
+        if (!name_register(a, b, tid)) {
+            result(0, L4_ERR_NO_MEM);
+            break;
+        }
         result(1, 0);
         break;
     }

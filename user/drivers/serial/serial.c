@@ -74,6 +74,27 @@ static void serve_readers(void)
         }
 }
 
+/* A reader waits for input.  A client is blocked in one call at a time, so a new request
+ * replaces its old one (whose call may have timed out); with every slot taken, the oldest
+ * reader is answered with a count of 0 ("nothing yet, ask again") to make room. */
+static unsigned next_evict;
+
+static void add_reader(l4_word_t tid, l4_word_t max)
+{
+    unsigned slot = MAX_READERS;
+    for (unsigned i = 0; i < MAX_READERS; i++)
+        if (readers[i].tid == tid || (!readers[i].tid && slot == MAX_READERS))
+            slot = i;
+    if (slot == MAX_READERS) {
+        slot = next_evict++ % MAX_READERS;
+        l4_set_mr(0, l4_tag_make(0, 1, 0));
+        l4_set_mr(1, 0);
+        l4_reply(readers[slot].tid);
+    }
+    readers[slot].tid = tid;
+    readers[slot].max = max;
+}
+
 int main(void)
 {
     l4_word_t me = l4_my_global_id(), irq = l4_global_id(IRQ, 1), err;
@@ -109,7 +130,9 @@ int main(void)
         }
         switch (l4_tag_label(tag)) {
         case SERIAL_WRITE: {
-            unsigned n = (unsigned)l4_mr(1), words = l4_tag_u(tag) - 1;
+            /* The count is clipped to the bytes the message carries (MR2..MRu). */
+            unsigned u = l4_tag_u(tag), words = u > 1 ? u - 1 : 0;
+            l4_word_t n = u ? l4_mr(1) : 0;
             if (n > words * 8)
                 n = words * 8;
             l4_word_t w[62];
@@ -130,12 +153,7 @@ int main(void)
                 take_input(l4_mr(1));
                 reply = true;
             } else {
-                for (unsigned i = 0; i < MAX_READERS; i++)
-                    if (!readers[i].tid) {
-                        readers[i].tid = from;
-                        readers[i].max = l4_mr(1);
-                        break;
-                    }
+                add_reader(from, l4_tag_u(tag) ? l4_mr(1) : 0);
             }
             break;
         }

@@ -6,8 +6,10 @@
 #include <l4/types.h>
 
 #define SERIAL_WRITE  0x5301    /* MR1 byte count n (<= SERIAL_MAX), MR2.. the bytes -> empty */
-#define SERIAL_READ   0x5302    /* MR1 at most n bytes -> MR1 count (>= 1), MR2.. the bytes;
-                                 * the reply waits until input is there */
+#define SERIAL_READ   0x5302    /* MR1 at most n bytes -> MR1 count, MR2.. the bytes; the
+                                 * reply waits until input is there; a count of 0 means
+                                 * "nothing yet, ask again" (the driver made room for other
+                                 * readers) */
 #define SERIAL_MAX    (8 * 60)  /* bytes per message: 60 words after the count */
 
 /* Client helpers (serial.c in libl4). */

@@ -187,8 +187,13 @@ void bootmem_init(void)
         panic("boot: no room for a %lu MiB kernel memory pool", size >> 20);
     bootmem.pool = (struct phys_range){ pool, pool + size };
     busy_add(pool, pool + size);
+    /* The boot data goes below the pool, avoiding the fixed ranges and the pool (not the
+     * modules: those in its way move). */
+    struct phys_range avoid[ARRAY_SIZE(busy)];
+    memcpy(avoid, busy, nbusy_fixed * sizeof(avoid[0]));
+    avoid[nbusy_fixed] = bootmem.pool;
     paddr_t bd = bootmem_find_top(boot_params.mem, boot_params.nmem, BOOTDATA_SIZE, PAGE_SIZE,
-                                  GB(4), busy, nbusy_fixed + 1);
+                                  GB(4), avoid, nbusy_fixed + 1);
     if (!bd)
         panic("boot: no room for the boot information");
     bootmem.bootdata = (struct phys_range){ bd, bd + BOOTDATA_SIZE };

@@ -533,11 +533,42 @@ static void abort_transfer(struct xfer *x, int code, bool receiver_gone)
     }
 }
 
+/* A receiver took a sender with strings from its queue and waits (TS_XFER_RECV) for it to
+ * run and start the transfer (the sender is READY with WAKE_GO).  In that window the
+ * transfer counts as started: aborting either partner aborts both (code 7, offset 0). */
+static bool go_pending(struct tcb *s)
+{
+    return s->state == TS_READY && s->wake == WAKE_GO && s->ipc.partner &&
+           s->ipc.partner->state == TS_XFER_RECV && s->ipc.partner->ipc.partner == s;
+}
+
+static void abort_go(struct tcb *s, int code)
+{
+    struct tcb *r = s->ipc.partner;
+    s->wake = code == L4_IPC_ABORTED ? WAKE_ABORT : WAKE_ERROR;
+    s->ipc.ipc_error = code;
+    s->ipc.ipc_offset = 0;
+    s->ipc.partner = NULL;
+    r->ipc.partner = NULL;
+    ipc_fail_receive(r, code);
+    wake(r, code == L4_IPC_ABORTED ? WAKE_ABORT : WAKE_NOPARTNER);
+    sched_enqueue(r);
+}
+
 bool ipc_abort(struct tcb *t, bool recv, bool send)
 {
     /* Inside a string transfer (including a fault IPC nested in it): both partners fail. */
     if (t->xfer && ((t->xfer->s == t && send) || (t->xfer->r == t && recv))) {
         abort_transfer(t->xfer, L4_IPC_ABORTED, false);
+        return true;
+    }
+    if (send && go_pending(t)) {
+        abort_go(t, L4_IPC_ABORTED);
+        return true;
+    }
+    if (recv && t->state == TS_XFER_RECV && !t->xfer && t->ipc.partner &&
+        go_pending(t->ipc.partner)) {
+        abort_go(t->ipc.partner, L4_IPC_ABORTED);
         return true;
     }
     return cancel_phase(t, recv, send);
@@ -580,6 +611,14 @@ void ipc_thread_deleted(struct tcb *t)
         wake(s, WAKE_NOPARTNER);
         sched_enqueue(s);
     }
+    /* A sender told to deliver its strings to t, not yet running: its send fails. */
+    for (struct tcb *x = thread_first(); x; x = x->all_next)
+        if (x != t && x->state == TS_READY && x->wake == WAKE_GO && x->ipc.partner == t) {
+            x->wake = WAKE_ERROR;
+            x->ipc.ipc_error = L4_IPC_NOPARTNER;
+            x->ipc.ipc_offset = 0;
+            x->ipc.partner = NULL;
+        }
     /* Everybody waiting to receive from t (closed) or for t's transfer fails. */
     for (struct tcb *x = thread_first(); x; x = x->all_next) {
         if (x == t)

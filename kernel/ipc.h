@@ -1,5 +1,5 @@
 /* Inter-process communication: the slow path in C (ipc.c), the message transfer (transfer.c)
- * and the fast path (fastpath.c). */
+ * and the fast path (arch/x86_64/fastpath.S). */
 #ifndef IPC_H
 #define IPC_H
 

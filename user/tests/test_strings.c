@@ -415,6 +415,112 @@ TEST(deleting_receiver_during_transfer)
     tu_kill(stuck_s);
 }
 
+/* --- the window between a receiver taking a queued string sender and the sender running --
+ * A receiver R (priority 150) takes a sender S (100) with a string from its queue; S must run
+ * to copy, but a thread T (120) is ready and runs first.  T aborts or deletes one of them. */
+
+enum go_action { GO_ABORT_RECEIVER, GO_ABORT_SENDER, GO_DELETE_RECEIVER, GO_DELETE_SENDER };
+
+static volatile l4_word_t go_r, go_s, go_action, go_s_error, go_r_error, go_s_done, go_r_done;
+
+static void go_receiver(void)
+{
+    l4_receive(tu_main_tid());                  /* until told to start receiving */
+    rx.brs[0] = l4_string_item(64, 1, false);
+    rx.brs[1] = (l4_word_t)dst;
+    accept_buffers(rx.brs, 2);
+    l4_word_t from, tag = l4_wait(&from);
+    go_r_error = l4_ipc_failed(tag) ? l4_error_code() : 0;
+    go_r_done = 1;
+    l4_sleep_forever();
+}
+
+static void go_sender(void)
+{
+    l4_set_mr(0, l4_tag_make(0x33, 0, 2));
+    l4_set_mr(1, l4_string_item(64, 1, false));
+    l4_set_mr(2, (l4_word_t)src);
+    l4_word_t tag = l4_send(go_r);
+    go_s_error = l4_ipc_failed(tag) ? l4_error_code() : 0;
+    go_s_done = 1;
+    l4_sleep_forever();
+}
+
+static void go_meddler(void)
+{
+    l4_receive(tu_main_tid());
+    struct l4_exregs old;
+    switch (go_action) {
+    case GO_ABORT_RECEIVER: l4_exchange_registers(go_r, L4_EXREGS_ABORT_RECV, 0, 0, 0, 0, 0, &old); break;
+    case GO_ABORT_SENDER:   l4_exchange_registers(go_s, L4_EXREGS_ABORT_SEND, 0, 0, 0, 0, 0, &old); break;
+    case GO_DELETE_RECEIVER: tu_kill(go_r); break;
+    case GO_DELETE_SENDER:  tu_kill(go_s); break;
+    }
+    tu_report(L_DONE, 0);
+    l4_sleep_forever();
+}
+
+static void go_window(enum go_action action)
+{
+    go_action = action;
+    go_s_done = go_r_done = 0;
+    go_s_error = go_r_error = ~0ul;
+    go_r = tu_thread(go_receiver, 150);
+    l4_word_t t = tu_thread(go_meddler, 120);
+    tu_wait_blocked();                          /* R and T wait for us */
+    go_s = tu_thread(go_sender, 100);
+    tu_wait_blocked();                          /* S is queued at R */
+    l4_set_mr(0, 0);
+    l4_send(t);                                 /* T ready, but we (255) go on */
+    l4_set_mr(0, 0);
+    l4_send(go_r);                              /* R ready */
+    l4_word_t from;
+    l4_receive(t);                              /* R takes S and waits; T runs before S */
+    (void)from;
+    tu_wait_blocked();                          /* S (if alive) has run */
+    tu_kill(t);
+}
+
+TEST(abort_receiver_before_sender_copies)
+{
+    go_window(GO_ABORT_RECEIVER);
+    CHECK(go_r_done && go_s_done);
+    CHECK_EQ(l4_ipc_error_code(go_r_error), L4_IPC_ABORTED);
+    CHECK(l4_ipc_error_is_rcv(go_r_error));
+    CHECK_EQ(l4_ipc_error_code(go_s_error), L4_IPC_ABORTED);
+    CHECK(!l4_ipc_error_is_rcv(go_s_error));
+    tu_kill(go_r);
+    tu_kill(go_s);
+}
+
+TEST(abort_sender_before_it_copies)
+{
+    go_window(GO_ABORT_SENDER);
+    CHECK(go_r_done && go_s_done);
+    CHECK_EQ(l4_ipc_error_code(go_s_error), L4_IPC_ABORTED);
+    CHECK_EQ(l4_ipc_error_code(go_r_error), L4_IPC_ABORTED);
+    tu_kill(go_r);
+    tu_kill(go_s);
+}
+
+TEST(delete_receiver_before_sender_copies)
+{
+    go_window(GO_DELETE_RECEIVER);
+    CHECK(go_s_done);
+    CHECK_EQ(l4_ipc_error_code(go_s_error), L4_IPC_NOPARTNER);
+    CHECK(!l4_ipc_error_is_rcv(go_s_error));
+    tu_kill(go_s);
+}
+
+TEST(delete_sender_before_it_copies)
+{
+    go_window(GO_DELETE_SENDER);
+    CHECK(go_r_done);
+    CHECK_EQ(l4_ipc_error_code(go_r_error), L4_IPC_NOPARTNER);
+    CHECK(l4_ipc_error_is_rcv(go_r_error));
+    tu_kill(go_r);
+}
+
 int main(void)
 {
     tests_run("strings");

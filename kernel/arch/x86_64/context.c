@@ -13,7 +13,6 @@ void switch_to_continuation(word_t *save_ksp, word_t frame_base, void (*fn)(stru
                             struct tcb *to);
 NORETURN void run_continuation(word_t frame_base, void (*fn)(struct tcb *), struct tcb *t);
 
-extern bool cpu_has_fsgsbase;
 struct space *loaded_space;
 struct tcb *fpu_owner;
 bool fpu_ts_set = true;
@@ -51,7 +50,7 @@ static uint8_t pcid_used[4096 / 8];
 
 uint16_t arch_pcid_alloc(void)
 {
-    if (!cpu_features.pcid)
+    if (!cpu_features.pcid)     /* (allocated before cpu_enable_pcid for the first spaces) */
         return 0;
     for (unsigned p = 1; p < 4096; p++)
         if (!(pcid_used[p / 8] & (1u << (p % 8)))) {
@@ -78,7 +77,7 @@ void arch_space_forget(struct space *s)
 void arch_switch_space(struct space *s)
 {
     word_t cr3 = s->pml4_phys;
-    if (cpu_features.pcid) {
+    if (cpu_has_pcid) {
         cr3 |= s->pcid;
         if (!s->tlb_stale && s->pcid)
             cr3 |= 1ul << 63;                   /* keep this PCID's TLB entries */

@@ -8,7 +8,6 @@
 #include "lib.h"
 
 struct cpu_features cpu_features;
-extern bool cpu_has_pcid, cpu_has_fsgsbase;
 struct cpu_local cpu0;
 
 struct PACKED tss {
@@ -193,11 +192,13 @@ void cpu_init_features(void)
         cr4 |= CR4_SMEP;
     if (f->smap)
         cr4 |= CR4_SMAP;
+    cpu_has_smap = f->smap;
     if (f->xsave)
         cr4 |= CR4_OSXSAVE;
-    /* FSGSBASE: the kernel restores %gs's base with wrgsbase at space switches (and will
-     * switch FS bases for Linux threads); user code may then move its own bases, which
-     * affects only itself because every switch restores them. */
+    /* FSGSBASE: the kernel restores %gs's base with wrgsbase at every address-space switch.
+     * User code may move its bases; a thread that moves GS breaks %gs:0 (the UTCB pointer)
+     * for the threads of its own space until the next space switch, never for another
+     * space's. */
     if (f->fsgsbase)
         cr4 |= CR4_FSGSBASE;
     cpu_has_fsgsbase = f->fsgsbase;
@@ -221,8 +222,7 @@ void cpu_init_features(void)
     wrmsr(MSR_SFMASK, RFLAGS_IF | RFLAGS_DF | RFLAGS_TF | RFLAGS_AC | RFLAGS_NT | RFLAGS_IOPL);
 }
 
-/* Read by the fast path (fastpath.S). */
-bool cpu_has_pcid, cpu_has_fsgsbase;
+bool cpu_has_pcid, cpu_has_fsgsbase, cpu_has_smap;
 
 void cpu_enable_pcid(void)
 {

@@ -14,6 +14,9 @@ struct cpu_features {
 };
 
 extern struct cpu_features cpu_features;
+/* Features in use (not merely present): PCIDs tag address spaces once cpu_enable_pcid ran;
+ * FSGSBASE and SMAP are enabled.  The entry code reads them. */
+extern bool cpu_has_pcid, cpu_has_fsgsbase, cpu_has_smap;
 
 void cpu_detect(void);
 void cpu_init_tables(void);         /* GDT, TSS, IDT */

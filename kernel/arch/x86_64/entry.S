@@ -59,7 +59,12 @@ vector_table:
 
 interrupt_common:
     cld
-    SAVE_GPRS
+    /* With SMAP, user mode can set RFLAGS.AC and so open user memory to the kernel; interrupt
+     * and exception entry do not clear it (syscall does, through SFMASK). */
+    cmpb $0, cpu_has_smap(%rip)
+    je   1f
+    clac
+1:  SAVE_GPRS
     movq %rsp, %rdi
     call trap_dispatch              /* C: handles the event, may switch threads */
     /* fall through: return to whatever frame is on this stack */
@@ -90,7 +95,8 @@ syscall_full:
 
 /* Return to user mode from the frame at the top of the current kernel stack (RSP points at
  * it).  Frames built by the syscall entry leave with sysret, all others with iret.  The C
- * side guarantees that a sysret frame holds a canonical user RIP (see arch_frame_sysret_ok). */
+ * side guarantees that a sysret frame holds a canonical user RIP (thread_return_to_user_checks
+ * turns a non-canonical one into the thread's #GP). */
     .global return_to_user
 return_to_user:
     cmpq $VEC_SYSCALL, FR_VECTOR * 8(%rsp)

@@ -88,13 +88,12 @@ fp_dest_found:
     movq TCB_SPACE(%rdi), %rcx
     cmpq $0, SPACE_REDIRECTOR(%rcx)
     jne  fp_slow
-    movzbl TCB_PRIO(%rbp), %ecx
-    cmpb TCB_PRIO(%rdi), %cl
-    jb   fp_slow
-    cmpl sched_top_prio(%rip), %ecx
+    movzbl TCB_PRIO(%rbp), %ecx                     /* (we block: our own priority */
+    cmpl sched_top_prio(%rip), %ecx                 /*  does not matter, as in C) */
     jl   fp_slow
-    /* An open receive of ours must not find a sender queued already. */
-    cmpq %rsi, %rdx
+    /* An open receive of ours must not find a sender queued already.  (A Call waits for
+     * dest's global id, also when `to` was its local id: fp_local_dest rewrote RDX.) */
+    cmpq TCB_GID(%rbp), %rdx
     je   3f
     cmpq $0, TCB_SENDQ(%rdi)
     jne  fp_slow

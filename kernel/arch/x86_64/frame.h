@@ -1,5 +1,5 @@
 /* The user register frame at the top of every thread's kernel stack, and the per-CPU block.
- * Offsets are shared with entry.S; frame.c asserts that they match the structures. */
+ * Offsets are shared with entry.S; the asserts below the structures keep them in step. */
 #ifndef FRAME_H
 #define FRAME_H
 
@@ -63,6 +63,16 @@ struct cpu_local {
 extern struct cpu_local cpu0;
 
 static inline bool frame_from_user(const struct frame *f) { return (f->cs & 3) == 3; }
+
+_Static_assert(__builtin_offsetof(struct frame, rax) == FR_RAX * 8, "FR_RAX");
+_Static_assert(__builtin_offsetof(struct frame, rbp) == FR_RBP * 8, "FR_RBP");
+_Static_assert(__builtin_offsetof(struct frame, vector) == FR_VECTOR * 8, "FR_VECTOR");
+_Static_assert(__builtin_offsetof(struct frame, rip) == FR_RIP * 8, "FR_RIP");
+_Static_assert(__builtin_offsetof(struct frame, ss) == FR_SS * 8, "FR_SS");
+_Static_assert(sizeof(struct frame) == (FR_SS + 1) * 8, "struct frame size");
+_Static_assert(__builtin_offsetof(struct cpu_local, kstack_top) == CPU_KSTACK_TOP, "CPU_KSTACK_TOP");
+_Static_assert(__builtin_offsetof(struct cpu_local, user_rsp) == CPU_USER_RSP, "CPU_USER_RSP");
+_Static_assert(__builtin_offsetof(struct cpu_local, current) == CPU_CURRENT, "CPU_CURRENT");
 #endif
 
 #endif

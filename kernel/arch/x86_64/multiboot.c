@@ -99,8 +99,10 @@ paddr_t multiboot_build_copy(void *dst, size_t max, paddr_t dst_phys)
     off += bp->nmod * sizeof(*mods);
     for (unsigned i = 0; i < bp->nmod; i++) {
         size_t len = strlen(bp->mod[i].cmdline) + 1;
-        if (off + len + 256 > max)
+        if (off + len + 256 > max) {
+            mbi->mods_count = i;        /* out of room: describe only the modules copied */
             break;
+        }
         mods[i].start = (uint32_t)bp->mod[i].start;
         mods[i].end = (uint32_t)bp->mod[i].end;
         mods[i].cmdline = (uint32_t)(dst_phys + off);

@@ -186,6 +186,21 @@ static paddr_t zero_pt_phys(void)
 }
 
 /* Back the 8 KiB TCB slot at va with fresh frames; false if kernel memory is exhausted. */
+/* A kernel-half translation changed.  invlpg reaches the current address-space tag only
+ * (and global entries); with PCIDs, other tags may still cache the old entry or the table
+ * above it, so then everything is flushed: toggling CR4.PGE drops all TLB and
+ * paging-structure-cache entries of every PCID.  Rare: thread creation and deletion. */
+static void kernel_translation_changed(word_t va)
+{
+    if (!cpu_has_pcid) {
+        invlpg(va);
+        return;
+    }
+    word_t cr4 = read_cr4();
+    write_cr4(cr4 ^ CR4_PGE);
+    write_cr4(cr4);
+}
+
 bool arch_tcb_back(word_t va)
 {
     paddr_t shared = zero_pt_phys();
@@ -197,6 +212,7 @@ bool arch_tcb_back(word_t va)
         for (int i = 0; i < 512; i++)
             pt[i] = kernel_virt_to_phys(zero_page) | PTE_P | pte_nx | pte_global;
         *pde = physmap_to_phys(pt) | PTE_P | PTE_W;
+        kernel_translation_changed(va);
     }
     pte_t *pt = phys_to_virt(*pde & PTE_ADDR);
     paddr_t zero = kernel_virt_to_phys(zero_page);
@@ -217,7 +233,7 @@ bool arch_tcb_back(word_t va)
             continue;
         pt[pt_index(va + i * PAGE_SIZE, 0)] = physmap_to_phys(frames[i]) | PTE_P | PTE_W |
                                               pte_nx | pte_global;
-        invlpg(va + i * PAGE_SIZE);
+        kernel_translation_changed(va + i * PAGE_SIZE);
     }
     return true;
 }
@@ -233,7 +249,7 @@ void arch_tcb_release(word_t va)
         if ((*e & PTE_ADDR) != zero) {
             kmem_free_page(phys_to_virt(*e & PTE_ADDR));
             *e = zero | PTE_P | pte_nx | pte_global;
-            invlpg(va + i * PAGE_SIZE);
+            kernel_translation_changed(va + i * PAGE_SIZE);
         }
     }
 }

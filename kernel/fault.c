@@ -82,8 +82,12 @@ void fault_page(struct tcb *t, word_t addr, unsigned access, word_t ip)
 
 void fault_io(struct tcb *t, unsigned port, unsigned count, word_t ip)
 {
-    unsigned log2 = count >= 4 ? 2 : count >= 2 ? 1 : 0;
-    word_t fp = l4_io_fpage(port, log2);
+    /* The smallest aligned port fpage that holds every port the access touches (an inl
+     * at 0x3FA needs 0x3F8-0x3FF, not 0x3F8-0x3FB, or it would fault for ever). */
+    unsigned log2 = 0;
+    while ((port >> log2) != ((port + count - 1) >> log2))
+        log2++;
+    word_t fp = l4_io_fpage(port & ~((1u << log2) - 1), log2);
     struct tcb *pager = handler_of(t, L4_UTCB_PAGER);
     if (t->space->sigma0 || !pager)
         unhandled(t, "I/O port fault", port, ip);

@@ -94,6 +94,7 @@ static struct ionode *node_new(struct space *s, uint32_t base, uint32_t size, st
     n->base = base;
     n->size = size;
     n->parent = parent;
+    n->child = n->next = n->prev = NULL;
     if (parent) {
         n->next = parent->child;
         if (n->next)
@@ -157,12 +158,66 @@ static void fpage_ports(word_t fp, uint32_t *base, uint32_t *size)
         *size = 65536 - *base;
 }
 
+static void child_unlink(struct ionode *c)
+{
+    if (c->prev)
+        c->prev->next = c->next;
+    else if (c->parent)
+        c->parent->child = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    c->next = c->prev = NULL;
+    c->parent = NULL;
+}
+
+static void child_link(struct ionode *parent, struct ionode *c)
+{
+    c->parent = parent;
+    c->prev = NULL;
+    c->next = parent->child;
+    if (c->next)
+        c->next->prev = c;
+    parent->child = c;
+}
+
+/* Grant [lo, hi) of n to dst: dst's new node takes n's place in the tree, the mappings
+ * derived from n inside that range follow it, and n goes with whatever else was derived
+ * from it (a node is revoked whole, see the top of the file). */
+static bool grant_node(struct ionode *n, struct space *dst, uint32_t lo, uint32_t hi)
+{
+    struct ionode *g = node_new(dst, lo, hi - lo, n->parent);
+    if (!g)
+        return false;
+    for (struct ionode *c = n->child, *cn; c; c = cn) {
+        cn = c->next;
+        if (c->base >= lo && c->base + c->size <= hi) {
+            child_unlink(c);
+            child_link(g, c);
+        }
+    }
+    remove_subtree(n);
+    return true;
+}
+
 bool iospace_map(struct space *src, struct space *dst, word_t fp, bool grant)
 {
     uint32_t base, size;
     fpage_ports(fp, &base, &size);
     if (!src->io || src == dst)
         return true;
+    if (grant) {
+        for (struct ionode *n = src->io->nodes; n; ) {
+            uint32_t lo = MAX(base, n->base), hi = MIN(base + size, n->base + n->size);
+            if (lo >= hi) {
+                n = n->snext;
+                continue;
+            }
+            if (!grant_node(n, dst, lo, hi))
+                return false;
+            n = src->io ? src->io->nodes : NULL;    /* the list changed: start over */
+        }
+        return true;
+    }
     for (struct ionode *n = src->io->nodes; n; n = n->snext) {
         uint32_t lo = MAX(base, n->base), hi = MIN(base + size, n->base + n->size);
         if (lo >= hi)
@@ -175,8 +230,6 @@ bool iospace_map(struct space *src, struct space *dst, word_t fp, bool grant)
         if (!have && !node_new(dst, lo, hi - lo, n))
             return false;
     }
-    if (grant)
-        iospace_unmap(src, fp, true);
     return true;
 }
 

@@ -101,11 +101,18 @@ static void sys_exchange_registers(struct tcb *self, struct frame *f)
 
 /* --- ThreadControl ----------------------------------------------------------------------- */
 
-static bool utcb_location_valid(struct space *s, word_t loc)
+/* A UTCB location for thread t (NULL: one being created) in space s: aligned, inside the
+ * UTCB area, and not the UTCB of another active thread there (activation would clear it). */
+static bool utcb_location_valid(struct space *s, word_t loc, struct tcb *t)
 {
-    return !(loc & (L4_UTCB_SIZE - 1)) && space_initialised(s) &&
-           loc >= l4_fpage_base(s->utcb_area) &&
-           loc + L4_UTCB_SIZE - l4_fpage_base(s->utcb_area) <= (1ul << l4_fpage_size_log2(s->utcb_area));
+    if ((loc & (L4_UTCB_SIZE - 1)) || !space_initialised(s) ||
+        loc < l4_fpage_base(s->utcb_area) ||
+        loc + L4_UTCB_SIZE - l4_fpage_base(s->utcb_area) > (1ul << l4_fpage_size_log2(s->utcb_area)))
+        return false;
+    for (struct tcb *o = s->threads; o; o = o->space_next)
+        if (o != t && o->mr && o->utcb_location == loc)
+            return false;
+    return true;
 }
 
 static word_t thread_control(struct tcb *self, word_t dest, word_t space_spec, word_t sched,
@@ -143,21 +150,21 @@ static word_t thread_control(struct tcb *self, word_t dest, word_t space_spec, w
         if (sched != L4_NILTHREAD && !sch)
             return L4_ERR_INVALID_SCHED;
         bool active = t->mr != NULL;
-        if (utcb != ~0ul && (active || !utcb_location_valid(target, utcb)))
+        if (utcb != ~0ul && (active || !utcb_location_valid(target, utcb, t)))
             return L4_ERR_UTCB_AREA;
         if (target != t->space) {
             /* Migration to another space: the UTCB must be valid there. */
             word_t loc = utcb != ~0ul ? utcb : t->utcb_location;
             if (active || t == self)
                 return L4_ERR_INVALID_THREAD;
-            if (loc != ~0ul && !utcb_location_valid(target, loc))
+            if (loc != ~0ul && !utcb_location_valid(target, loc, t))
                 return L4_ERR_UTCB_AREA;
         }
         if (pager != L4_NILTHREAD && !active) {
             word_t loc = utcb != ~0ul ? utcb : t->utcb_location;
             if (!space_initialised(target))
                 return L4_ERR_INVALID_SPACE;
-            if (loc == ~0ul || !utcb_location_valid(target, loc))
+            if (loc == ~0ul || !utcb_location_valid(target, loc, t))
                 return L4_ERR_UTCB_AREA;
         }
         /* Everything checked: apply. */
@@ -205,7 +212,7 @@ static word_t thread_control(struct tcb *self, word_t dest, word_t space_spec, w
     if (pager != L4_NILTHREAD) {
         if (new_space || !space_initialised(target))
             return L4_ERR_INVALID_SPACE;
-        if (utcb == ~0ul || !utcb_location_valid(target, utcb))
+        if (utcb == ~0ul || !utcb_location_valid(target, utcb, NULL))
             return L4_ERR_UTCB_AREA;
     }
     if (new_space && !(target = space_create()))

@@ -84,7 +84,10 @@ struct task *load_module(l4_word_t start, l4_word_t size, const char *cmdline)
             goto nomem;
         memcpy(mem + (s->vaddr - lo), (const void *)(start + s->offset), s->filesz);
         unsigned rights = L4_R | ((s->flags & ELF_PF_W) ? L4_W : 0) | ((s->flags & ELF_PF_X) ? L4_X : 0);
-        add_region(t, lo, hi, (l4_word_t)mem, rights);
+        if (!add_region(t, lo, hi, (l4_word_t)mem, rights)) {
+            printf("root: %s: too many segments\n", t->name);
+            return NULL;
+        }
     }
     /* The start record: the page at TASK_STACK_TOP, where the initial RSP points. */
     struct l4_task_start *ts = root_alloc_page();
@@ -95,10 +98,13 @@ struct task *load_module(l4_word_t start, l4_word_t size, const char *cmdline)
     ts->heap_base = TASK_HEAP_BASE;
     ts->heap_size = option(cmdline, "heap", 16) << 20;
     strncpy(ts->cmdline, cmdline, sizeof(ts->cmdline) - 1);
-    add_region(t, TASK_STACK_TOP, TASK_STACK_TOP + 4096, (l4_word_t)ts, L4_R | L4_W);
-    add_region(t, TASK_STACK_TOP - TASK_STACK_SIZE, TASK_STACK_TOP, 0, L4_R | L4_W);
-    if (ts->heap_size)
-        add_region(t, TASK_HEAP_BASE, TASK_HEAP_BASE + ts->heap_size, 0, L4_R | L4_W);
+    if (!add_region(t, TASK_STACK_TOP, TASK_STACK_TOP + 4096, (l4_word_t)ts, L4_R | L4_W) ||
+        !add_region(t, TASK_STACK_TOP - TASK_STACK_SIZE, TASK_STACK_TOP, 0, L4_R | L4_W) ||
+        (ts->heap_size &&
+         !add_region(t, TASK_HEAP_BASE, TASK_HEAP_BASE + ts->heap_size, 0, L4_R | L4_W))) {
+        printf("root: %s: too many segments\n", t->name);
+        return NULL;
+    }
 
     /* The space and its first thread, paged by us. */
     l4_word_t me = l4_my_global_id(), tid = new_thread_id(), old;

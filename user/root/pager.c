@@ -51,10 +51,13 @@ bool serve_fault(l4_word_t from, l4_word_t tag)
         return true;
     }
     l4_word_t addr = l4_mr(1), page = addr & ~0xFFFul;
+    unsigned access = (unsigned)(tag >> 16) & 7;     /* rwx of the faulting access */
     for (unsigned i = 0; i < t->nregions; i++) {
         struct region *r = &t->regions[i];
         if (addr < r->start || addr >= r->end)
             continue;
+        if (access & ~r->rights)
+            break;              /* e.g. a write to text: mapping it again would not help */
         l4_word_t b = backing_of(r, page);
         if (!b)
             break;

@@ -71,7 +71,7 @@ static struct task *irq_owner[MAX_IRQS];
 #define MAX_NAMES   32
 #define MAX_WAITING 16
 
-static struct { l4_word_t name[2], tid; } names[MAX_NAMES];
+static struct { l4_word_t name[2], tid; struct task *owner; } names[MAX_NAMES];
 static struct { l4_word_t name[2], client; } waiting[MAX_WAITING];
 
 static l4_word_t name_find(l4_word_t a, l4_word_t b)
@@ -82,11 +82,14 @@ static l4_word_t name_find(l4_word_t a, l4_word_t b)
     return 0;
 }
 
-static bool name_register(l4_word_t a, l4_word_t b, l4_word_t tid)
+/* Publish a name for `owner`; only the task that published a name may publish it again. */
+static l4_word_t name_register(l4_word_t a, l4_word_t b, l4_word_t tid, struct task *owner)
 {
     unsigned slot = MAX_NAMES;
     for (unsigned i = 0; i < MAX_NAMES; i++) {
         if (names[i].tid && names[i].name[0] == a && names[i].name[1] == b) {
+            if (names[i].owner != owner)
+                return L4_ERR_NO_PRIVILEGE;
             slot = i;                       /* published again: the newer thread wins */
             break;
         }
@@ -94,10 +97,11 @@ static bool name_register(l4_word_t a, l4_word_t b, l4_word_t tid)
             slot = i;
     }
     if (slot == MAX_NAMES)
-        return false;
+        return L4_ERR_NO_MEM;
     names[slot].name[0] = a;
     names[slot].name[1] = b;
     names[slot].tid = tid;
+    names[slot].owner = owner;
     /* Answer the clients that were waiting for it (zero timeout: never block on them). */
     for (unsigned i = 0; i < MAX_WAITING; i++)
         if (waiting[i].client && waiting[i].name[0] == a && waiting[i].name[1] == b) {
@@ -105,7 +109,14 @@ static bool name_register(l4_word_t a, l4_word_t b, l4_word_t tid)
             l4_reply(waiting[i].client);
             waiting[i].client = 0;
         }
-    return true;
+    return L4_ERR_OK;
+}
+
+static void names_forget(struct task *owner)
+{
+    for (unsigned i = 0; i < MAX_NAMES; i++)
+        if (names[i].owner == owner)
+            names[i].tid = 0;
 }
 
 bool serve_request(l4_word_t from, l4_word_t tag)
@@ -142,6 +153,10 @@ bool serve_request(l4_word_t from, l4_word_t tag)
     switch (label) {
     case ROOT_TASK_CREATE: {
         l4_word_t pager = global(l4_mr(1)), prio = l4_mr(2);
+        if (!pager) {
+            result(0, L4_ERR_INVALID_PARAM);    /* the thread could never start */
+            break;
+        }
         struct task *t = new_task();
         l4_word_t tid = t ? new_thread_id() : 0;
         if (!tid) {
@@ -186,6 +201,10 @@ bool serve_request(l4_word_t from, l4_word_t tag)
             result(0, L4_ERR_INVALID_SPACE);
             break;
         }
+        if (!pager) {
+            result(0, L4_ERR_INVALID_PARAM);
+            break;
+        }
         l4_word_t tid = new_thread_id();
         if (!tid || !l4_thread_control(tid, target->tid, me, pager, utcb)) {
             l4_word_t err = tid ? l4_error_code() : L4_ERR_NO_MEM;
@@ -215,16 +234,25 @@ bool serve_request(l4_word_t from, l4_word_t tag)
         }
         l4_word_t tid = victim->tid;
         struct task *t = victim->task;
-        l4_thread_control(tid, 0, 0, 0, ~0ul);
+        if (!l4_thread_control(tid, 0, 0, 0, ~0ul)) {
+            result(0, l4_error_code());
+            break;
+        }
         free_thread_id(tid);
         victim->tid = 0;
-        /* The kernel ends a space with its last thread; so does root's record of it. */
+        /* The kernel ends a space with its last thread; so does root's record of it, and
+         * the interrupt lines and names the task held are free again. */
         bool last = true;
         for (unsigned i = 0; i < MAX_THREADS; i++)
             if (threads[i].tid && threads[i].task == t)
                 last = false;
-        if (last)
+        if (last) {
+            for (unsigned i = 0; i < MAX_IRQS; i++)
+                if (irq_owner[i] == t)
+                    irq_owner[i] = NULL;
+            names_forget(t);
             t->used = false;
+        }
         result(1, 0);
         break;
     }
@@ -255,11 +283,8 @@ bool serve_request(l4_word_t from, l4_word_t tag)
             result(0, L4_ERR_INVALID_PARAM);
             break;
         }
-        if (!name_register(a, b, tid)) {
-            result(0, L4_ERR_NO_MEM);
-            break;
-        }
-        result(1, 0);
+        l4_word_t e = name_register(a, b, tid, caller->task);
+        result(e ? 0 : 1, e);
         break;
     }
     }

@@ -47,6 +47,12 @@ static void agent_loop(void)
             r = v;
             break;
         }
+        case AG_INL: {
+            uint32_t v;
+            __asm__ volatile("inl %w1, %0" : "=a"(v) : "Nd"((uint16_t)a));
+            r = v;
+            break;
+        }
         }
         l4_set_mr(0, l4_tag_make(AG_REPLY, 1, 0));
         l4_set_mr(1, r);

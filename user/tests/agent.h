@@ -18,6 +18,7 @@ enum agent_cmd {
     AG_MAP_TO,          /* (to, sndbase, fpage, grant) : send a map or grant item */
     AG_UNMAP,           /* (fpage, flush) -> status fpage */
     AG_INB,             /* (port) -> value */
+    AG_INL,             /* (port) -> value (a 32-bit in, possibly misaligned) */
 };
 
 l4_word_t agent_start(void);

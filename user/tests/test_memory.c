@@ -348,6 +348,48 @@ TEST(io_ports_are_fpages)
     tu_kill(a);
 }
 
+TEST(misaligned_port_access_faults_for_all_its_ports)
+{
+    /* inl at 0x72 touches 0x72-0x75: the fault asks for the aligned fpage 0x70-0x77 that
+     * holds them all, so one answer lets the instruction complete. */
+    l4_word_t a = agent_start();
+    l4_set_mr(0, l4_tag_make(AG_INL, 4, 0));
+    l4_set_mr(1, 0x72); l4_set_mr(2, 0); l4_set_mr(3, 0); l4_set_mr(4, 0);
+    l4_send(a);
+    l4_word_t from, tag = l4_wait(&from);
+    CHECK(l4_tag_is_proto(tag, L4_PROTO_IO_PAGEFAULT), "tag %lx", tag);
+    CHECK_EQ(l4_mr(1), l4_io_fpage(0x70, 3));
+    l4_sigma0_get_ports(l4_sigma0_tid(), l4_io_fpage(0x70, 3));
+    l4_set_mr(0, l4_tag_make(0, 0, 2));
+    l4_set_mr(1, l4_map_item(0));
+    l4_set_mr(2, l4_io_fpage(0x70, 3));
+    tag = l4_reply_wait(from, &from);
+    CHECK_EQ(from, a);
+    CHECK(!l4_ipc_failed(tag) && l4_tag_label(tag) != (L4_PROTO_IO_PAGEFAULT >> 16),
+          "faulted again: tag %lx", tag);
+    tu_kill(a);
+}
+
+TEST(io_ports_can_be_granted)
+{
+    /* We grant port 0x80 to an agent: it holds the port on its own now, so revoking what
+     * was derived from our ports does not take it away. */
+    l4_word_t a = agent_start();
+    l4_sigma0_get_ports(l4_sigma0_tid(), l4_io_fpage(0x80, 0));
+    l4_word_t r = agent_map(0, a, 0, l4_io_fpage(0x80, 0), L4_COMPLETE_FPAGE, true);
+    CHECK(!(r & (1ul << 63)), "grant failed: %lx", r);
+    l4_set_mr(0, l4_io_fpage(0x80, 0) | 7);
+    l4_unmap(0);                                /* derived mappings only */
+    agent_read_faults = 0;
+    l4_set_mr(0, l4_tag_make(AG_INB, 4, 0));
+    l4_set_mr(1, 0x80); l4_set_mr(2, 0); l4_set_mr(3, 0); l4_set_mr(4, 0);
+    l4_send(a);
+    l4_word_t from, tag = l4_wait(&from);
+    CHECK_EQ(from, a);
+    CHECK(!l4_tag_is_proto(tag, L4_PROTO_IO_PAGEFAULT), "the agent lost the granted port");
+    tu_kill(a);
+}
+
 int main(void)
 {
     tests_run("memory");

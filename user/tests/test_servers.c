@@ -159,6 +159,29 @@ TEST(serial_driver_survives_garbage)
     CHECK(console_write(drv, "\n# after\n"));
 }
 
+TEST(other_tasks_resources_are_refused)
+{
+    l4_word_t err, me = l4_my_global_id();
+    /* The serial driver's interrupt line and name belong to it. */
+    CHECK_EQ(l4_root_call(ROOT_IRQ_ATTACH, 4, 0, 0, 0, &err), 0);
+    CHECK_EQ(err, L4_ERR_NO_PRIVILEGE);
+    l4_word_t name[2] = { 0, 0 };
+    memcpy(name, "serial", 6);
+    CHECK_EQ(l4_root_call(ROOT_NAME_REGISTER, name[0], name[1], me, 0, &err), 0);
+    CHECK_EQ(err, L4_ERR_NO_PRIVILEGE);
+    CHECK(l4_name_lookup("serial") != me);
+    /* Arguments that could never work. */
+    CHECK_EQ(l4_root_call(ROOT_TASK_CREATE, 0, 100, 0, 0, &err), 0);
+    CHECK_EQ(err, L4_ERR_INVALID_PARAM);
+    CHECK_EQ(l4_root_call(ROOT_THREAD_CREATE, l4_my_local_id(), me, 0xBF000400, 100, &err), 0);
+    CHECK_EQ(err, L4_ERR_INVALID_SPACE);               /* a local id names nothing here */
+    CHECK_EQ(l4_root_call(ROOT_NAME_REGISTER, 1, 2, 0, 0, &err), 0);
+    CHECK_EQ(err, L4_ERR_INVALID_PARAM);
+    /* Our own names we may publish again. */
+    CHECK(l4_name_register("servers-test", me));
+    CHECK(l4_name_register("servers-test", me));
+}
+
 int main(void)
 {
     tests_run("servers");

@@ -67,6 +67,11 @@ TEST(thread_control_errors)
     CHECK_EQ(l4_error_code(), L4_ERR_UTCB_AREA);
     CHECK_EQ(l4_thread_control(t, me, me, me, UTCB(100) + 8), 0);
     CHECK_EQ(l4_error_code(), L4_ERR_UTCB_AREA);
+    /* create active on the UTCB of an active thread (ours): refused, ours stays intact */
+    l4_word_t my_utcb = (l4_word_t)l4_utcb() - 0x200;
+    CHECK_EQ(l4_thread_control(t, me, me, me, my_utcb), 0);
+    CHECK_EQ(l4_error_code(), L4_ERR_UTCB_AREA);
+    CHECK_EQ(l4_my_global_id(), me);
     /* create active in the new space of the same call: not initialised */
     CHECK_EQ(l4_thread_control(t, t, me, me, UTCB(0)), 0);
     CHECK_EQ(l4_error_code(), L4_ERR_INVALID_SPACE);

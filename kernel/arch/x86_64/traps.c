@@ -119,7 +119,9 @@ static void user_exception(struct tcb *t, struct frame *f)
         break;
     case 13: {
         unsigned port, count;
-        if (f->error == 0 && decode_io(t, f, &port, &count) && !iospace_has(t->space, port, count))
+        /* (An access past port 0xFFFF can never be allowed: that stays a #GP.) */
+        if (f->error == 0 && decode_io(t, f, &port, &count) && port + count <= 65536 &&
+            !iospace_has(t->space, port, count))
             fault_io(t, port, count, f->rip);
         else
             fault_exception(t, 13, f->error);

@@ -150,7 +150,7 @@ int main(void)
         }
         case SERIAL_READ:
             if (head != tail) {
-                take_input(l4_mr(1));
+                take_input(l4_tag_u(tag) ? l4_mr(1) : 0);
                 reply = true;
             } else {
                 add_reader(from, l4_tag_u(tag) ? l4_mr(1) : 0);

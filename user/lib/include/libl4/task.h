@@ -21,10 +21,12 @@ const struct l4_task_start *l4_task_start(void);
 const char *l4_task_cmdline(void);
 
 /* --- the root task's service (labels of a Call to l4_task_start()->root) --------------------
- * Replies carry the result in MR1 (a thread id, or 0) and an L4 error code in MR2.
- * Only tasks the root task started from boot modules (trusted servers) and tasks they created
- * through this service may use it; a thread or task can be deleted only by its creator. */
-#define ROOT_TASK_CREATE    0x7201  /* MR1 pager, MR2 priority: a new space (KIP area 0xBFF00000,
+ * Replies carry the result in MR1 (a thread id, or 0) and an L4 error code in MR2.  Thread
+ * ids in requests are global ids.  Only tasks the root task started from boot modules
+ * (trusted servers) may use it, except ROOT_NAME_LOOKUP, which any task may use; tasks
+ * created through the service are not trusted.  A thread or task can be deleted only by its
+ * creator (docs/root-task.md). */
+#define ROOT_TASK_CREATE    0x7201  /* MR1 pager (not nil), MR2 priority: a new space (KIP area 0xBFF00000,
                                      * UTCB area 0xBF000000, 256 KiB) with one thread (UTCB at
                                      * the area's base), active, waiting for its start message
                                      * from the pager -> MR1 thread id */
@@ -35,7 +37,8 @@ const char *l4_task_cmdline(void);
 #define ROOT_IRQ_ATTACH     0x7204  /* MR1 interrupt line, MR2 handler thread (the caller's
                                      * space): associate; MR2 = 0: detach */
 #define ROOT_NAME_REGISTER  0x7205  /* MR1, MR2 a name (16 bytes, NUL-padded), MR3 thread:
-                                     * publish a service (trusted tasks only) */
+                                     * publish a service (trusted tasks only; a name
+                                     * belongs to the task that published it first) */
 #define ROOT_NAME_LOOKUP    0x7206  /* MR1, MR2 a name -> MR1 its thread; the reply waits
                                      * until the name is registered (any task may look up) */
 

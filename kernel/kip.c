@@ -42,9 +42,10 @@ void kip_init(void)
     *kw(L4_KIP_OFF_CLOCK_INFO) = ((word_t)CONFIG_TICK_US << 16) | 1;
     *kw(L4_KIP_OFF_THREAD_INFO) = CONFIG_THREAD_BITS | ((word_t)kip_system_base() << 8) |
                                   ((word_t)kip_user_base() << 20);
-    /* PageInfo: bit n set <=> 2^n is a hardware page size; bits 0-2 the rights enforced. */
-    *kw(L4_KIP_OFF_PAGE_INFO) = (1ul << 12) | (1ul << 21) | (arch_has_1g_pages() ? 1ul << 30 : 0) |
-                                (arch_has_nx() ? 7 : 6);
+    /* PageInfo: bit n set <=> 2^n is a page size mappings use; bits 0-2 the rights enforced.
+     * 1 GiB leaves are supported by the mapping database, but σ0's roots are at most 2 MiB, so
+     * no mapping is ever that large: not advertised (the contract's value, §2). */
+    *kw(L4_KIP_OFF_PAGE_INFO) = (1ul << 12) | (1ul << 21) | (arch_has_nx() ? 7 : 6);
     *kw(L4_KIP_OFF_PROCESSOR_INFO) = (5ul << 60) | 0;       /* one CPU, 32-byte descriptors */
 
     static const unsigned calls[][2] = {

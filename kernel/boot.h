@@ -36,6 +36,5 @@ extern struct boot_params boot_params;
 
 /* Kernel command-line options ("key=value" words). */
 bool boot_option(const char *key, const char **value);
-bool boot_option_flag(const char *key);
 
 #endif

@@ -19,8 +19,3 @@ bool boot_option(const char *key, const char **value)
     }
     return false;
 }
-
-bool boot_option_flag(const char *key)
-{
-    return boot_option(key, NULL);
-}

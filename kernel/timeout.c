@@ -76,13 +76,3 @@ void timeout_tick(uint64_t now)
         }
     }
 }
-
-uint64_t timeout_next_deadline(void)
-{
-    uint64_t best = ~0ull;
-    for (unsigned s = 0; s < SLOTS; s++)
-        for (struct tcb *t = wheel[s]; t; t = t->wakeup.next)
-            if (t->wakeup.deadline < best)
-                best = t->wakeup.deadline;
-    return best;
-}

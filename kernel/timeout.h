@@ -8,7 +8,6 @@ void timeout_init(void);
 void timeout_set(struct tcb *t, uint64_t deadline_us);  /* absolute clock value */
 void timeout_cancel(struct tcb *t);
 void timeout_tick(uint64_t now_us);                     /* expire what is due */
-uint64_t timeout_next_deadline(void);
 
 /* Called for each thread whose timeout expired (ipc.c). */
 void ipc_timeout_expired(struct tcb *t);

@@ -185,7 +185,9 @@ static void start_xfer_timeout(struct tcb *s, struct tcb *r)
     uint64_t ds = timeout_to_deadline(xfer_own_timeout(s, true), now);
     uint64_t dr = timeout_to_deadline(xfer_own_timeout(r, false), now);
     s->ipc.xfer_deadline = MIN(ds, dr);
-    r->ipc.xfer_deadline = dr < ds ? dr : ~0ull - 1;   /* marks the receiver's as the shorter one */
+    /* The receiver keeps its deadline only if it is the shorter one; ~0 - 1 marks the
+     * sender's (or an equal one) as the one that counts. */
+    r->ipc.xfer_deadline = dr < ds ? dr : ~0ull - 1;
 }
 
 /* The transfer timeout expired: code 5 for the thread whose timeout was shorter. */

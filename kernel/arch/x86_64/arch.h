@@ -15,8 +15,6 @@
 static inline void arch_irq_disable(void) { __asm__ volatile("cli" ::: "memory"); }
 static inline void arch_irq_enable(void)  { __asm__ volatile("sti" ::: "memory"); }
 static inline void arch_cpu_relax(void)   { __asm__ volatile("pause"); }
-/* Let pending interrupts in for a moment (a preemption point in a long kernel operation). */
-static inline void arch_preemption_point(void) { __asm__ volatile("sti; nop; cli" ::: "memory"); }
 NORETURN void arch_halt_forever(void);
 void arch_idle(void);                   /* wait for an interrupt with interrupts enabled */
 NORETURN void arch_reboot(void);
@@ -43,7 +41,6 @@ void arch_switch(struct tcb *from, struct tcb *to);     /* returns when `from` r
 void arch_set_continuation(struct tcb *t, void (*fn)(struct tcb *));
 NORETURN void arch_activate_continuation(struct tcb *t, void (*fn)(struct tcb *));
 void arch_switch_space(struct space *to);
-void arch_fpu_switch(struct tcb *to);
 void arch_fpu_thread_exit(struct tcb *t);
 word_t arch_user_ip(struct tcb *t);
 word_t arch_user_sp(struct tcb *t);
@@ -59,7 +56,6 @@ bool arch_phys_addressable(paddr_t pa);
 uint16_t arch_pcid_alloc(void);
 void arch_pcid_free(uint16_t pcid);
 void arch_space_forget(struct space *s);
-struct space *arch_loaded_space(void);
 bool arch_tcb_back(word_t va);
 void arch_tcb_release(word_t va);
 void arch_iowin_build(pte_t *pdpt, pte_t *pd, pte_t *pt, paddr_t bitmap);

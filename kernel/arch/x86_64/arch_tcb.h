@@ -5,7 +5,6 @@
 #include "types.h"
 
 struct arch_tcb {
-    word_t fs_base;             /* user FS base (Linux TLS); switched with the thread */
     bool fpu_used;              /* the FPU area holds this thread's state */
 };
 

@@ -93,11 +93,6 @@ void arch_switch_space(struct space *s)
         wrmsr(MSR_GS_BASE, GS_PAGE_USER);
 }
 
-struct space *arch_loaded_space(void)
-{
-    return loaded_space;
-}
-
 void space_tlb_invalidate(struct space *s, word_t va, word_t size)
 {
     if (s != loaded_space) {
@@ -186,5 +181,3 @@ void arch_fpu_thread_exit(struct tcb *t)
         fpu_owner = NULL;
     t->arch.fpu_used = false;
 }
-
-void arch_fpu_switch(struct tcb *to) { (void)to; }

@@ -131,6 +131,27 @@ fp_space_done:
     cmpb $0, fpu_ts_set(%rip)
     je   fp_set_ts
 fp_enter:
+#ifdef CONFIG_INVARIANTS
+    /* The debug kernel checks its invariants here too, on dest's kernel stack (below its
+     * frame: dest waited with a continuation, so nothing else is there); the live registers
+     * are kept.  RSP is reloaded from dest's frame below anyway. */
+    leaq TCB_FRAME(%rbp), %rsp
+    andq $-16, %rsp
+    pushq %rax
+    pushq %rsi
+    pushq %rdi
+    pushq %r9
+    pushq %r10
+    pushq %r10                                      /* (16-byte alignment at the call) */
+    leaq fp_where(%rip), %rdi
+    call invariants_check
+    popq %r10
+    popq %r10
+    popq %r9
+    popq %rdi
+    popq %rsi
+    popq %rax
+#endif
     movq TCB_FRAME + FR_RIP * 8(%rbp), %rcx
     movq TCB_FRAME + FR_RFLAGS * 8(%rbp), %r11
     movq TCB_FRAME + FR_RSP * 8(%rbp), %rsp
@@ -234,3 +255,9 @@ fp_slow:
     movq %rsp, %rdi
     call syscall_dispatch
     jmp  return_to_user
+
+#ifdef CONFIG_INVARIANTS
+    .section .rodata
+fp_where:
+    .asciz "fast path exit"
+#endif

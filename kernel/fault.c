@@ -1,6 +1,7 @@
 /* Faults and exceptions as IPC.  The kernel composes the message in the thread's UTCB and
- * calls the handler on the thread's behalf; every UTCB word the message touches is saved on
- * the kernel stack and restored before the thread runs again (contract §5.12). */
+ * calls the handler on the thread's behalf; every UTCB word the call can change is saved on
+ * the kernel stack and restored before the thread runs again (contract §5.12): the message's
+ * words, which also bound what of the reply is stored (ipc_kernel_call). */
 #include "fault.h"
 #include "ipc.h"
 #include "sched.h"
@@ -14,7 +15,11 @@
 #include <l4/utcb.h>
 #include <l4/fpage.h>
 
+/* The largest message: an exception (MR0..MR20).  A page fault saves MR0..MR2 (its reply is
+ * a map item), a preemption message MR0..MR3. */
 #define SAVED_MRS 21
+#define PAGEFAULT_MRS 3
+#define PREEMPTION_MRS 4
 
 struct saved_utcb {
     word_t mr[SAVED_MRS];
@@ -54,12 +59,12 @@ static bool pagefault_ipc(struct tcb *t, struct tcb *pager, word_t tag, word_t m
                           word_t acceptor)
 {
     struct saved_utcb sv;
-    save_utcb(t, &sv, 3);
+    save_utcb(t, &sv, PAGEFAULT_MRS);
     t->mr[0] = tag;
     t->mr[1] = mr1;
     t->mr[2] = mr2;
-    bool ok = ipc_kernel_call(t, pager->gid, acceptor);
-    restore_utcb(t, &sv, 3);
+    bool ok = ipc_kernel_call(t, pager->gid, acceptor, PAGEFAULT_MRS);
+    restore_utcb(t, &sv, PAGEFAULT_MRS);
     return ok;
 }
 
@@ -132,7 +137,7 @@ void fault_exception(struct tcb *t, unsigned vector, word_t error)
     mr[13] = f->rbp; mr[14] = f->r8;  mr[15] = f->r9;  mr[16] = f->r11;
     mr[17] = f->rsp; mr[18] = f->rflags; mr[19] = vector; mr[20] = error;
     word_t br0 = utcb_get(t, L4_UTCB_BR(0));     /* the acceptor stays as the thread had it */
-    bool ok = ipc_kernel_call(t, h->gid, br0);
+    bool ok = ipc_kernel_call(t, h->gid, br0, SAVED_MRS);
     if (ok) {
         /* The reply overwrote MR1..MRu: load the registers from the MRs (§6.2). */
         f->rip = mr[1];  f->rbx = mr[2];  f->r10 = mr[3];  f->r12 = mr[4];
@@ -155,11 +160,11 @@ void fault_preemption(struct tcb *t, bool timefault)
     if (!sched || sched == t || sched->state == TS_IRQ)
         return;
     struct saved_utcb sv;
-    save_utcb(t, &sv, 4);
+    save_utcb(t, &sv, PREEMPTION_MRS);
     t->mr[0] = L4_PROTO_PREEMPTION | (timefault ? 3 : 2);
     t->mr[1] = t->preempt_clock;
     t->mr[2] = 0;                       /* clock bits 64-127 */
     t->mr[3] = 1;                       /* time fault only: the total quantum is exhausted */
-    ipc_kernel_call(t, sched->gid, L4_NILPAGE);
-    restore_utcb(t, &sv, 4);
+    ipc_kernel_call(t, sched->gid, L4_NILPAGE, PREEMPTION_MRS);
+    restore_utcb(t, &sv, PREEMPTION_MRS);
 }

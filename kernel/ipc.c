@@ -438,6 +438,10 @@ word_t ipc(struct tcb *self, word_t to, word_t from_spec, word_t timeouts, bool 
         self->mr[0] = tag & ~L4_TAG_FLAGS;
     }
     if (from_spec == L4_NILTHREAD) {
+        /* Neither phase: nothing failed, so MR0 must not say so (the caller's e bit stays
+         * behind otherwise, with a stale ErrorCode). */
+        if (to == L4_NILTHREAD)
+            self->mr[0] &= ~L4_TAG_FLAGS;
         /* Send only: the receiver runs now if it is more important, else later. */
         if (woken)
             sched_wakeup(woken);
@@ -468,12 +472,15 @@ void ipc_user_return(struct tcb *t)
 
 /* --- kernel-generated IPC --------------------------------------------------------------- */
 
-bool ipc_kernel_call(struct tcb *self, word_t handler, word_t acceptor)
+bool ipc_kernel_call(struct tcb *self, word_t handler, word_t acceptor, unsigned reply_words)
 {
     word_t br0 = utcb_get(self, L4_UTCB_BR(0));
+    uint8_t outer = self->kernel_rcv_words;
     utcb_set(self, L4_UTCB_BR(0), acceptor);
     self->flags |= TF_KERNEL_IPC;
+    self->kernel_rcv_words = (uint8_t)reply_words;
     word_t tag = ipc(self, handler, handler, l4_timeouts(L4_NEVER, L4_NEVER), true);
+    self->kernel_rcv_words = outer;
     self->flags &= ~TF_KERNEL_IPC;
     utcb_set(self, L4_UTCB_BR(0), br0);
     return !(tag & L4_TAG_E);
@@ -579,12 +586,20 @@ void ipc_thread_deleted(struct tcb *t)
     timeout_cancel(t);
     if (t->state == TS_WAIT_SEND && t->ipc.partner)
         ipc_sendq_remove(t->ipc.partner, t);
-    if (t->xfer) {
+    if (t->xfer == &xfer_sender_gone) {
+        /* A receiver whose sender was deleted first, while it was in a fault IPC: there is no
+         * transfer left to end (the placeholder has no partners). */
+        t->xfer = NULL;
+    } else if (t->xfer) {
         struct xfer *x = t->xfer;
         if (x->s == t) {
-            /* The sender's stack, which holds x, dies with it: finish the receiver here. */
+            /* The sender's stack, which holds x, dies with it: finish the receiver here, if
+             * it is still in this transfer.  A receiver deleted before us has left it (and x
+             * aborted): its TCB slot is free or another thread's by now. */
             struct tcb *r = x->r;
-            if (r->state == TS_XFER_RECV) {
+            if (r->xfer != x) {
+                /* the receiver is gone */
+            } else if (r->state == TS_XFER_RECV) {
                 r->xfer = NULL;
                 ipc_fail_receive(r, L4_IPC_NOPARTNER);
                 wake(r, WAKE_NOPARTNER);

@@ -18,7 +18,9 @@ void ipc_user_return(struct tcb *t);
  * to `handler`: the kernel-generated protocols (page fault, exception, preemption).  The UTCB
  * words the message overwrites must have been saved by the caller.  Returns false if the IPC
  * failed (no such handler, aborted). */
-bool ipc_kernel_call(struct tcb *self, word_t handler, word_t acceptor);
+/* reply_words: only MR0..MR(reply_words - 1) of the reply are stored, the words the caller
+ * saved and restores (contract §5.12); later words are dropped, their items still apply. */
+bool ipc_kernel_call(struct tcb *self, word_t handler, word_t acceptor, unsigned reply_words);
 
 /* ExchangeRegisters' abort of a thread's IPC (bits R and S); returns true if aborted. */
 bool ipc_abort(struct tcb *t, bool recv, bool send);

@@ -115,6 +115,15 @@ static bool utcb_location_valid(struct space *s, word_t loc, struct tcb *t)
     return true;
 }
 
+/* The thread a space specifier names, if it may name a space: a user thread.  An interrupt
+ * thread has no space, and the idle thread's is the kernel's own: a thread put there would run
+ * on the kernel's page tables, and deleting it would destroy the kernel space. */
+static struct tcb *space_specifier(word_t id)
+{
+    struct tcb *t = tcb_lookup(id);
+    return t && t->state != TS_IRQ && t->state != TS_IDLE ? t : NULL;
+}
+
 static word_t thread_control(struct tcb *self, word_t dest, word_t space_spec, word_t sched,
                              word_t pager, word_t utcb)
 {
@@ -142,8 +151,8 @@ static word_t thread_control(struct tcb *self, word_t dest, word_t space_spec, w
     }
 
     if (t->gid) {                                           /* modify */
-        struct tcb *sp = tcb_lookup(space_spec);
-        if (!sp || sp->state == TS_IRQ)
+        struct tcb *sp = space_specifier(space_spec);
+        if (!sp)
             return L4_ERR_INVALID_SPACE;
         struct space *target = sp->space;
         struct tcb *sch = sched != L4_NILTHREAD ? tcb_lookup(sched) : NULL;
@@ -204,8 +213,8 @@ static word_t thread_control(struct tcb *self, word_t dest, word_t space_spec, w
     if (new_space) {
         target = NULL;
     } else {
-        struct tcb *sp = tcb_lookup(space_spec);
-        if (!sp || sp->state == TS_IRQ || !sp->space)
+        struct tcb *sp = space_specifier(space_spec);
+        if (!sp || !sp->space)
             return L4_ERR_INVALID_SPACE;
         target = sp->space;
     }
@@ -248,11 +257,11 @@ static void sys_thread_control(struct tcb *self, struct frame *f)
 static void sys_space_control(struct tcb *self, struct frame *f)
 {
     word_t e = L4_ERR_OK;
-    struct tcb *t = tcb_lookup(to_global(self, f->rdi));
+    struct tcb *t = space_specifier(to_global(self, f->rdi));
     word_t red = to_global(self, f->r9);
     if (!self->space->privileged)
         e = L4_ERR_NO_PRIVILEGE;
-    else if (!t || !t->space || t->state == TS_IRQ)
+    else if (!t || !t->space)
         e = L4_ERR_INVALID_SPACE;
     else if (red != L4_NILTHREAD && red != L4_ANYTHREAD && !tcb_lookup(red))
         e = L4_ERR_INVALID_THREAD;

@@ -94,6 +94,8 @@ struct tcb {
         bool user_rcv;          /* ... exists and may be entered on the thread's behalf */
     } ipc;
     uint64_t kdeadline;         /* kernel-generated IPC: give up at this clock value (0: never) */
+    uint8_t kernel_rcv_words;   /* kernel-generated IPC: the reply may fill MR0..MR(n-1) only
+                                 * (the words the kernel saved); 0 outside such a call */
     struct xfer *xfer;          /* the string transfer this thread takes part in (transfer.c) */
     struct tcb *last_sender;    /* who last sent to us: resolves a reply to a local id in the
                                  * fast path (verified against local_id and space there) */

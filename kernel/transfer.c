@@ -325,6 +325,18 @@ static int transfer_strings_start(struct tcb *s, struct tcb *r, int i, int end,
     return copy_string(s, r, &src, dst, offset);
 }
 
+/* Message words i..i+n-1 into the receiver's MRs.  The receiver of a reply to
+ * kernel-generated IPC keeps only the MRs the kernel saved for it (ipc_kernel_call): the
+ * rest are not stored, though their items still take effect (a pager's map item may come
+ * after other words). */
+static void put_words(struct tcb *r, int i, const word_t *w, int n)
+{
+    if (r->kernel_rcv_words && i + n > r->kernel_rcv_words)
+        n = (int)r->kernel_rcv_words - i;
+    if (n > 0)
+        memcpy(&r->mr[i], w, (size_t)n * sizeof(word_t));
+}
+
 int ipc_transfer(struct tcb *s, struct tcb *r, word_t *offset)
 {
     word_t tag = s->mr[0];
@@ -334,7 +346,7 @@ int ipc_transfer(struct tcb *s, struct tcb *r, word_t *offset)
     s->ipc.xfer_deadline = 0;
     if (end > L4_MR_COUNT)
         return L4_IPC_OVERFLOW;
-    memcpy(&r->mr[1], &s->mr[1], (size_t)u * sizeof(word_t));
+    put_words(r, 1, &s->mr[1], u);
 
     struct strcur dst;
     bool have_dst = false;
@@ -353,22 +365,21 @@ int ipc_transfer(struct tcb *s, struct tcb *r, word_t *offset)
                 err = L4_IPC_OVERFLOW;
                 break;
             }
-            r->mr[i] = w0;
-            r->mr[i + 1] = s->mr[i + 1];
+            put_words(r, i, &s->mr[i], 2);
             err = transfer_mapping(s, r, w0, s->mr[i + 1], l4_item_is_grant(w0));
             i += 2;
         } else if (l4_item_is_string(w0)) {
             int next = string_end(s, false, i, end);
             if (next < 0) {
-                r->mr[i] = w0;
+                put_words(r, i, &s->mr[i], 1);
                 err = L4_IPC_OVERFLOW;
                 break;
             }
-            memcpy(&r->mr[i], &s->mr[i], (size_t)(next - i) * sizeof(word_t));
+            put_words(r, i, &s->mr[i], next - i);
             err = transfer_strings_start(s, r, i, end, &dst, &have_dst, offset);
             i = next;
         } else {
-            r->mr[i] = w0;
+            put_words(r, i, &s->mr[i], 1);
             err = L4_IPC_OVERFLOW;  /* control-transfer (not amd64) and reserved types */
         }
     }

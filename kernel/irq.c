@@ -70,12 +70,14 @@ static void detach(struct tcb *irq)
 int irq_control(struct tcb *irq, word_t handler)
 {
     unsigned n = line_of(irq);
+    if (!arch_irq_available(n))
+        return L4_ERR_INVALID_THREAD;   /* e.g. the kernel's timer: never touched */
     if (handler == irq->gid) {
         detach(irq);
         return L4_ERR_OK;
     }
     struct tcb *h = tcb_lookup(handler);
-    if (!h || h->state == TS_IRQ || h->state == TS_IDLE || !arch_irq_available(n))
+    if (!h || h->state == TS_IRQ || h->state == TS_IDLE)
         return L4_ERR_INVALID_THREAD;
     detach(irq);
     lines[n].handler = handler;

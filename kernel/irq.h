@@ -10,7 +10,8 @@ unsigned irq_count(void);                       /* = SystemBase */
  * interrupt thread itself, deassociate.  Returns an L4 error code. */
 int irq_control(struct tcb *irq, word_t handler);
 bool irq_associated(struct tcb *irq);
-/* The line fired (called by arch code with the line masked and acknowledged). */
+/* The line fired (called by arch code once the controller is acknowledged; level-triggered
+ * lines are masked until the handler acknowledges, edge-triggered ones stay open). */
 void irq_raise(unsigned line);
 /* A receiver takes a queued interrupt. */
 void irq_deliver(struct tcb *irq, struct tcb *r);

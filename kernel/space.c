@@ -121,6 +121,21 @@ void space_add_thread(struct space *s, struct tcb *t)
         s->threads->space_prev = t;
     s->threads = t;
     s->nthreads++;
+    if (s->foreign)
+        t->flags |= TF_FOREIGN;
+}
+
+void space_update_ipc_slow(struct space *s)
+{
+    s->ipc_slow = s->redirector || s->foreign;
+}
+
+void space_set_foreign(struct space *s, bool on)
+{
+    s->foreign = on;
+    space_update_ipc_slow(s);
+    for (struct tcb *t = s->threads; t; t = t->space_next)
+        t->flags = on ? (t->flags | TF_FOREIGN) : (t->flags & ~TF_FOREIGN);
 }
 
 void space_remove_thread(struct space *s, struct tcb *t)
@@ -132,6 +147,7 @@ void space_remove_thread(struct space *s, struct tcb *t)
     if (t->space_next)
         t->space_next->space_prev = t->space_prev;
     t->space_next = t->space_prev = NULL;
+    t->flags &= ~TF_FOREIGN;
     s->nthreads--;
 }
 

@@ -18,6 +18,7 @@
 #include <l4/message.h>
 #include <l4/fpage.h>
 #include <l4/time.h>
+#include <l4/pecan.h>
 #include <l4/utcb.h>
 
 static inline void set_error(struct tcb *t, word_t e)
@@ -267,12 +268,19 @@ static void sys_space_control(struct tcb *self, struct frame *f)
         e = L4_ERR_INVALID_THREAD;
     else if (!space_initialised(t->space))
         e = space_setup_areas(t->space, f->rdx, f->r8);
-    if (!e && red != L4_NILTHREAD)
+    word_t old = t && t->space && t->space->foreign ? L4_SPACE_CTL_FOREIGN : 0;
+    if (!e && red != L4_NILTHREAD) {
         t->space->redirector = red == L4_ANYTHREAD ? 0 : red;
+        space_update_ipc_slow(t->space);
+    }
+    /* Pecan's control word (docs/linux-abi.md): bit 63 applies bits 0..62, so that the 0
+     * every X.2 program passes changes nothing. */
+    if (!e && (f->rsi & L4_SPACE_CTL_APPLY))
+        space_set_foreign(t->space, f->rsi & L4_SPACE_CTL_FOREIGN);
     if (e)
         set_error(self, e);
     f->rax = e ? 0 : 1;
-    f->rdx = 0;                         /* old control: no control bits on amd64 */
+    f->rdx = old;                       /* the old control word */
 }
 
 /* --- Schedule, ThreadSwitch, SystemClock ------------------------------------------------ */
@@ -454,7 +462,13 @@ void syscall_dispatch(struct frame *f)
     word_t off = f->rip - SYSCALL_PAGE_USER;
     unsigned nr = (unsigned)(off / SYSCALL_SLOT);
     if (f->rip < SYSCALL_PAGE_USER || nr >= SYS_COUNT || off != SYSCALL_RET_OFFSET(nr)) {
-        /* `syscall` outside the KIP stubs: an invalid-opcode exception at that instruction. */
+        /* `syscall` outside the KIP stubs: a foreign system call in a space with that ABI,
+         * else an invalid-opcode exception at that instruction. */
+        if (self->flags & TF_FOREIGN) {
+            fault_foreign_syscall(self);
+            thread_return_to_user_checks(self);
+            return;
+        }
         f->rip -= 2;
         f->vector = 0;
         fault_exception(self, 6, 0);

@@ -72,6 +72,65 @@ TEST(new_task_paged_by_us)
     CHECK(l4_root_call(ROOT_THREAD_DELETE, t, 0, 0, 0, &err) && !err);
 }
 
+/* A task with the foreign system-call ABI, confined to us (its pager and redirector): its
+ * Linux-style `syscall` reaches us as a message, and its X.2 IPC to the root task too. */
+static volatile l4_word_t root_tid;
+static uint8_t foreign_stack[4096] __attribute__((aligned(4096)));
+
+static void foreign_task_main(void)
+{
+    l4_word_t ret;
+    __asm__ volatile("syscall" : "=a"(ret) : "a"(39ul) : "rcx", "r11", "memory");
+    l4_set_mr(0, l4_tag_make(0x42, 1, 0));
+    l4_set_mr(1, ret);
+    l4_send(root_tid);
+    l4_sleep_forever();
+}
+
+/* Serve t's page faults (our pages, 1:1) until another message comes; returns its tag. */
+static l4_word_t serve_task(l4_word_t t)
+{
+    for (;;) {
+        l4_word_t tag = l4_receive(t);
+        if (l4_ipc_failed(tag) || !l4_tag_is_proto(tag, L4_PROTO_PAGEFAULT))
+            return tag;
+        l4_word_t page = l4_mr(1) & ~0xFFFul;
+        (void)*(volatile char *)page;
+        l4_set_mr(0, l4_tag_make(0, 0, 2));
+        l4_set_mr(1, l4_map_item(page));
+        l4_set_mr(2, l4_fpage_log2(page, 12) | L4_RWX);
+        l4_reply(t);
+    }
+}
+
+TEST(foreign_confined_task)
+{
+    l4_word_t err, me = l4_my_global_id();
+    root_tid = l4_task_start()->root;
+    l4_word_t t = l4_root_call(ROOT_TASK_CREATE, me, 100, ROOT_TASK_FOREIGN | ROOT_TASK_CONFINED,
+                               0, &err);
+    CHECK(t != 0 && err == 0, "error %lu", err);
+    l4_set_mr(0, l4_tag_make(0, 2, 0));
+    l4_set_mr(1, (l4_word_t)foreign_task_main);
+    l4_set_mr(2, (l4_word_t)&foreign_stack[4096 - 8]);
+    CHECK(!l4_ipc_failed(l4_send(t)));
+    l4_word_t tag = serve_task(t);
+    CHECK(l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL), "tag %lx", tag);
+    CHECK_EQ(l4_mr(L4_FSC_RAX), 39);
+    l4_set_mr(0, l4_tag_make(0, 1, 0));
+    l4_set_mr(1, 777);
+    l4_reply(t);
+    tag = serve_task(t);
+    CHECK_EQ(l4_tag_label(tag), 0x42);
+    CHECK(tag & L4_TAG_R, "not redirected: tag %lx", tag);
+    CHECK_EQ(l4_intended_receiver(), root_tid);
+    CHECK_EQ(l4_mr(1), 777);
+    /* Bad flags are refused. */
+    CHECK_EQ(l4_root_call(ROOT_TASK_CREATE, me, 100, 0x80, 0, &err), 0);
+    CHECK_EQ(err, L4_ERR_INVALID_PARAM);
+    CHECK(l4_root_call(ROOT_THREAD_DELETE, t, 0, 0, 0, &err) && !err);
+}
+
 TEST(names)
 {
     CHECK(l4_name_register("tasks-test", l4_my_global_id()));

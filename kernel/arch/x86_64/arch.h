@@ -41,6 +41,9 @@ void arch_switch(struct tcb *from, struct tcb *to);     /* returns when `from` r
 void arch_set_continuation(struct tcb *t, void (*fn)(struct tcb *));
 NORETURN void arch_activate_continuation(struct tcb *t, void (*fn)(struct tcb *));
 void arch_switch_space(struct space *to);
+/* The CPU's user FS base (threads of foreign spaces: Linux TLS). */
+word_t arch_user_fs_base(void);
+void arch_set_user_fs_base(word_t base);
 void arch_fpu_thread_exit(struct tcb *t);
 word_t arch_user_ip(struct tcb *t);
 word_t arch_user_sp(struct tcb *t);

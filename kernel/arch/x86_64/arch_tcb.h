@@ -5,6 +5,7 @@
 #include "types.h"
 
 struct arch_tcb {
+    word_t fs_base;             /* user FS base of a TF_FOREIGN thread (Linux TLS) */
     bool fpu_used;              /* the FPU area holds this thread's state */
 };
 

@@ -28,7 +28,7 @@ void asm_offsets(void)
     DEFINE(SPACE_PML4_PHYS, offsetof(struct space, pml4_phys));
     DEFINE(SPACE_PCID, offsetof(struct space, pcid));
     DEFINE(SPACE_TLB_STALE, offsetof(struct space, tlb_stale));
-    DEFINE(SPACE_REDIRECTOR, offsetof(struct space, redirector));
+    DEFINE(SPACE_IPC_SLOW, offsetof(struct space, ipc_slow));
     DEFINE(TS_WAIT_RECV_, TS_WAIT_RECV);
     DEFINE(TS_READY_, TS_READY);
     DEFINE(WAKE_DONE_, WAKE_DONE);

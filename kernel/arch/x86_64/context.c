@@ -110,8 +110,32 @@ void space_tlb_invalidate(struct space *s, word_t va, word_t size)
 
 /* --- threads ------------------------------------------------------------------------- */
 
+word_t arch_user_fs_base(void)
+{
+    if (cpu_has_fsgsbase) {
+        word_t v;
+        __asm__ volatile("rdfsbase %0" : "=r"(v));
+        return v;
+    }
+    return rdmsr(MSR_FS_BASE);
+}
+
+void arch_set_user_fs_base(word_t base)
+{
+    if (cpu_has_fsgsbase)
+        __asm__ volatile("wrfsbase %0" :: "r"(base));
+    else
+        wrmsr(MSR_FS_BASE, base);
+}
+
 void arch_switch(struct tcb *from, struct tcb *to)
 {
+    /* Only threads of foreign spaces own an FS base.  They never switch in the fast path:
+     * as senders their space's ipc_slow stops it, as receivers TF_FOREIGN does. */
+    if (from->flags & TF_FOREIGN)
+        from->arch.fs_base = arch_user_fs_base();
+    if (to->flags & TF_FOREIGN)
+        arch_set_user_fs_base(to->arch.fs_base);
     arch_fast_switch(to);
     if (to->cont) {
         void (*fn)(struct tcb *) = to->cont;

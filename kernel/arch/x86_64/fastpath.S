@@ -86,7 +86,7 @@ fp_dest_found:
     jne  fp_slow
     /* No redirection; nothing more important than dest ready (stale entries count too). */
     movq TCB_SPACE(%rdi), %rcx
-    cmpq $0, SPACE_REDIRECTOR(%rcx)
+    cmpb $0, SPACE_IPC_SLOW(%rcx)                   /* redirector, or foreign threads */
     jne  fp_slow
     movzbl TCB_PRIO(%rbp), %ecx                     /* (we block: our own priority */
     cmpl sched_top_prio(%rip), %ecx                 /*  does not matter, as in C) */

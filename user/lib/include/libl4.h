@@ -10,6 +10,7 @@
 #include <l4/message.h>
 #include <l4/utcb.h>
 #include <l4/kip.h>
+#include <l4/pecan.h>
 
 #include <libl4/kip.h>
 #include <libl4/utcb.h>

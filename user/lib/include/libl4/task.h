@@ -26,10 +26,13 @@ const char *l4_task_cmdline(void);
  * (trusted servers) may use it, except ROOT_NAME_LOOKUP, which any task may use; tasks
  * created through the service are not trusted.  A thread or task can be deleted only by its
  * creator (docs/root-task.md). */
-#define ROOT_TASK_CREATE    0x7201  /* MR1 pager (not nil), MR2 priority: a new space (KIP area 0xBFF00000,
+#define ROOT_TASK_CREATE    0x7201  /* MR1 pager (not nil), MR2 priority, MR3 flags
+                                     * (ROOT_TASK_*): a new space (KIP area 0xBFF00000,
                                      * UTCB area 0xBF000000, 256 KiB) with one thread (UTCB at
                                      * the area's base), active, waiting for its start message
                                      * from the pager -> MR1 thread id */
+#define ROOT_TASK_FOREIGN   0x1     /* the foreign system-call ABI (docs/linux-abi.md) */
+#define ROOT_TASK_CONFINED  0x2     /* its IPC to other spaces goes to the pager (redirector) */
 #define ROOT_THREAD_CREATE  0x7202  /* MR1 a thread of the target space (the caller's or one
                                      * it created), MR2 pager, MR3 UTCB location, MR4 priority
                                      * -> MR1 thread id (waiting for its start message) */

@@ -3,6 +3,7 @@
  * the kernel stack and restored before the thread runs again (contract §5.12): the message's
  * words, which also bound what of the reply is stored (ipc_kernel_call). */
 #include "fault.h"
+#include "foreign.h"
 #include "ipc.h"
 #include "sched.h"
 #include "space.h"
@@ -14,7 +15,6 @@
 #include <l4/message.h>
 #include <l4/utcb.h>
 #include <l4/fpage.h>
-#include <l4/pecan.h>
 
 /* The largest message: an exception (MR0..MR20).  A page fault saves MR0..MR2 (its reply is
  * a map item), a preemption message MR0..MR3. */
@@ -77,6 +77,10 @@ void fault_page(struct tcb *t, word_t addr, unsigned access, word_t ip)
             unhandled(t, "sigma0 fault the kernel cannot resolve", addr, ip);
         return;
     }
+    if (t->flags & TF_FOREIGN) {
+        foreign_page_fault(t, addr, access, ip);
+        return;
+    }
     struct tcb *pager = handler_of(t, L4_UTCB_PAGER);
     if (!pager)
         unhandled(t, "page fault", addr, ip);
@@ -122,20 +126,14 @@ bool fault_ipc_for_transfer(struct tcb *t, word_t va, bool write, uint64_t deadl
 
 /* --- exceptions ------------------------------------------------------------------------ */
 
-/* The exception handler; a thread of a foreign space without one has its pager handle its
- * exceptions as it handles its system calls (docs/linux-abi.md). */
-static struct tcb *exception_handler(struct tcb *t)
-{
-    struct tcb *h = handler_of(t, L4_UTCB_EXC_HANDLER);
-    if (!h && (t->flags & TF_FOREIGN))
-        h = handler_of(t, L4_UTCB_PAGER);
-    return h;
-}
-
 void fault_exception(struct tcb *t, unsigned vector, word_t error)
 {
     struct frame *f = tcb_frame(t);
-    struct tcb *h = exception_handler(t);
+    if (t->flags & TF_FOREIGN) {
+        foreign_exception(t, vector, error, 0);
+        return;
+    }
+    struct tcb *h = handler_of(t, L4_UTCB_EXC_HANDLER);
     if (!h)
         unhandled(t, "exception", vector, f->rip);
     struct saved_utcb sv;
@@ -161,47 +159,8 @@ void fault_exception(struct tcb *t, unsigned vector, word_t error)
         f->vector = 0;                  /* all registers matter: return with iret */
     }
     restore_utcb(t, &sv, SAVED_MRS);
-    if (!ok && !exception_handler(t))
+    if (!ok && !handler_of(t, L4_UTCB_EXC_HANDLER))
         unhandled(t, "exception", vector, f->rip);
-}
-
-void fault_foreign_syscall(struct tcb *t)
-{
-    struct frame *f = tcb_frame(t);
-    struct tcb *pager = handler_of(t, L4_UTCB_PAGER);
-    if (!pager)
-        unhandled(t, "foreign system call", f->rax, f->rip);
-    /* The registers, in the order of enum l4_foreign_mr. */
-    word_t *const reg[L4_FSC_WORDS + 1] = {
-        NULL, &f->rax, &f->rdi, &f->rsi, &f->rdx, &f->r10, &f->r8, &f->r9, &f->rip, &f->rsp,
-        &f->rflags, &f->rbx, &f->rbp, &f->r12, &f->r13, &f->r14, &f->r15, &t->arch.fs_base,
-    };
-    struct saved_utcb sv;
-    save_utcb(t, &sv, L4_FSC_WORDS + 1);
-    t->arch.fs_base = arch_user_fs_base();
-    t->mr[0] = L4_PROTO_FOREIGN_SYSCALL | L4_FSC_WORDS;
-    for (unsigned i = 1; i <= L4_FSC_WORDS; i++)
-        t->mr[i] = *reg[i];
-    if (ipc_kernel_call(t, pager->gid, L4_COMPLETE_FPAGE, L4_FSC_WORDS + 1)) {
-        unsigned u = l4_tag_u(t->mr[0]);
-        word_t flags = f->rflags;
-        for (unsigned i = 1; i <= u && i <= L4_FSC_WORDS; i++)
-            *reg[i] = t->mr[i];
-        if (u >= L4_FSC_RFLAGS) {
-            f->rflags = flags;
-            arch_set_user_flags(t, t->mr[L4_FSC_RFLAGS]);
-        }
-        if (u >= L4_FSC_RIP)
-            t->flags |= TF_USER_STATE;              /* checked for canonical on the way out */
-        if (u >= L4_FSC_FS_BASE && !arch_canonical(t->arch.fs_base))
-            t->arch.fs_base = 0;                    /* (a non-canonical base would #GP us) */
-        arch_set_user_fs_base(t->arch.fs_base);
-    } else if (!handler_of(t, L4_UTCB_PAGER)) {
-        unhandled(t, "foreign system call", f->rax, f->rip);
-    }
-    restore_utcb(t, &sv, L4_FSC_WORDS + 1);
-    f->rcx = f->rip;                                /* as Linux's sysret leaves them */
-    f->r11 = f->rflags;
 }
 
 void fault_preemption(struct tcb *t, bool timefault)

@@ -12,9 +12,6 @@
 void fault_page(struct tcb *t, word_t addr, unsigned access, word_t ip);
 void fault_io(struct tcb *t, unsigned port, unsigned count, word_t ip);
 void fault_exception(struct tcb *t, unsigned vector, word_t error);
-/* `syscall` outside the stubs by a thread of a foreign space: the foreign system-call
- * message to its pager, and the reply's registers (docs/linux-abi.md). */
-void fault_foreign_syscall(struct tcb *t);
 /* The preemption message (timefault false) or the time fault (total quantum exhausted) of
  * t to its scheduler, as a call on t's behalf; nothing if t has no scheduler other than
  * itself (docs/scheduling.md). */

@@ -9,6 +9,7 @@
  * the registers directly).  Whoever completes or fails a receive writes the receiver's result
  * (MR0, ErrorCode, ipc_from); a sender learns its result from its wake reason. */
 #include "ipc.h"
+#include "foreign.h"
 #include "sched.h"
 #include "timeout.h"
 #include "space.h"
@@ -228,7 +229,8 @@ static void redirect_virtual_sender(struct tcb *vs, struct tcb *s, struct tcb *d
 static struct tcb *redirect(struct tcb *s, struct tcb *dest)
 {
     struct space *sp = s->space;
-    if (!sp->redirector || dest->space == sp || dest->gid == sp->redirector)
+    if (!sp->redirector || dest->space == sp || dest->gid == sp->redirector ||
+        (s->flags & TF_FOREIGN))            /* it only ever calls its handler */
         return dest;
     struct tcb *red = tcb_lookup(sp->redirector);
     if (!red || red == s)
@@ -453,6 +455,10 @@ word_t ipc(struct tcb *self, word_t to, word_t from_spec, word_t timeouts, bool 
 
 void ipc_user_return(struct tcb *t)
 {
+    if (t->flags & TF_FOREIGN) {            /* the only IPC such a thread makes */
+        foreign_syscall_return(t);
+        return;
+    }
     struct frame *f = tcb_frame(t);
     word_t *mr = t->mr;
     f->r9 = mr[0];

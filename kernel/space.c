@@ -107,6 +107,8 @@ void *space_utcb_frame(struct space *s, word_t location)
         return NULL;
     mapdb_flush_range(s, page, PAGE_SIZE, true);
     *ref.pte = pte_make_leaf(physmap_to_phys(frame), PTE_RIGHTS_R | PTE_RIGHTS_W, 0, 0);
+    if (s->foreign)
+        *ref.pte = pte_kernel_only(*ref.pte);   /* its threads' MRs are the kernel's (foreign.c) */
     *ref.node = NULL;
     space_tlb_invalidate(s, page, PAGE_SIZE);
     return (char *)frame + (location & (PAGE_SIZE - 1));
@@ -128,14 +130,6 @@ void space_add_thread(struct space *s, struct tcb *t)
 void space_update_ipc_slow(struct space *s)
 {
     s->ipc_slow = s->redirector || s->foreign;
-}
-
-void space_set_foreign(struct space *s, bool on)
-{
-    s->foreign = on;
-    space_update_ipc_slow(s);
-    for (struct tcb *t = s->threads; t; t = t->space_next)
-        t->flags = on ? (t->flags | TF_FOREIGN) : (t->flags & ~TF_FOREIGN);
 }
 
 void space_remove_thread(struct space *s, struct tcb *t)

@@ -15,11 +15,13 @@ struct space {
     bool tlb_stale;             /* entries of this space may be stale: flush at next switch */
     bool privileged;            /* may use ThreadControl, SpaceControl, ... (initial servers) */
     bool sigma0;                /* the identity-mapped space of sigma0 */
-    bool foreign;               /* foreign system-call ABI (docs/linux-abi.md) */
+    bool foreign;               /* foreign system-call ABI (docs/linux-abi.md); fixed once a
+                                 * thread of the space is active */
     bool ipc_slow;              /* redirector or foreign: IPC from here takes the C path
                                  * (the fast path tests this one byte) */
     word_t kip_area;            /* fpage; 0 while the space is not initialised */
     word_t utcb_area;           /* fpage */
+    word_t foreign_handler;     /* global id: receives the kernel messages of its threads */
     word_t redirector;          /* global id or nilthread (Manual §5.10, contract decision 5) */
     unsigned nthreads;
     struct tcb *threads;        /* list through tcb->space_next/prev */
@@ -43,8 +45,6 @@ void space_add_thread(struct space *s, struct tcb *t);
 void space_remove_thread(struct space *s, struct tcb *t);
 /* Recompute ipc_slow after the redirector changed. */
 void space_update_ipc_slow(struct space *s);
-/* Switch the foreign system-call ABI on or off for s and its threads. */
-void space_set_foreign(struct space *s, bool on);
 /* TLB: the translation of [va, va + size) in s changed. */
 void space_tlb_invalidate(struct space *s, word_t va, word_t size);
 

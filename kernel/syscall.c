@@ -12,6 +12,7 @@
 #include "irq.h"
 #include "kip.h"
 #include "fault.h"
+#include "foreign.h"
 #include "lib.h"
 #include "console.h"
 #include "invariants.h"
@@ -63,13 +64,16 @@ static void sys_exchange_registers(struct tcb *self, struct frame *f)
     bool local = dest != L4_NILTHREAD && l4_is_local_id(dest) && dest != L4_ANYLOCALTHREAD;
     struct tcb *t = local ? tcb_lookup(ipc_local_to_global(self, dest)) :
                     (dest != L4_NILTHREAD ? tcb_lookup(dest) : NULL);
-    if (!t || t->space != self->space || !t->mr) {
+    /* A foreign space's handler may name that space's threads (docs/linux-abi.md). */
+    bool handler = t && t->space && t->space->foreign && t->space->foreign_handler == self->gid;
+    if (!t || (t->space != self->space && !handler) || !t->mr) {
         set_error(self, L4_ERR_INVALID_THREAD);
         f->rax = L4_NILTHREAD;
         return;
     }
     word_t old_ctl = ((t->state == TS_HALTED || (t->flags & TF_HALT_PENDING)) ? 1 : 0) |
-                     ipc_exregs_state(t);
+                     ipc_exregs_state(t) |
+                     ((t->flags & TF_FOREIGN_INTR) ? L4_EXREG_OUT_INTERRUPT : 0);
     word_t old_sp = arch_user_sp(t), old_ip = arch_user_ip(t), old_fl = arch_user_flags(t);
     word_t old_u = utcb_get(t, L4_UTCB_USER_HANDLE), old_p = utcb_get(t, L4_UTCB_PAGER);
 
@@ -78,6 +82,12 @@ static void sys_exchange_registers(struct tcb *self, struct frame *f)
     if (ctl & EXR_FL) arch_set_user_flags(t, f->r9);
     if (ctl & EXR_U)  utcb_set(t, L4_UTCB_USER_HANDLE, f->r10);
     if (ctl & EXR_P)  utcb_set(t, L4_UTCB_PAGER, f->rdi);
+    if ((ctl & L4_EXREG_APPLY_INTERRUPT) && (t->flags & TF_FOREIGN)) {
+        if (ctl & L4_EXREG_INTERRUPT)
+            t->flags |= TF_FOREIGN_INTR;    /* delivered before it next runs user code */
+        else
+            t->flags &= ~TF_FOREIGN_INTR;
+    }
     if (ctl & (EXR_R | EXR_S))
         ipc_abort(t, ctl & EXR_R, ctl & EXR_S);
     if (ctl & EXR_HH) {
@@ -260,23 +270,31 @@ static void sys_space_control(struct tcb *self, struct frame *f)
     word_t e = L4_ERR_OK;
     struct tcb *t = space_specifier(to_global(self, f->rdi));
     word_t red = to_global(self, f->r9);
+    /* Pecan's control word (docs/linux-abi.md): bit 63 applies bits 0..62, so that the 0
+     * every X.2 program passes changes nothing. */
+    word_t ctl = f->rsi;
+    bool apply = ctl & L4_SPACE_CTL_APPLY, foreign = ctl & L4_SPACE_CTL_FOREIGN;
+    word_t handler = foreign ? to_global(self, f->r10) : 0;
     if (!self->space->privileged)
         e = L4_ERR_NO_PRIVILEGE;
     else if (!t || !t->space)
         e = L4_ERR_INVALID_SPACE;
     else if (red != L4_NILTHREAD && red != L4_ANYTHREAD && !tcb_lookup(red))
         e = L4_ERR_INVALID_THREAD;
-    else if (!space_initialised(t->space))
+    else if (apply && (ctl & ~(L4_SPACE_CTL_APPLY | L4_SPACE_CTL_FOREIGN)))
+        e = L4_ERR_INVALID_PARAM;
+    else if (apply)
+        e = foreign_check_control(t->space, foreign, handler);
+    if (!e && !space_initialised(t->space))
         e = space_setup_areas(t->space, f->rdx, f->r8);
     word_t old = t && t->space && t->space->foreign ? L4_SPACE_CTL_FOREIGN : 0;
+    /* Everything is checked (and the areas were the last thing that could fail). */
     if (!e && red != L4_NILTHREAD) {
         t->space->redirector = red == L4_ANYTHREAD ? 0 : red;
         space_update_ipc_slow(t->space);
     }
-    /* Pecan's control word (docs/linux-abi.md): bit 63 applies bits 0..62, so that the 0
-     * every X.2 program passes changes nothing. */
-    if (!e && (f->rsi & L4_SPACE_CTL_APPLY))
-        space_set_foreign(t->space, f->rsi & L4_SPACE_CTL_FOREIGN);
+    if (!e && apply)
+        foreign_set_control(t->space, foreign, handler);
     if (e)
         set_error(self, e);
     f->rax = e ? 0 : 1;
@@ -459,16 +477,16 @@ void syscall_dispatch(struct frame *f)
 {
     struct tcb *self = current();
     invariants_check("syscall entry");
+    /* A thread of a foreign space makes no X.2 system calls, not even through the stubs:
+     * every `syscall` of it is a message to its handler. */
+    if (self->flags & TF_FOREIGN) {
+        foreign_syscall(self);
+        return;
+    }
     word_t off = f->rip - SYSCALL_PAGE_USER;
     unsigned nr = (unsigned)(off / SYSCALL_SLOT);
     if (f->rip < SYSCALL_PAGE_USER || nr >= SYS_COUNT || off != SYSCALL_RET_OFFSET(nr)) {
-        /* `syscall` outside the KIP stubs: a foreign system call in a space with that ABI,
-         * else an invalid-opcode exception at that instruction. */
-        if (self->flags & TF_FOREIGN) {
-            fault_foreign_syscall(self);
-            thread_return_to_user_checks(self);
-            return;
-        }
+        /* `syscall` outside the KIP stubs: an invalid-opcode exception at that instruction. */
         f->rip -= 2;
         f->vector = 0;
         fault_exception(self, 6, 0);

@@ -44,13 +44,14 @@ enum wake_reason {
 
 /* thread flags */
 #define TF_HALT_PENDING   (1u << 0)   /* halt when next returning to user mode */
-#define TF_FOREIGN        (1u << 1)   /* in a space with the foreign system-call ABI (its FS
-                                       * base is switched; never takes the IPC fast path) */
+#define TF_FOREIGN        (1u << 1)   /* in a space with the foreign system-call ABI (foreign.c);
+                                       * never a receiver of the IPC fast path */
 #define TF_KERNEL_IPC     (1u << 2)   /* the current IPC is kernel-generated (fault, exception) */
 #define TF_USER_STATE     (1u << 5)   /* IP/SP/FLAGS changed by the kernel: check before return */
 #define TF_PREEMPTED      (1u << 3)   /* delayed a preemption; no more delay until it yields */
 #define TF_PREEMPT_MSG    (1u << 4)   /* was preempted: send the preemption message (§6.4) */
 #define TF_TIMEFAULT_MSG  (1u << 6)   /* total quantum exhausted: send the time fault */
+#define TF_FOREIGN_INTR   (1u << 7)   /* interrupt pending: send it before user mode (foreign.c) */
 
 
 /* A string transfer in progress; lives on the sender's kernel stack, and both partners point

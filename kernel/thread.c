@@ -1,5 +1,6 @@
 /* Threads: TCB allocation in the virtual TCB array, activation, deletion, halting. */
 #include "thread.h"
+#include "foreign.h"
 #include "sched.h"
 #include "space.h"
 #include "ipc.h"
@@ -113,6 +114,12 @@ void thread_return_to_user_checks(struct tcb *t)
     if (t->flags & TF_HALT_PENDING) {
         t->flags &= ~TF_HALT_PENDING;
         thread_halt_current();
+    }
+    /* The foreign space's handler interrupted us (a Linux signal, say): it learns our
+     * registers, and its reply may change them. */
+    while (t->flags & TF_FOREIGN_INTR) {
+        t->flags &= ~TF_FOREIGN_INTR;
+        foreign_interrupt(t);
     }
     /* ExchangeRegisters or an exception reply may have set a RIP the CPU cannot return to:
      * that is the thread's general-protection fault, not the kernel's (contract §4.1). */

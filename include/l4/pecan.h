@@ -1,6 +1,6 @@
 /* Pecan's extensions to the X.2 binary interface (docs/linux-abi.md): the foreign system-call
  * ABI, through which a personality server (user/linux) runs programs of another operating
- * system whose `syscall` instructions become IPC. */
+ * system whose `syscall` instructions become IPC to it. */
 #ifndef L4_PECAN_H
 #define L4_PECAN_H
 
@@ -9,19 +9,47 @@
 /* SpaceControl's control word (RSI).  Bit 63 applies bits 0-62; without it (every X.2
  * program passes 0) nothing changes.  The old control word comes back in RDX. */
 #define L4_SPACE_CTL_APPLY     (1ull << 63)
-#define L4_SPACE_CTL_FOREIGN   (1ull << 0)     /* foreign system-call ABI for the space */
+#define L4_SPACE_CTL_FOREIGN   (1ull << 0)     /* foreign system-call ABI, handler in R10 */
 
-/* The foreign system-call message a thread of such a space sends its pager when it executes
- * `syscall` outside the KIP stubs: MR0 = L4_PROTO_FOREIGN_SYSCALL | u (u = 17), then the
- * registers in this order.  The pager's reply with u = k sets the registers of MR1..MRk (in
- * the same order) and the thread continues after its `syscall` with RCX = RIP and
- * R11 = RFLAGS, as Linux returns; u = 0 changes nothing. */
-#define L4_PROTO_FOREIGN_SYSCALL  L4_PROTO(10)
-enum l4_foreign_mr {
+/* Kernel messages of a thread of a foreign space, all sent to the space's handler as a Call
+ * on the thread's behalf (the thread waits for the reply). */
+#define L4_PROTO_FOREIGN_SYSCALL    L4_PROTO(10)    /* `syscall`: the compact message */
+#define L4_PROTO_FOREIGN_EXCEPTION  L4_PROTO(11)    /* a CPU exception other than #PF */
+#define L4_PROTO_FOREIGN_INTERRUPT  L4_PROTO(12)    /* the handler interrupted the thread */
+#define L4_PROTO_FOREIGN_REGS       L4_PROTO(13)    /* the answer to L4_FOREIGN_GET_REGS */
+
+/* The foreign system-call message: u = 10, the Linux argument registers first. */
+enum l4_foreign_syscall_mr {
     L4_FSC_RAX = 1, L4_FSC_RDI, L4_FSC_RSI, L4_FSC_RDX, L4_FSC_R10, L4_FSC_R8, L4_FSC_R9,
-    L4_FSC_RIP, L4_FSC_RSP, L4_FSC_RFLAGS, L4_FSC_RBX, L4_FSC_RBP, L4_FSC_R12, L4_FSC_R13,
-    L4_FSC_R14, L4_FSC_R15, L4_FSC_FS_BASE,
-    L4_FSC_WORDS = L4_FSC_FS_BASE               /* u of the message */
+    L4_FSC_RIP, L4_FSC_RSP, L4_FSC_RFLAGS,
+    L4_FSC_WORDS = L4_FSC_RFLAGS
 };
+
+/* The register set (exception, interrupt and register messages; the SET_REGS reply):
+ * MR1..MR18 in the order of the X.2 exception message (contract §6.2), then the FS and GS
+ * bases.  An exception message adds the vector, the error code and the fault address. */
+enum l4_foreign_reg_mr {
+    L4_FREG_RIP = 1, L4_FREG_RBX, L4_FREG_R10, L4_FREG_R12, L4_FREG_R13, L4_FREG_R14,
+    L4_FREG_R15, L4_FREG_RAX, L4_FREG_RCX, L4_FREG_RDX, L4_FREG_RSI, L4_FREG_RDI,
+    L4_FREG_RBP, L4_FREG_R8, L4_FREG_R9, L4_FREG_R11, L4_FREG_RSP, L4_FREG_RFLAGS,
+    L4_FREG_FS_BASE, L4_FREG_GS_BASE,
+    L4_FREG_WORDS = L4_FREG_GS_BASE,
+    L4_FEXC_VECTOR = L4_FREG_WORDS + 1, L4_FEXC_ERROR, L4_FEXC_ADDR,
+    L4_FEXC_WORDS = L4_FEXC_ADDR
+};
+
+/* The label of the handler's reply to any of these messages (and to a page fault of a
+ * foreign thread). */
+#define L4_FOREIGN_RESUME    0   /* syscall: RAX = MR1 if u >= 1; otherwise no change */
+#define L4_FOREIGN_SET_REGS  1   /* MR1..MRu (u <= 20) set the register set in its order */
+#define L4_FOREIGN_GET_REGS  2   /* answered by an L4_PROTO_FOREIGN_REGS message */
+
+/* ExchangeRegisters' control word: a foreign space's handler may name threads of that space
+ * (not only of its own); bit 17 with bit 18 sets (or clears) a pending interrupt, which the
+ * thread delivers as an L4_PROTO_FOREIGN_INTERRUPT message before it next runs user code.
+ * Output bit 3: an interrupt was pending. */
+#define L4_EXREG_INTERRUPT        (1ul << 17)
+#define L4_EXREG_APPLY_INTERRUPT  (1ul << 18)
+#define L4_EXREG_OUT_INTERRUPT    (1ul << 3)
 
 #endif

@@ -166,10 +166,11 @@ bool serve_request(l4_word_t from, l4_word_t tag)
             break;
         }
         if (!l4_thread_control(tid, tid, me, 0, ~0ul) ||
-            !l4_space_control(tid, flags & ROOT_TASK_FOREIGN ? L4_SPACE_CTL_APPLY | L4_SPACE_CTL_FOREIGN : 0,
-                              l4_fpage_log2(TASK_KIP_AREA, 12),
-                              l4_fpage_log2(TASK_UTCB_AREA, TASK_UTCB_LOG2),
-                              flags & ROOT_TASK_CONFINED ? pager : 0, &old) ||
+            !l4_space_control_foreign(tid, flags & ROOT_TASK_FOREIGN ?
+                                      L4_SPACE_CTL_APPLY | L4_SPACE_CTL_FOREIGN : 0,
+                                      l4_fpage_log2(TASK_KIP_AREA, 12),
+                                      l4_fpage_log2(TASK_UTCB_AREA, TASK_UTCB_LOG2),
+                                      flags & ROOT_TASK_CONFINED ? pager : 0, pager, &old) ||
             !l4_thread_control(tid, tid, 0, pager, TASK_UTCB_AREA)) {
             l4_word_t err = l4_error_code();
             l4_thread_control(tid, 0, 0, 0, ~0ul);

@@ -1,99 +1,129 @@
-/* In-system test: the foreign system-call ABI (docs/linux-abi.md).  A thread in a space with
- * the ABI switched on executes Linux-style `syscall` instructions; each becomes a message to
- * its pager (us), and our reply sets its registers. */
+/* In-system test: the foreign system-call ABI (docs/linux-abi.md).  Threads of a foreign
+ * space run code of this image (mapped 1:1 by tu_serve on their page faults) that speaks only
+ * Linux: `syscall` with the number in RAX.  Each system call, exception, page fault and
+ * interrupt reaches the space's handler (this thread) as a message, and its reply sets the
+ * thread's registers. */
 #include "testlib.h"
 #include "testutil.h"
 #include <l4/pecan.h>
 
-/* What the foreign thread saw, written to shared memory (our image is mapped into it). */
-static volatile l4_word_t seen_rax, seen_rcx, seen_r11, seen_rip, seen_fs, seen_step;
-static volatile l4_word_t tls_word = 0x7153;
+#define KIP_AREA   0xBFF00000ul
+#define UTCB_AREA  0xBF000000ul
 
-static inline l4_word_t linux_syscall(l4_word_t nr, l4_word_t a1, l4_word_t a2, l4_word_t a3,
-                                      l4_word_t a4, l4_word_t a5, l4_word_t a6,
-                                      l4_word_t *rcx, l4_word_t *r11)
+/* What the foreign threads saw, written to memory they share with us. */
+static volatile l4_word_t seen[8];
+static volatile l4_word_t spin_count;
+static volatile l4_word_t tls_word = 0x7153;
+static uint8_t stacks[4][8192] __attribute__((aligned(4096)));
+
+static inline l4_word_t lx_syscall(l4_word_t nr, l4_word_t a1, l4_word_t a2, l4_word_t a3)
 {
-    register l4_word_t r10 __asm__("r10") = a4;
-    register l4_word_t r8 __asm__("r8") = a5;
-    register l4_word_t r9 __asm__("r9") = a6;
-    l4_word_t ret, c, f;
-    __asm__ volatile("syscall\n\tmovq %%rcx, %1\n\tmovq %%r11, %2"
-                     : "=a"(ret), "=r"(c), "=r"(f)
-                     : "a"(nr), "D"(a1), "S"(a2), "d"(a3), "r"(r10), "r"(r8), "r"(r9)
+    l4_word_t ret;
+    __asm__ volatile("syscall" : "=a"(ret) : "a"(nr), "D"(a1), "S"(a2), "d"(a3)
                      : "rcx", "r11", "memory");
-    *rcx = c;
-    *r11 = f;
     return ret;
 }
 
-static void sleeper_fn(void)
+/* Report a value and wait for the answer: system call 1000 + slot. */
+static l4_word_t report(unsigned slot, l4_word_t v)
 {
-    l4_sleep_forever();
+    seen[slot] = v;
+    return lx_syscall(1000 + slot, v, 0, 0);
 }
 
-static void after_jump(void)
+/* A thread of a new foreign space (handler `handler`, pager us) that starts at fn on the
+ * given stack; 0 on failure.  Its first page fault comes to the handler. */
+static l4_word_t foreign_thread(void (*fn)(void), unsigned stack, l4_word_t handler)
 {
-    seen_step = 100;
-    l4_word_t c, f;
-    linux_syscall(60, 0, 0, 0, 0, 0, 0, &c, &f);
-    for (;;)
-        ;
-}
-
-static void foreign_thread(void)
-{
-    l4_word_t c, f;
-    /* 1: a plain call, answered with RAX only. */
-    seen_rax = linux_syscall(39, 11, 22, 33, 44, 55, 66, &c, &f);
-    seen_rcx = c;
-    seen_r11 = f;
-    seen_step = 1;
-    /* 2: our pager sets the FS base: %fs:0 then reads tls_word. */
-    linux_syscall(158, 0x1002, (l4_word_t)&tls_word, 0, 0, 0, 0, &c, &f);
-    l4_word_t v;
-    __asm__ volatile("movq %%fs:0, %0" : "=r"(v));
-    seen_fs = v;
-    seen_step = 2;
-    /* 3: a reply without words: RAX still holds the number. */
-    seen_rax = linux_syscall(1234, 0, 0, 0, 0, 0, 0, &c, &f);
-    seen_step = 3;
-    /* 4: an exception without an exception handler goes to the pager. */
-    __asm__ volatile("ud2");
-    seen_step = 4;
-    /* 5: the reply moves RIP. */
-    linux_syscall(57, 0, 0, 0, 0, 0, 0, &c, &f);
-    seen_step = 5;                          /* never: the reply jumps to after_jump */
-    for (;;)
-        ;
-}
-
-static l4_word_t start_foreign(void)
-{
-    l4_word_t t = tu_space_thread(foreign_thread, 100), old;
-    if (!t)
+    l4_word_t me = tu_main_tid(), tid = tu_new_tid(), old;
+    if (!l4_thread_control(tid, tid, me, 0, ~0ul))
         return 0;
-    /* The thread has run only its image-premapping call to us so far: it now waits for the
-     * start of its function, which tu_space_thread gave it; switch the ABI on meanwhile. */
-    if (!l4_space_control(t, L4_SPACE_CTL_APPLY | L4_SPACE_CTL_FOREIGN, 0, 0, 0, &old))
+    if (!l4_space_control_foreign(tid, L4_SPACE_CTL_APPLY | L4_SPACE_CTL_FOREIGN,
+                                  l4_fpage_log2(KIP_AREA, 12), l4_fpage_log2(UTCB_AREA, 12), 0,
+                                  handler, &old))
         return 0;
-    return t;
+    if (!l4_thread_control(tid, tid, 0, me, UTCB_AREA))
+        return 0;
+    l4_schedule(tid, ~0ul, ~0ul, 100, ~0ul, &old);     /* below us: we get the CPU back */
+    l4_set_mr(0, l4_tag_make(0, 2, 0));
+    l4_set_mr(1, (l4_word_t)fn);
+    l4_set_mr(2, (l4_word_t)&stacks[stack][8192 - 8]);
+    if (l4_ipc_failed(l4_send(tid)))
+        return 0;
+    return tid;
 }
 
-/* Receive the next message from t, serving its page faults. */
+extern char __executable_start[], _end[];
+
+/* The message t sent (tag), or the next one after it, answering t's page faults inside our
+ * image with our own pages on the way; 0 if the IPC failed. */
+static l4_word_t serve(l4_word_t t, l4_word_t tag)
+{
+    for (;;) {
+        if (l4_ipc_failed(tag))
+            return 0;
+        l4_word_t addr = l4_mr(1);
+        if (!l4_tag_is_proto(tag, L4_PROTO_PAGEFAULT) ||
+            addr < (l4_word_t)__executable_start || addr >= (l4_word_t)_end)
+            return tag;
+        l4_word_t page = addr & ~0xFFFul, from;
+        (void)*(volatile char *)page;
+        l4_set_mr(0, l4_tag_make(0, 0, 2));
+        l4_set_mr(1, l4_map_item(page));
+        l4_set_mr(2, l4_fpage_log2(page, 12) | L4_RWX);
+        tag = l4_ipc(t, t, 0, &from);
+    }
+}
+
+/* The next message from t. */
 static l4_word_t next_from(l4_word_t t)
 {
-    l4_word_t from, tag = tu_serve(&from);
-    return from == t ? tag : 0;
+    return serve(t, l4_receive(t));
 }
 
-TEST(foreign_system_calls)
+/* Reply to t (the message is in our MRs), then its next message. */
+static l4_word_t reply_next(l4_word_t t)
 {
-    l4_word_t t = start_foreign(), old;
-    CHECK(t != 0);
-    CHECK(l4_space_control(t, 0, 0, 0, 0, &old));
-    CHECK_EQ(old, L4_SPACE_CTL_FOREIGN);
+    l4_word_t from;
+    return serve(t, l4_ipc(t, t, 0, &from));
+}
 
-    /* 1 */
+static void resume(l4_word_t rax)
+{
+    l4_set_mr(0, l4_tag_make(L4_FOREIGN_RESUME, 1, 0));
+    l4_set_mr(1, rax);
+}
+
+/* --- system calls -------------------------------------------------------------------------- */
+
+static void calls_main(void)
+{
+    register l4_word_t r10 __asm__("r10") = 44;
+    register l4_word_t r8 __asm__("r8") = 55;
+    register l4_word_t r9 __asm__("r9") = 66;
+    register l4_word_t r12 __asm__("r12") = 0x1212;
+    register l4_word_t r15 __asm__("r15") = 0x1515;
+    l4_word_t ret = 39, rcx, rbx = 0xB0B0, rdi = 11, rsi = 22, rdx = 33;
+    __asm__ volatile("pushq %%rbp\n\t"
+                     "movq $0x5151, %%rbp\n\t"
+                     "syscall\n\t"
+                     "movq %%rbp, %%rdi\n\t"
+                     "popq %%rbp"
+                     : "+a"(ret), "=c"(rcx), "+b"(rbx), "+D"(rdi), "+S"(rsi), "+d"(rdx),
+                       "+r"(r12), "+r"(r15), "+r"(r10), "+r"(r8), "+r"(r9)
+                     :: "r11", "memory");
+    seen[1] = rcx;
+    seen[2] = (rbx == 0xB0B0 && rdi == 0x5151 && rsi == 22 && rdx == 33 && r12 == 0x1212 &&
+               r15 == 0x1515 && r10 == 44 && r8 == 55 && r9 == 66);
+    report(0, ret);
+    for (;;)
+        lx_syscall(60, 0, 0, 0);
+}
+
+TEST(syscall_message_and_result)
+{
+    l4_word_t t = foreign_thread(calls_main, 0, tu_main_tid());
+    CHECK(t != 0);
     l4_word_t tag = next_from(t);
     CHECK(l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL), "tag %lx", tag);
     CHECK_EQ(l4_tag_u(tag), L4_FSC_WORDS);
@@ -101,74 +131,385 @@ TEST(foreign_system_calls)
     CHECK_EQ(l4_mr(L4_FSC_RDI), 11); CHECK_EQ(l4_mr(L4_FSC_RSI), 22);
     CHECK_EQ(l4_mr(L4_FSC_RDX), 33); CHECK_EQ(l4_mr(L4_FSC_R10), 44);
     CHECK_EQ(l4_mr(L4_FSC_R8), 55);  CHECK_EQ(l4_mr(L4_FSC_R9), 66);
-    l4_word_t rip = l4_mr(L4_FSC_RIP), rflags = l4_mr(L4_FSC_RFLAGS);
-    CHECK(rip > (l4_word_t)foreign_thread && rip < (l4_word_t)foreign_thread + 4096);
-    l4_set_mr(0, l4_tag_make(0, 1, 0));
-    l4_set_mr(1, 4242);
-    /* 2 */
-    tag = l4_reply_wait(t, NULL);
+    l4_word_t rip = l4_mr(L4_FSC_RIP);
+    CHECK(rip > (l4_word_t)calls_main && rip < (l4_word_t)calls_main + 512, "rip %lx", rip);
+    CHECK(l4_mr(L4_FSC_RSP) > (l4_word_t)stacks[0] &&
+          l4_mr(L4_FSC_RSP) <= (l4_word_t)&stacks[0][8192]);
+    CHECK(l4_mr(L4_FSC_RFLAGS) & 0x200);
+    resume(4242);
+    tag = reply_next(t);
     CHECK(l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL), "tag %lx", tag);
-    CHECK_EQ(seen_step, 1);
-    CHECK_EQ(seen_rax, 4242);
-    CHECK_EQ(seen_rcx, rip);                /* as Linux: RCX = RIP, R11 = RFLAGS */
-    CHECK_EQ(seen_r11, rflags);
-    CHECK_EQ(l4_mr(L4_FSC_RAX), 158);
-    CHECK_EQ(l4_mr(L4_FSC_FS_BASE), 0);
-    l4_word_t regs[L4_FSC_WORDS + 1];
-    for (unsigned i = 1; i <= L4_FSC_WORDS; i++)
-        regs[i] = l4_mr(i);
-    regs[L4_FSC_RAX] = 0;
-    regs[L4_FSC_FS_BASE] = regs[L4_FSC_RSI];    /* arch_prctl(ARCH_SET_FS, &tls_word) */
-    l4_set_mr(0, l4_tag_make(0, L4_FSC_WORDS, 0));
-    for (unsigned i = 1; i <= L4_FSC_WORDS; i++)
-        l4_set_mr(i, regs[i]);
-    /* 3 */
-    tag = l4_reply_wait(t, NULL);
-    CHECK(l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL), "tag %lx", tag);
-    CHECK_EQ(seen_step, 2);
-    CHECK_EQ(seen_fs, 0x7153);
-    CHECK_EQ(l4_mr(L4_FSC_FS_BASE), (l4_word_t)&tls_word);   /* reported back */
-    l4_set_mr(0, l4_tag_make(0, 0, 0));
-    /* 4 */
-    tag = l4_reply_wait(t, NULL);
-    CHECK(l4_tag_is_proto(tag, L4_PROTO_EXCEPTION), "tag %lx", tag);
-    CHECK_EQ(seen_step, 3);
-    CHECK_EQ(seen_rax, 1234);
-    CHECK_EQ(l4_mr(19), 6);                 /* #UD */
-    /* Resume after the two-byte ud2: a reply with MR1 = RIP only. */
-    l4_word_t ud_rip = l4_mr(1);
-    l4_set_mr(0, l4_tag_make(0, 1, 0));
-    l4_set_mr(1, ud_rip + 2);
-    /* 5 */
-    tag = l4_reply_wait(t, NULL);
-    CHECK(l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL), "tag %lx", tag);
-    CHECK_EQ(seen_step, 4);
-    CHECK_EQ(l4_mr(L4_FSC_RAX), 57);
-    l4_set_mr(0, l4_tag_make(0, L4_FSC_RIP, 0));
-    for (unsigned i = 1; i < L4_FSC_RIP; i++)
-        l4_set_mr(i, l4_mr(i));
-    l4_set_mr(L4_FSC_RIP, (l4_word_t)after_jump);
-    tag = l4_reply_wait(t, NULL);
-    CHECK(l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL), "tag %lx", tag);
-    CHECK_EQ(l4_mr(L4_FSC_RAX), 60);
-    CHECK_EQ(seen_step, 100);
+    CHECK_EQ(l4_mr(L4_FSC_RAX), 1000);
+    CHECK_EQ(seen[0], 4242);
+    CHECK_EQ(seen[1], rip);                 /* as Linux: RCX = RIP after the syscall */
+    CHECK_EQ(seen[2], 1);                   /* every other register as it was */
     tu_kill(t);
 }
 
-TEST(space_control_word_needs_apply_bit)
+/* --- the register set: GET_REGS, SET_REGS (FS base, RIP) -------------------------------------- */
+
+static void after_jump(void)
 {
-    l4_word_t t = tu_space_thread(sleeper_fn, 100), old;
+    l4_word_t v;
+    __asm__ volatile("movq %%fs:0, %0" : "=r"(v));
+    report(1, v);
+    for (;;)
+        lx_syscall(60, 0, 0, 0);
+}
+
+static void regs_main(void)
+{
+    register l4_word_t r13 __asm__("r13") = 0x1313;
+    __asm__ volatile("syscall" : "+r"(r13) : "a"(158ul) : "rcx", "r11", "memory");
+    for (;;)
+        lx_syscall(60, 0, 0, 0);            /* never: the reply moves RIP */
+}
+
+TEST(get_and_set_register_set)
+{
+    l4_word_t t = foreign_thread(regs_main, 0, tu_main_tid());
     CHECK(t != 0);
-    /* 0 (what X.2 programs pass) and bits without bit 63 change nothing. */
-    CHECK(l4_space_control(t, L4_SPACE_CTL_FOREIGN, 0, 0, 0, &old));
+    l4_word_t tag = next_from(t);
+    CHECK(l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL), "tag %lx", tag);
+    CHECK_EQ(l4_mr(L4_FSC_RAX), 158);
+    l4_word_t rip = l4_mr(L4_FSC_RIP), rsp = l4_mr(L4_FSC_RSP);
+    /* GET_REGS: the answer is the register set, and the thread still waits for us. */
+    l4_set_mr(0, l4_tag_make(L4_FOREIGN_GET_REGS, 0, 0));
+    tag = l4_call(t);
+    CHECK(l4_tag_is_proto(tag, L4_PROTO_FOREIGN_REGS), "tag %lx", tag);
+    CHECK_EQ(l4_tag_u(tag), L4_FREG_WORDS);
+    CHECK_EQ(l4_mr(L4_FREG_RIP), rip);
+    CHECK_EQ(l4_mr(L4_FREG_RCX), rip);
+    CHECK_EQ(l4_mr(L4_FREG_RSP), rsp);
+    CHECK_EQ(l4_mr(L4_FREG_RAX), 158);
+    CHECK_EQ(l4_mr(L4_FREG_FS_BASE), 0);
+    CHECK_EQ(l4_mr(L4_FREG_R13), 0x1313);
+    /* SET_REGS: a new RIP and the FS base, everything else as it was. */
+    l4_word_t regs[L4_FREG_WORDS + 1];
+    for (unsigned i = 1; i <= L4_FREG_WORDS; i++)
+        regs[i] = l4_mr(i);
+    regs[L4_FREG_RIP] = (l4_word_t)after_jump;
+    regs[L4_FREG_RSP] = rsp & ~15ul;
+    regs[L4_FREG_FS_BASE] = (l4_word_t)&tls_word;
+    l4_set_mr(0, l4_tag_make(L4_FOREIGN_SET_REGS, L4_FREG_WORDS, 0));
+    for (unsigned i = 1; i <= L4_FREG_WORDS; i++)
+        l4_set_mr(i, regs[i]);
+    tag = reply_next(t);
+    CHECK(l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL), "tag %lx", tag);
+    CHECK_EQ(l4_mr(L4_FSC_RAX), 1001);
+    CHECK_EQ(seen[1], 0x7153);              /* %fs:0 read through the base we set */
+    /* The base stays across system calls and switches: read it back. */
+    l4_set_mr(0, l4_tag_make(L4_FOREIGN_GET_REGS, 0, 0));
+    tag = l4_call(t);
+    CHECK(l4_tag_is_proto(tag, L4_PROTO_FOREIGN_REGS), "tag %lx", tag);
+    CHECK_EQ(l4_mr(L4_FREG_FS_BASE), (l4_word_t)&tls_word);
+    /* A non-canonical base would fault the kernel: it becomes 0. */
+    for (unsigned i = 1; i <= L4_FREG_WORDS; i++)
+        regs[i] = l4_mr(i);
+    regs[L4_FREG_FS_BASE] = 0x8000000000000000ul;
+    regs[L4_FREG_RIP] = (l4_word_t)after_jump;
+    l4_set_mr(0, l4_tag_make(L4_FOREIGN_SET_REGS, L4_FREG_WORDS, 0));
+    for (unsigned i = 1; i <= L4_FREG_WORDS; i++)
+        l4_set_mr(i, regs[i]);
+    l4_set_mr(0, l4_tag_make(L4_FOREIGN_SET_REGS, L4_FREG_WORDS, 0));
+    tag = reply_next(t);
+    CHECK_EQ(tag & L4_PROTO_MASK, L4_PROTO_PAGEFAULT);    /* %fs:0 at address 0 */
+    CHECK_EQ(l4_mr(1), 0);
+    tu_kill(t);
+}
+
+/* --- exceptions and page faults ------------------------------------------------------------- */
+
+/* A load with a three-byte instruction (48 8b 02). */
+static inline void load(l4_word_t addr)
+{
+    l4_word_t v;
+    __asm__ volatile("movq (%%rdx), %%rax" : "=a"(v) : "d"(addr) : "memory");
+}
+
+static void exceptions_main(void)
+{
+    report(0, 1);
+    __asm__ volatile("ud2");                        /* #UD: vector 6 */
+    report(0, 2);
+    __asm__ volatile("lock; nop");                  /* KernelInterface in X.2: here #UD */
+    report(0, 3);
+    __asm__ volatile("int3");                       /* no kernel debugger: vector 3 */
+    report(0, 4);
+    __asm__ volatile("int $0x80");                  /* #GP, error 0x80 * 8 + 2 */
+    report(0, 5);
+    __asm__ volatile("inb $0x80, %%al" ::: "rax");  /* no I/O-fault protocol: #GP */
+    report(0, 6);
+    load(0x7000000000ul);                           /* a page fault outside our image */
+    report(0, 7);
+    load(UTCB_AREA);                                /* its UTCB is the kernel's */
+    report(0, 8);
+    for (;;)
+        lx_syscall(60, 0, 0, 0);
+}
+
+/* Expect the exception `vector` (error code `error`) at an instruction of `len` bytes and
+ * resume after it with a RIP-only SET_REGS reply. */
+static bool skip_exception(l4_word_t t, l4_word_t tag, unsigned vector, l4_word_t error,
+                           unsigned len)
+{
+    if (!l4_tag_is_proto(tag, L4_PROTO_FOREIGN_EXCEPTION) || l4_tag_u(tag) != L4_FEXC_WORDS ||
+        l4_mr(L4_FEXC_VECTOR) != vector || l4_mr(L4_FEXC_ERROR) != error) {
+        test_note("tag %lx vector %lu error %lx", tag, l4_mr(L4_FEXC_VECTOR),
+                  l4_mr(L4_FEXC_ERROR));
+        return false;
+    }
+    l4_word_t rip = l4_mr(L4_FREG_RIP);
+    l4_set_mr(0, l4_tag_make(L4_FOREIGN_SET_REGS, 1, 0));
+    l4_set_mr(1, rip + len);
+    return true;
+}
+
+static bool next_step(l4_word_t t, l4_word_t *tag, l4_word_t step)
+{
+    *tag = reply_next(t);
+    if (!l4_tag_is_proto(*tag, L4_PROTO_FOREIGN_SYSCALL) || seen[0] != step)
+        return false;
+    resume(0);
+    *tag = reply_next(t);
+    return true;
+}
+
+TEST(exceptions_and_faults_go_to_the_handler)
+{
+    l4_word_t t = foreign_thread(exceptions_main, 1, tu_main_tid()), tag;
+    CHECK(t != 0);
+    tag = next_from(t);
+    CHECK(l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL) && seen[0] == 1);
+    resume(0);
+    tag = reply_next(t);
+    CHECK(skip_exception(t, tag, 6, 0, 2));
+    CHECK(next_step(t, &tag, 2));
+    CHECK(skip_exception(t, tag, 6, 0, 2));
+    CHECK(next_step(t, &tag, 3));
+    /* int3 is a trap: RIP is already past it. */
+    CHECK(skip_exception(t, tag, 3, 0, 0));
+    CHECK(next_step(t, &tag, 4));
+    /* The error code names IDT entry 0x80 (the SDM: n * 8 + 2; QEMU's TCG reports the
+     * 16-byte long-mode entry's offset, n * 16 + 2). */
+    CHECK(skip_exception(t, tag, 13, l4_mr(L4_FEXC_ERROR) == 0x802 ? 0x802 : 0x402, 2));
+    CHECK(next_step(t, &tag, 5));
+    CHECK(skip_exception(t, tag, 13, 0, 2));
+    CHECK(next_step(t, &tag, 6));
+    /* A page fault uses the page-fault message; the reply may set registers (a signal). */
+    CHECK_EQ(tag & L4_PROTO_MASK, L4_PROTO_PAGEFAULT);
+    CHECK_EQ(l4_mr(1), 0x7000000000ul);
+    l4_word_t rip = l4_mr(2);
+    l4_set_mr(0, l4_tag_make(L4_FOREIGN_SET_REGS, 1, 0));
+    l4_set_mr(1, rip + 3);
+    CHECK(next_step(t, &tag, 7), "seen %lu", seen[0]);
+    CHECK_EQ(tag & L4_PROTO_MASK, L4_PROTO_PAGEFAULT);
+    CHECK_EQ(l4_mr(1), UTCB_AREA);
+    l4_set_mr(0, l4_tag_make(L4_FOREIGN_SET_REGS, 1, 0));
+    l4_set_mr(1, l4_mr(2) + 3);
+    CHECK(next_step(t, &tag, 8), "seen %lu", seen[0]);
+    tu_kill(t);
+}
+
+/* --- no X.2 system calls -------------------------------------------------------------------- */
+
+static void stub_main(void)
+{
+    /* The KIP's Ipc stub, called the way libl4 does: still a foreign system call. */
+    l4_word_t entry = l4lib_syscalls.ipc, ret;
+    __asm__ volatile("pushq %%rbp\n\tcall *%1\n\tpopq %%rbp"
+                     : "=a"(ret) : "r"(entry), "a"(77ul), "S"(L4_NILTHREAD), "d"(L4_NILTHREAD)
+                     : "rbx", "rcx", "rdi", "r8", "r9", "r10", "r11", "r12", "r13", "r14",
+                       "r15", "memory");
+    report(0, ret);
+    for (;;)
+        lx_syscall(60, 0, 0, 0);
+}
+
+TEST(stub_calls_are_foreign_system_calls)
+{
+    l4_word_t t = foreign_thread(stub_main, 2, tu_main_tid());
+    CHECK(t != 0);
+    l4_word_t tag = next_from(t);
+    CHECK(l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL), "tag %lx", tag);
+    CHECK_EQ(l4_mr(L4_FSC_RAX), 77);
+    CHECK(l4_mr(L4_FSC_RIP) >= 0xFFFFFF0000000000ul, "rip %lx", l4_mr(L4_FSC_RIP));
+    resume(31);
+    tag = reply_next(t);
+    CHECK(l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL), "tag %lx", tag);
+    CHECK_EQ(seen[0], 31);
+    tu_kill(t);
+}
+
+/* --- interrupts ------------------------------------------------------------------------------ */
+
+static void spin_main(void)
+{
+    spin_count = 0;                     /* fault its page in before we report */
+    report(2, 0);
+    for (;;)
+        spin_count++;
+}
+
+static void interrupted(void)
+{
+    report(2, spin_count);
+    for (;;)
+        lx_syscall(60, 0, 0, 0);
+}
+
+TEST(interrupt_running_thread)
+{
+    l4_word_t t = foreign_thread(spin_main, 3, tu_main_tid());
+    CHECK(t != 0);
+    l4_word_t tag = next_from(t);
+    CHECK(l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL), "tag %lx", tag);
+    resume(0);
+    l4_reply(t);
+    /* Let it run user code: donate our time until it has counted. */
+    for (unsigned i = 0; i < 1000 && spin_count == 0; i++)
+        l4_thread_switch(t);
+    CHECK(spin_count > 0);
+    struct l4_exregs old;
+    l4_exchange_registers(t, L4_EXREG_APPLY_INTERRUPT | L4_EXREG_INTERRUPT, 0, 0, 0, 0, 0, &old);
+    CHECK_EQ(old.control & 7, 0);       /* running: neither halted nor in IPC */
+    tag = next_from(t);
+    CHECK(l4_tag_is_proto(tag, L4_PROTO_FOREIGN_INTERRUPT), "tag %lx", tag);
+    CHECK_EQ(l4_tag_u(tag), L4_FREG_WORDS);
+    l4_word_t rip = l4_mr(L4_FREG_RIP);
+    CHECK(rip >= (l4_word_t)spin_main && rip < (l4_word_t)spin_main + 64, "rip %lx", rip);
+    /* Deliver "the signal": run `interrupted` on the same stack. */
+    l4_word_t rsp = l4_mr(L4_FREG_RSP);
+    l4_set_mr(0, l4_tag_make(L4_FOREIGN_SET_REGS, L4_FREG_RSP, 0));
+    l4_set_mr(L4_FREG_RIP, (l4_word_t)interrupted);
+    l4_set_mr(L4_FREG_RSP, (rsp & ~15ul) - 8);
+    tag = reply_next(t);
+    CHECK(l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL), "tag %lx", tag);
+    CHECK_EQ(l4_mr(L4_FSC_RAX), 1002);
+    CHECK(seen[2] > 0);
+    tu_kill(t);
+}
+
+static void blocked_main(void)
+{
+    l4_word_t r = lx_syscall(0, 0, 0, 0);   /* "read": the handler answers later */
+    report(3, r);
+    for (;;)
+        lx_syscall(60, 0, 0, 0);
+}
+
+TEST(interrupt_blocked_thread)
+{
+    l4_word_t t = foreign_thread(blocked_main, 3, tu_main_tid());
+    CHECK(t != 0);
+    l4_word_t tag = next_from(t);
+    CHECK(l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL), "tag %lx", tag);
+    l4_word_t rip = l4_mr(L4_FSC_RIP);
+    /* It waits for our reply: raise, cancel, raise again. */
+    struct l4_exregs old;
+    l4_exchange_registers(t, L4_EXREG_APPLY_INTERRUPT | L4_EXREG_INTERRUPT, 0, 0, 0, 0, 0, &old);
+    CHECK_EQ(old.control & 7, 2);       /* in its receive phase */
+    l4_exchange_registers(t, L4_EXREG_APPLY_INTERRUPT, 0, 0, 0, 0, 0, &old);
+    CHECK(old.control & L4_EXREG_OUT_INTERRUPT);
+    l4_exchange_registers(t, 0, 0, 0, 0, 0, 0, &old);
+    CHECK(!(old.control & L4_EXREG_OUT_INTERRUPT));
+    l4_exchange_registers(t, L4_EXREG_APPLY_INTERRUPT | L4_EXREG_INTERRUPT, 0, 0, 0, 0, 0, &old);
+    /* The reply completes the call; the interrupt follows before any user instruction. */
+    resume((l4_word_t)-4);              /* -EINTR */
+    tag = reply_next(t);
+    CHECK(l4_tag_is_proto(tag, L4_PROTO_FOREIGN_INTERRUPT), "tag %lx", tag);
+    CHECK_EQ(l4_mr(L4_FREG_RIP), rip);
+    CHECK_EQ(l4_mr(L4_FREG_RAX), (l4_word_t)-4);
+    l4_set_mr(0, l4_tag_make(L4_FOREIGN_RESUME, 0, 0));
+    tag = reply_next(t);
+    CHECK(l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL), "tag %lx", tag);
+    CHECK_EQ(seen[3], (l4_word_t)-4);
+    tu_kill(t);
+}
+
+/* --- who may do what ------------------------------------------------------------------------ */
+
+static volatile l4_word_t helper_result;
+
+static void exregs_helper(void)
+{
+    struct l4_exregs old;
+    helper_result = l4_exchange_registers((l4_word_t)seen[7], 0, 0, 0, 0, 0, 0, &old);
+    tu_report(0x55, helper_result);
+    l4_sleep_forever();
+}
+
+TEST(only_the_handler_names_foreign_threads)
+{
+    l4_word_t t = foreign_thread(blocked_main, 3, tu_main_tid());
+    CHECK(t != 0);
+    l4_word_t tag = next_from(t);
+    CHECK(l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL), "tag %lx", tag);
+    struct l4_exregs old;
+    CHECK(l4_exchange_registers(t, 0, 0, 0, 0, 0, 0, &old) != L4_NILTHREAD);
+    /* Another thread of our space is not the handler. */
+    seen[7] = t;
+    l4_word_t h = tu_thread(exregs_helper, 100);
+    CHECK(h != 0);
+    tag = l4_receive(h);
+    CHECK_EQ(l4_tag_label(tag), 0x55);
+    CHECK_EQ(l4_mr(1), L4_NILTHREAD);
+    tu_kill(h);
+    tu_kill(t);
+}
+
+TEST(space_control_word)
+{
+    l4_word_t me = tu_main_tid(), tid = tu_new_tid(), old;
+    CHECK(l4_thread_control(tid, tid, me, 0, ~0ul));
+    l4_word_t kip = l4_fpage_log2(KIP_AREA, 12), utcb = l4_fpage_log2(UTCB_AREA, 12);
+    /* Without bit 63 the word changes nothing (X.2 programs pass 0). */
+    CHECK(l4_space_control_foreign(tid, L4_SPACE_CTL_FOREIGN, kip, utcb, 0, me, &old));
     CHECK_EQ(old, 0);
-    CHECK(l4_space_control(t, 0, 0, 0, 0, &old));
+    CHECK(l4_space_control(tid, 0, 0, 0, 0, &old));
     CHECK_EQ(old, 0);
-    CHECK(l4_space_control(t, L4_SPACE_CTL_APPLY | L4_SPACE_CTL_FOREIGN, 0, 0, 0, &old));
-    CHECK(l4_space_control(t, L4_SPACE_CTL_APPLY, 0, 0, 0, &old));
+    /* Unknown bits, a handler that does not exist. */
+    CHECK_EQ(l4_space_control_foreign(tid, L4_SPACE_CTL_APPLY | 2, 0, 0, 0, me, &old), 0);
+    CHECK_EQ(l4_error_code(), L4_ERR_INVALID_PARAM);
+    CHECK_EQ(l4_space_control_foreign(tid, L4_SPACE_CTL_APPLY | L4_SPACE_CTL_FOREIGN, 0, 0, 0,
+                                      tu_new_tid(), &old), 0);
+    CHECK_EQ(l4_error_code(), L4_ERR_INVALID_THREAD);
+    /* On and off while no thread is active; the handler can change any time. */
+    CHECK(l4_space_control_foreign(tid, L4_SPACE_CTL_APPLY | L4_SPACE_CTL_FOREIGN, 0, 0, 0, me,
+                                   &old));
+    CHECK(l4_space_control(tid, L4_SPACE_CTL_APPLY, 0, 0, 0, &old));
     CHECK_EQ(old, L4_SPACE_CTL_FOREIGN);
-    CHECK(l4_space_control(t, 0, 0, 0, 0, &old));
+    CHECK(l4_space_control(tid, 0, 0, 0, 0, &old));
     CHECK_EQ(old, 0);
+    CHECK(l4_space_control_foreign(tid, L4_SPACE_CTL_APPLY | L4_SPACE_CTL_FOREIGN, 0, 0, 0, me,
+                                   &old));
+    CHECK(l4_thread_control(tid, tid, 0, me, UTCB_AREA));
+    CHECK_EQ(l4_space_control(tid, L4_SPACE_CTL_APPLY, 0, 0, 0, &old), 0);
+    CHECK_EQ(l4_error_code(), L4_ERR_INVALID_PARAM);
+    CHECK(l4_space_control_foreign(tid, L4_SPACE_CTL_APPLY | L4_SPACE_CTL_FOREIGN, 0, 0, 0,
+                                   l4_my_global_id(), &old));
+    CHECK_EQ(old, L4_SPACE_CTL_FOREIGN);
+    tu_kill(tid);
+}
+
+static volatile l4_word_t other_handler;
+
+static void handler_thread(void)
+{
+    l4_sleep_forever();
+}
+
+TEST(thread_without_handler_is_halted)
+{
+    l4_word_t h = tu_thread(handler_thread, 100);
+    CHECK(h != 0);
+    other_handler = h;
+    l4_word_t t = foreign_thread(blocked_main, 3, h);
+    CHECK(t != 0);
+        tu_wait_blocked();                  /* t waits to send its first page fault to h */
+    tu_kill(h);
+    tu_wait_blocked();
+    CHECK(tu_state(t) == 2, "state %u", tu_state(t));      /* halted */
     tu_kill(t);
 }
 

@@ -6,6 +6,7 @@
 #include "sched.h"
 #include "space.h"
 #include "fault.h"
+#include "foreign.h"
 #include "thread.h"
 #include "timeout.h"
 #include "uaccess.h"
@@ -93,12 +94,17 @@ static bool decode_io(struct tcb *t, struct frame *f, unsigned *port, unsigned *
 static void user_exception(struct tcb *t, struct frame *f)
 {
     unsigned v = (unsigned)f->vector;
+    /* A thread of a foreign space speaks no X.2: KernelInterface, kdebug and I/O-port
+     * faults are plain exceptions for its handler. */
+    bool x2 = !(t->flags & TF_FOREIGN);
     switch (v) {
     case 14: {
         word_t addr = read_cr2();
         unsigned access = (f->error & 0x10) ? FAULT_X : (f->error & 0x2) ? FAULT_W : FAULT_R;
         if (addr < L4_USER_AREA_END && !(f->error & 0x8))
             fault_page(t, addr, access, f->rip);
+        else if (!x2)
+            foreign_exception(t, 14, f->error, addr);
         else
             fault_exception(t, 14, f->error);       /* not a paging fault (§6.2) */
         break;
@@ -108,19 +114,22 @@ static void user_exception(struct tcb *t, struct frame *f)
         break;
     case 6: {
         uint8_t b[2];
-        if (uread(t->space, f->rip, b, 2) && b[0] == 0xF0 && b[1] == 0x90)
+        if (x2 && uread(t->space, f->rip, b, 2) && b[0] == 0xF0 && b[1] == 0x90)
             kernel_interface(t, f);
         else
             fault_exception(t, 6, 0);
         break;
     }
     case 3:
-        kdebug_trap(t, f);
+        if (x2)
+            kdebug_trap(t, f);
+        else
+            fault_exception(t, 3, 0);
         break;
     case 13: {
         unsigned port, count;
         /* (An access past port 0xFFFF can never be allowed: that stays a #GP.) */
-        if (f->error == 0 && decode_io(t, f, &port, &count) && port + count <= 65536 &&
+        if (x2 && f->error == 0 && decode_io(t, f, &port, &count) && port + count <= 65536 &&
             !iospace_has(t->space, port, count))
             fault_io(t, port, count, f->rip);
         else

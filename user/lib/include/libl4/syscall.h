@@ -277,6 +277,27 @@ static inline l4_word_t l4_space_control(l4_word_t space, l4_word_t control, l4_
     return result;
 }
 
+/* SpaceControl with Pecan's control word (docs/linux-abi.md): the handler of a foreign space
+ * travels in R10. */
+static inline l4_word_t l4_space_control_foreign(l4_word_t space, l4_word_t control,
+                                                 l4_word_t kip_area, l4_word_t utcb_area,
+                                                 l4_word_t redirector, l4_word_t handler,
+                                                 l4_word_t *old_control)
+{
+    l4_word_t result;
+    register l4_word_t r8 __asm__("r8") = utcb_area;
+    register l4_word_t r9 __asm__("r9") = redirector;
+    register l4_word_t r10 __asm__("r10") = handler;
+    __asm__ volatile(L4LIB_SYSCALL_SEQ
+                     : "=a"(result), "+D"(space), "+S"(control), "+d"(kip_area), "+r"(r8),
+                       "+r"(r9), "+r"(r10)
+                     : L4LIB_ENTRY(space_control)
+                     : "rbx", "rcx", "r11", "r12", "r13", "r14", "r15", "memory", "cc");
+    if (old_control)
+        *old_control = kip_area;    /* RDX */
+    return result;
+}
+
 /* --- ProcessorControl (§4.4.10) -------------------------------------------------------
  * In: RDI ProcessorNo, RSI InternalFrequency, RDX ExternalFrequency, R8 voltage.  Out: RAX. */
 static inline l4_word_t l4_processor_control(l4_word_t proc, l4_word_t internal_freq,

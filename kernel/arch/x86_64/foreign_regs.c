@@ -1,0 +1,83 @@
+/* The foreign system-call ABI's register glue on x86-64 (docs/linux-abi.md): which frame
+ * registers the messages carry, in the orders include/l4/pecan.h names. */
+#include "foreign.h"
+#include "arch.h"
+#include "frame.h"
+#include "x86.h"
+#include "cpu.h"
+#include <l4/pecan.h>
+
+static word_t user_gs_base(void)
+{
+    if (cpu_has_fsgsbase) {
+        word_t v;
+        __asm__ volatile("rdgsbase %0" : "=r"(v));
+        return v;
+    }
+    return rdmsr(MSR_GS_BASE);
+}
+
+static void set_user_gs_base(word_t base)
+{
+    if (cpu_has_fsgsbase)
+        __asm__ volatile("wrgsbase %0" :: "r"(base));
+    else
+        wrmsr(MSR_GS_BASE, base);
+}
+
+/* The register set's words (MR1..MR18), in the X.2 exception message's order. */
+static word_t *reg_slot(struct frame *f, unsigned mr)
+{
+    word_t *const slot[L4_FREG_RFLAGS + 1] = {
+        [L4_FREG_RIP] = &f->rip, [L4_FREG_RBX] = &f->rbx, [L4_FREG_R10] = &f->r10,
+        [L4_FREG_R12] = &f->r12, [L4_FREG_R13] = &f->r13, [L4_FREG_R14] = &f->r14,
+        [L4_FREG_R15] = &f->r15, [L4_FREG_RAX] = &f->rax, [L4_FREG_RCX] = &f->rcx,
+        [L4_FREG_RDX] = &f->rdx, [L4_FREG_RSI] = &f->rsi, [L4_FREG_RDI] = &f->rdi,
+        [L4_FREG_RBP] = &f->rbp, [L4_FREG_R8] = &f->r8, [L4_FREG_R9] = &f->r9,
+        [L4_FREG_R11] = &f->r11, [L4_FREG_RSP] = &f->rsp, [L4_FREG_RFLAGS] = &f->rflags,
+    };
+    return slot[mr];
+}
+
+void arch_foreign_syscall_message(struct tcb *t, word_t *mr)
+{
+    struct frame *f = tcb_frame(t);
+    /* `syscall` left the return address in RCX and the flags in R11 (and the frame). */
+    const word_t words[L4_FSC_WORDS] = {
+        f->rax, f->rdi, f->rsi, f->rdx, f->r10, f->r8, f->r9, f->rip, f->rsp, f->rflags,
+    };
+    for (unsigned i = 0; i < L4_FSC_WORDS; i++)
+        mr[i] = words[i];
+}
+
+void arch_foreign_set_result(struct tcb *t, word_t value)
+{
+    tcb_frame(t)->rax = value;
+}
+
+void arch_foreign_get_regs(struct tcb *t, word_t *mr)
+{
+    struct frame *f = tcb_frame(t);
+    for (unsigned i = L4_FREG_RIP; i <= L4_FREG_RFLAGS; i++)
+        mr[i - 1] = *reg_slot(f, i);
+    mr[L4_FREG_FS_BASE - 1] = arch_user_fs_base();
+    mr[L4_FREG_GS_BASE - 1] = user_gs_base();
+}
+
+void arch_foreign_set_regs(struct tcb *t, const word_t *mr, unsigned n)
+{
+    struct frame *f = tcb_frame(t);
+    for (unsigned i = L4_FREG_RIP; i <= n && i <= L4_FREG_RFLAGS; i++) {
+        if (i == L4_FREG_RFLAGS)
+            arch_set_user_flags(t, mr[i - 1]);
+        else
+            *reg_slot(f, i) = mr[i - 1];
+    }
+    /* A base the CPU would refuse (#GP in the kernel) is the program's own loss: 0. */
+    if (n >= L4_FREG_FS_BASE)
+        arch_set_user_fs_base(arch_canonical(mr[L4_FREG_FS_BASE - 1]) ? mr[L4_FREG_FS_BASE - 1] : 0);
+    if (n >= L4_FREG_GS_BASE)
+        set_user_gs_base(arch_canonical(mr[L4_FREG_GS_BASE - 1]) ? mr[L4_FREG_GS_BASE - 1] : 0);
+    f->vector = 0;                      /* every register matters: return with iret */
+    t->flags |= TF_USER_STATE;          /* RIP is checked for canonical on the way out */
+}

@@ -13,7 +13,9 @@ static l4_word_t pages_used, hint;             /* hint: no free page below it */
 
 static bool grow(void)
 {
-    if (limit + (1ul << CHUNK_LOG2) <= ROOT_HEAP + ROOT_HEAP_SIZE) {
+    /* A block lands at an address aligned to its size: only while limit is (before any
+     * single page was taken), else it would cover pages we have. */
+    if (!(limit & ((1ul << CHUNK_LOG2) - 1)) && limit + (1ul << CHUNK_LOG2) <= ROOT_HEAP + ROOT_HEAP_SIZE) {
         l4_word_t got = l4_sigma0_get_any(l4_sigma0_tid(), CHUNK_LOG2, l4_fpage_log2(limit, CHUNK_LOG2));
         if (!l4_is_nil_fpage(got)) {
             limit += 1ul << CHUNK_LOG2;

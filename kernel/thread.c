@@ -99,6 +99,10 @@ void thread_start_cont(struct tcb *t)
         /* Started by ExchangeRegisters: run at the IP/SP it has now. */
     } else if (t->wake == WAKE_DONE && l4_tag_u(t->mr[0]) >= 2) {
         arch_thread_init_frame(t, t->mr[1], t->mr[2]);
+        /* Pecan: a third word is the exception handler, which no other thread could set
+         * in this UTCB (docs/x2-deviations.md; the root task's ROOT_TASK_CREATE). */
+        if (l4_tag_u(t->mr[0]) >= 3)
+            utcb_set(t, L4_UTCB_EXC_HANDLER, t->mr[3]);
     } else {
         /* A start message without IP and SP (or a failed one): nothing sensible to run. */
         printk("thread %lx: start message without IP/SP; halted\n", t->gid);

@@ -2,20 +2,17 @@
 #include <libl4.h>
 #include <string.h>
 
-l4_word_t l4_root_call(l4_word_t label, l4_word_t a, l4_word_t b, l4_word_t c, l4_word_t d,
-                       l4_word_t *error)
+l4_word_t l4_root_call_n(l4_word_t label, unsigned n, const l4_word_t *words, l4_word_t *error)
 {
     const struct l4_task_start *ts = l4_task_start();
-    if (!ts) {
+    if (!ts || n > 16) {
         if (error)
-            *error = L4_ERR_INVALID_THREAD;
+            *error = ts ? L4_ERR_INVALID_PARAM : L4_ERR_INVALID_THREAD;
         return 0;
     }
-    l4_set_mr(0, l4_tag_make(label, 4, 0));
-    l4_set_mr(1, a);
-    l4_set_mr(2, b);
-    l4_set_mr(3, c);
-    l4_set_mr(4, d);
+    l4_set_mr(0, l4_tag_make(label, n, 0));
+    for (unsigned i = 0; i < n; i++)
+        l4_set_mr(i + 1, words[i]);
     l4_word_t tag = l4_call(ts->root);
     if (l4_ipc_failed(tag)) {
         if (error)
@@ -25,6 +22,20 @@ l4_word_t l4_root_call(l4_word_t label, l4_word_t a, l4_word_t b, l4_word_t c, l
     if (error)
         *error = l4_mr(2);
     return l4_mr(1);
+}
+
+l4_word_t l4_root_call(l4_word_t label, l4_word_t a, l4_word_t b, l4_word_t c, l4_word_t d,
+                       l4_word_t *error)
+{
+    const l4_word_t w[4] = { a, b, c, d };
+    return l4_root_call_n(label, 4, w, error);
+}
+
+l4_word_t l4_task_create(const struct l4_task_params *p, l4_word_t *error)
+{
+    const l4_word_t w[9] = { p->pager, p->priority, p->flags, p->kip_area, p->utcb_area,
+                             p->exception_handler, p->redirector, p->ip, p->sp };
+    return l4_root_call_n(ROOT_TASK_CREATE, 9, w, error);
 }
 
 static void pack_name(const char *name, l4_word_t w[2])
@@ -46,4 +57,12 @@ bool l4_name_register(const char *name, l4_word_t thread)
     l4_word_t w[2], err;
     pack_name(name, w);
     return l4_root_call(ROOT_NAME_REGISTER, w[0], w[1], thread, 0, &err) && !err;
+}
+
+l4_word_t l4_data_map(const char *name, l4_word_t addr, l4_word_t *error)
+{
+    l4_word_t w[3];
+    pack_name(name, w);
+    w[2] = addr;
+    return l4_root_call_n(ROOT_DATA_MAP, 3, w, error);
 }

@@ -1,5 +1,6 @@
 /* Loading boot modules as tasks: ELF segments copied into root's memory and paged from there,
- * plus a stack, a start record and a heap paged on demand (docs/root-task.md). */
+ * plus a stack, a start record and a heap paged on demand (docs/root-task.md).  A load that
+ * fails gives back everything it took. */
 #include "root.h"
 #include "../../kernel/elf.h"
 #include <string.h>
@@ -26,18 +27,33 @@ static bool map_module(l4_word_t start, l4_word_t size)
     return true;
 }
 
-static struct region *add_region(struct task *t, l4_word_t start, l4_word_t end,
-                                 l4_word_t backing, unsigned rights)
+struct region *add_region(struct task *t, l4_word_t start, l4_word_t end,
+                          l4_word_t backing, unsigned rights, bool owned)
 {
     if (t->nregions == MAX_REGIONS)
         return NULL;
     struct region *r = &t->regions[t->nregions++];
-    r->start = start;
-    r->end = end;
-    r->backing = backing;
-    r->rights = rights;
-    r->anon = NULL;
+    *r = (struct region){ start, end, backing, NULL, rights, owned };
     return r;
+}
+
+/* Everything root holds for t goes back to its pool: owned backing, anonymous pages and
+ * their tables.  The kernel's part (space, threads) is the caller's business. */
+void task_release(struct task *t)
+{
+    for (unsigned i = 0; i < t->nregions; i++) {
+        struct region *r = &t->regions[i];
+        l4_word_t pages = (r->end - r->start) >> 12;
+        if (r->owned && r->backing)
+            root_free((void *)r->backing, r->end - r->start);
+        if (r->anon) {
+            for (l4_word_t j = 0; j < pages; j++)
+                if (r->anon[j])
+                    root_free((void *)(ROOT_HEAP + ((l4_word_t)(r->anon[j] - 1) << 12)), 4096);
+            root_free(r->anon, pages * sizeof(uint32_t));
+        }
+    }
+    memset(t, 0, sizeof(*t));
 }
 
 static l4_word_t option(const char *cmdline, const char *key, l4_word_t dflt)
@@ -47,6 +63,36 @@ static l4_word_t option(const char *cmdline, const char *key, l4_word_t dflt)
         if ((p == cmdline || p[-1] == ' ') && p[n] == '=')
             return strtoul(p + n + 1, NULL, 0);
     return dflt;
+}
+
+/* A word of the command line after the path, standing alone. */
+bool cmdline_has_word(const char *cmdline, const char *word)
+{
+    size_t n = strlen(word);
+    const char *p = strchr(cmdline, ' ');
+    while (p) {
+        p++;
+        if (!strncmp(p, word, n) && (p[n] == ' ' || !p[n]))
+            return true;
+        p = strchr(p, ' ');
+    }
+    return false;
+}
+
+/* The module's name: the text after the last '/' of its path, up to the first space. */
+void name_of_path(char *out, size_t n, const char *cmdline)
+{
+    const char *sp = strchr(cmdline, ' ');
+    size_t len = sp ? (size_t)(sp - cmdline) : strlen(cmdline);
+    const char *base = cmdline;
+    for (size_t i = 0; i < len; i++)
+        if (cmdline[i] == '/')
+            base = cmdline + i + 1;
+    len -= (size_t)(base - cmdline);
+    if (len >= n)
+        len = n - 1;
+    memcpy(out, base, len);
+    out[len] = 0;
 }
 
 struct task *load_module(l4_word_t start, l4_word_t size, const char *cmdline)
@@ -60,50 +106,51 @@ struct task *load_module(l4_word_t start, l4_word_t size, const char *cmdline)
         return NULL;
     }
     memset(t, 0, sizeof(*t));
-    const char *base = strrchr(cmdline, '/');
-    strncpy(t->name, base ? base + 1 : cmdline, sizeof(t->name) - 1);
-    char *sp = strchr(t->name, ' ');
-    if (sp)
-        *sp = 0;
+    name_of_path(t->name, sizeof(t->name), cmdline);
 
     struct elf_image img;
     enum elf_error e = elf_parse((const void *)start, size, &img);
     if (e != ELF_OK) {
         printf("root: %s: %s\n", t->name, elf_strerror(e));
-        return NULL;
+        goto fail;
     }
     for (unsigned i = 0; i < img.nseg; i++) {
         const struct elf_segment *s = &img.seg[i];
         l4_word_t lo = s->vaddr & ~0xFFFul, hi = (s->vaddr + s->memsz + 0xFFF) & ~0xFFFul;
         if (hi > L4_USER_AREA_END || hi <= lo) {
             printf("root: %s: segment outside the user area\n", t->name);
-            return NULL;
+            goto fail;
         }
         uint8_t *mem = root_alloc(hi - lo);
         if (!mem)
             goto nomem;
         memcpy(mem + (s->vaddr - lo), (const void *)(start + s->offset), s->filesz);
         unsigned rights = L4_R | ((s->flags & ELF_PF_W) ? L4_W : 0) | ((s->flags & ELF_PF_X) ? L4_X : 0);
-        if (!add_region(t, lo, hi, (l4_word_t)mem, rights)) {
+        if (!add_region(t, lo, hi, (l4_word_t)mem, rights, true)) {
+            root_free(mem, hi - lo);
             printf("root: %s: too many segments\n", t->name);
-            return NULL;
+            goto fail;
         }
     }
     /* The start record: the page at TASK_STACK_TOP, where the initial RSP points. */
     struct l4_task_start *ts = root_alloc_page();
     if (!ts)
         goto nomem;
+    if (!add_region(t, TASK_STACK_TOP, TASK_STACK_TOP + 4096, (l4_word_t)ts, L4_R | L4_W, true)) {
+        root_free(ts, 4096);
+        printf("root: %s: too many segments\n", t->name);
+        goto fail;
+    }
     ts->magic = L4_TASK_START_MAGIC;
     ts->root = l4_my_global_id();
     ts->heap_base = TASK_HEAP_BASE;
     ts->heap_size = option(cmdline, "heap", 16) << 20;
     strncpy(ts->cmdline, cmdline, sizeof(ts->cmdline) - 1);
-    if (!add_region(t, TASK_STACK_TOP, TASK_STACK_TOP + 4096, (l4_word_t)ts, L4_R | L4_W) ||
-        !add_region(t, TASK_STACK_TOP - TASK_STACK_SIZE, TASK_STACK_TOP, 0, L4_R | L4_W) ||
+    if (!add_region(t, TASK_STACK_TOP - TASK_STACK_SIZE, TASK_STACK_TOP, 0, L4_R | L4_W, true) ||
         (ts->heap_size &&
-         !add_region(t, TASK_HEAP_BASE, TASK_HEAP_BASE + ts->heap_size, 0, L4_R | L4_W))) {
+         !add_region(t, TASK_HEAP_BASE, TASK_HEAP_BASE + ts->heap_size, 0, L4_R | L4_W, true))) {
         printf("root: %s: too many segments\n", t->name);
-        return NULL;
+        goto fail;
     }
 
     /* The space and its first thread, paged by us. */
@@ -112,15 +159,20 @@ struct task *load_module(l4_word_t start, l4_word_t size, const char *cmdline)
         !l4_thread_control(tid, tid, me, 0, ~0ul) ||
         !l4_space_control(tid, 0, l4_fpage_log2(TASK_KIP_AREA, 12),
                           l4_fpage_log2(TASK_UTCB_AREA, TASK_UTCB_LOG2), 0, &old) ||
-        !l4_thread_control(tid, tid, 0, me, TASK_UTCB_AREA)) {
-        printf("root: %s: cannot create its space (error %lu)\n", t->name, l4_error_code());
-        return NULL;
+        !l4_thread_control(tid, tid, 0, me, TASK_UTCB_AREA) ||
+        !register_thread(tid, t, me)) {
+        printf("root: %s: cannot create its space (error %lu)\n", t->name,
+               tid ? l4_error_code() : (l4_word_t)L4_ERR_NO_MEM);
+        if (tid) {
+            l4_thread_control(tid, 0, 0, 0, ~0ul);      /* the space goes with it */
+            free_thread_id(tid);
+        }
+        goto fail;
     }
     l4_schedule(tid, ~0ul, ~0ul, option(cmdline, "prio", 100), ~0ul, &old);
     t->used = true;
     t->trusted = true;                          /* boot modules are trusted servers */
     t->tid = tid;
-    register_thread(tid, t, me);
     l4_set_mr(0, l4_tag_make(0, 2, 0));
     l4_set_mr(1, img.entry);
     l4_set_mr(2, TASK_STACK_TOP);
@@ -130,5 +182,7 @@ struct task *load_module(l4_word_t start, l4_word_t size, const char *cmdline)
 
 nomem:
     printf("root: %s: out of memory\n", t->name);
+fail:
+    task_release(t);
     return NULL;
 }

@@ -1,40 +1,101 @@
 /* Root's memory: naturally aligned blocks from sigma0, mapped into root's space from
- * ROOT_HEAP up, handed out page by page. */
+ * ROOT_HEAP up, handed out in whole pages and given back to this pool (a bitmap, first fit).
+ * sigma0 has no way to take frames back, so freed pages stay here for the next task. */
 #include "root.h"
 #include <string.h>
 
 #define CHUNK_LOG2 21
+#define MAX_PAGES  (ROOT_HEAP_SIZE >> 12)
 
-static l4_word_t next = ROOT_HEAP, limit = ROOT_HEAP;
+static l4_word_t limit = ROOT_HEAP;            /* [ROOT_HEAP, limit) is ours, from sigma0 */
+static uint64_t used[MAX_PAGES / 64];          /* one bit per page: handed out */
+static l4_word_t pages_used, hint;             /* hint: no free page below it */
 
 static bool grow(void)
 {
-    l4_word_t got = l4_sigma0_get_any(l4_sigma0_tid(), CHUNK_LOG2, l4_fpage_log2(limit, CHUNK_LOG2));
-    if (l4_is_nil_fpage(got)) {
-        /* No 2 MiB block left: take single pages. */
-        got = l4_sigma0_get_any(l4_sigma0_tid(), 12, l4_fpage_log2(limit, 12));
-        if (l4_is_nil_fpage(got))
-            return false;
-        limit += 4096;
-        return true;
+    /* A block lands at an address aligned to its size: only while limit is (before any
+     * single page was taken), else it would cover pages we have. */
+    if (!(limit & ((1ul << CHUNK_LOG2) - 1)) && limit + (1ul << CHUNK_LOG2) <= ROOT_HEAP + ROOT_HEAP_SIZE) {
+        l4_word_t got = l4_sigma0_get_any(l4_sigma0_tid(), CHUNK_LOG2, l4_fpage_log2(limit, CHUNK_LOG2));
+        if (!l4_is_nil_fpage(got)) {
+            limit += 1ul << CHUNK_LOG2;
+            return true;
+        }
     }
-    limit += 1ul << CHUNK_LOG2;
+    /* No 2 MiB block left: take single pages. */
+    if (limit + 4096 > ROOT_HEAP + ROOT_HEAP_SIZE ||
+        l4_is_nil_fpage(l4_sigma0_get_any(l4_sigma0_tid(), 12, l4_fpage_log2(limit, 12))))
+        return false;
+    limit += 4096;
     return true;
+}
+
+static bool page_used(l4_word_t i)
+{
+    return used[i / 64] & (1ull << (i % 64));
+}
+
+static void mark(l4_word_t first, l4_word_t n, bool on)
+{
+    for (l4_word_t i = first; i < first + n; i++) {
+        if (on)
+            used[i / 64] |= 1ull << (i % 64);
+        else
+            used[i / 64] &= ~(1ull << (i % 64));
+    }
 }
 
 void *root_alloc(l4_word_t size)
 {
-    size = (size + 4095) & ~4095ul;
-    while (next + size > limit)
-        if (!grow())
+    if (!size || size > ROOT_HEAP_SIZE)
+        return NULL;
+    l4_word_t n = (size + 4095) >> 12;
+    /* First fit among the pages we have; the run may end in memory still to be taken. */
+    l4_word_t run = 0, i = hint;
+    for (;; i++) {
+        if (i >= MAX_PAGES)
             return NULL;
-    void *p = (void *)next;
-    next += size;
-    memset(p, 0, size);
+        if (i >= (limit - ROOT_HEAP) >> 12 && !grow())
+            return NULL;
+        if (i < (limit - ROOT_HEAP) >> 12 && page_used(i)) {
+            run = 0;
+            continue;
+        }
+        if (++run == n)
+            break;
+    }
+    l4_word_t first = i + 1 - n;
+    mark(first, n, true);
+    pages_used += n;
+    if (first == hint)
+        hint = first + n;
+    void *p = (void *)(ROOT_HEAP + (first << 12));
+    memset(p, 0, n << 12);
     return p;
 }
 
 void *root_alloc_page(void)
 {
     return root_alloc(4096);
+}
+
+void root_free(void *p, l4_word_t size)
+{
+    if (!p || !size)
+        return;
+    l4_word_t first = ((l4_word_t)p - ROOT_HEAP) >> 12, n = (size + 4095) >> 12;
+    mark(first, n, false);
+    pages_used -= n;
+    if (first < hint)
+        hint = first;
+}
+
+l4_word_t root_pages_used(void)
+{
+    return pages_used;
+}
+
+l4_word_t root_pages_taken(void)
+{
+    return (limit - ROOT_HEAP) >> 12;
 }

@@ -22,7 +22,7 @@ static l4_word_t backing_of(struct region *r, l4_word_t page)
         if (!r->anon)
             return 0;
     }
-    uint32_t *slots = (uint32_t *)r->anon;
+    uint32_t *slots = r->anon;
     if (!slots[index]) {
         void *p = root_alloc_page();
         if (!p)

@@ -4,11 +4,14 @@
 
 #include <libl4.h>
 
-#define MAX_TASKS    32
+#define MAX_TASKS    128            /* more than the spaces a 4 MiB kernel pool holds */
 #define MAX_REGIONS  16
+#define MAX_DATA     16             /* data modules */
 
-/* Root's own memory: blocks from sigma0 mapped at ROOT_HEAP (root_alloc). */
-#define ROOT_HEAP    0x40000000ul
+/* Root's own memory: blocks from sigma0 mapped at ROOT_HEAP (root_alloc), at most
+ * ROOT_HEAP_SIZE. */
+#define ROOT_HEAP       0x40000000ul
+#define ROOT_HEAP_SIZE  (1ul << 30)
 
 /* Where a loaded task's stack, start record and heap go (docs/root-task.md). */
 #define TASK_STACK_TOP   0x7FFF0000ul       /* the start record is the page above it */
@@ -19,12 +22,14 @@
 #define TASK_UTCB_LOG2   18
 
 /* A piece of a task's address space backed by root's memory at `backing` (0: anonymous,
- * backed page by page on first touch). */
+ * backed page by page on first touch).  `owned`: the backing is root_alloc'd for this task
+ * and goes back to the pool with it (a data module's pages do not). */
 struct region {
     l4_word_t start, end;
     l4_word_t backing;
-    uint8_t *anon;                      /* anonymous: per-page backing addresses, lazily */
+    uint32_t *anon;                     /* anonymous: per-page backing, lazily (pager.c) */
     unsigned rights;
+    bool owned;
 };
 
 struct task {
@@ -38,13 +43,31 @@ struct task {
 
 extern struct task tasks[MAX_TASKS];
 
+/* A boot module that is a file, not a program (its command line has the word `data`). */
+struct data_module {
+    l4_word_t name[2];                  /* 16 bytes, NUL-padded, as service names */
+    l4_word_t start, size;              /* page-aligned in root's space */
+};
+
 /* memory.c */
 void *root_alloc(l4_word_t size);           /* page-aligned, zeroed; NULL if out of memory */
 void *root_alloc_page(void);
+void root_free(void *p, l4_word_t size);    /* back to root's pool */
+l4_word_t root_pages_used(void);            /* pages handed out */
+l4_word_t root_pages_taken(void);           /* pages taken from sigma0 (never returned) */
 
 /* loader.c */
 struct task *load_module(l4_word_t start, l4_word_t size, const char *cmdline);
 struct task *task_of(l4_word_t tid);
+struct region *add_region(struct task *t, l4_word_t start, l4_word_t end,
+                          l4_word_t backing, unsigned rights, bool owned);
+void task_release(struct task *t);          /* frees its memory and its slot */
+void name_of_path(char *out, size_t n, const char *cmdline);
+bool cmdline_has_word(const char *cmdline, const char *word);
+
+/* data.c */
+bool data_add(l4_word_t start, l4_word_t size, const char *cmdline);
+const struct data_module *data_find(l4_word_t a, l4_word_t b);
 
 /* threads.c */
 l4_word_t new_thread_id(void);
@@ -53,6 +76,17 @@ void free_thread_id(l4_word_t tid);
 /* service.c: which task a thread belongs to (root's records) */
 bool register_thread(l4_word_t tid, struct task *t, l4_word_t creator);    /* false: table full */
 struct task *task_of_thread(l4_word_t tid);
+
+/* service.c: the request being served */
+l4_word_t arg(unsigned i);                  /* MRi, or 0 beyond the request's u */
+l4_word_t global(l4_word_t id);             /* a local id names nothing here: 0 */
+
+/* create.c: ROOT_TASK_CREATE for `creator`; an L4 error code, 0 and *tid on success */
+l4_word_t task_create(l4_word_t creator, l4_word_t *tid);
+struct task *new_task(void);
+
+/* data.c: ROOT_DATA_MAP */
+l4_word_t data_map(struct task *t, l4_word_t a, l4_word_t b, l4_word_t addr, l4_word_t *size);
 
 /* pager.c, service.c */
 bool serve_fault(l4_word_t from, l4_word_t tag);       /* true: a reply is composed */

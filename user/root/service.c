@@ -45,21 +45,20 @@ static void result(l4_word_t value, l4_word_t error)
     l4_set_mr(2, error);
 }
 
-static struct task *new_task(void)
-{
-    for (unsigned i = 0; i < MAX_TASKS; i++)
-        if (!tasks[i].used) {
-            tasks[i] = (struct task){ .used = true };
-            return &tasks[i];
-        }
-    return NULL;
-}
-
 /* Thread ids in requests are global: a local id means nothing outside its own space, so it
  * names no thread here (0). */
-static l4_word_t global(l4_word_t id)
+l4_word_t global(l4_word_t id)
 {
     return l4_is_global_id(id) ? id : 0;
+}
+
+/* Argument word i of the request being served: words beyond its u read as 0, so that a
+ * short request gets the defaults of the words it leaves out. */
+static unsigned req_words;
+
+l4_word_t arg(unsigned i)
+{
+    return i <= req_words ? l4_mr(i) : 0;
 }
 
 /* Interrupt lines attached through the service, and the task that did it: only that task
@@ -119,12 +118,27 @@ static void names_forget(struct task *owner)
             names[i].tid = 0;
 }
 
+/* The kernel ends a space with its last thread; so does root's record of it: the memory,
+ * interrupt lines and names the task held are free again. */
+static void task_forget_if_empty(struct task *t)
+{
+    for (unsigned i = 0; i < MAX_THREADS; i++)
+        if (threads[i].tid && threads[i].task == t)
+            return;
+    for (unsigned i = 0; i < MAX_IRQS; i++)
+        if (irq_owner[i] == t)
+            irq_owner[i] = NULL;
+    names_forget(t);
+    task_release(t);
+}
+
 bool serve_request(l4_word_t from, l4_word_t tag)
 {
+    req_words = l4_tag_u(tag);
     struct thread_rec *caller = rec_of(from);
     l4_word_t label = l4_tag_label(tag), me = l4_my_global_id(), old;
     if (label == ROOT_NAME_LOOKUP) {
-        l4_word_t t = name_find(l4_mr(1), l4_mr(2));
+        l4_word_t t = name_find(arg(1), arg(2));
         if (t) {
             result(t, 0);
             return true;
@@ -136,15 +150,15 @@ bool serve_request(l4_word_t from, l4_word_t tag)
             if (waiting[i].client == from || (!waiting[i].client && slot == MAX_WAITING))
                 slot = i;
         if (slot < MAX_WAITING) {
-            waiting[slot].name[0] = l4_mr(1);
-            waiting[slot].name[1] = l4_mr(2);
+            waiting[slot].name[0] = arg(1);
+            waiting[slot].name[1] = arg(2);
             waiting[slot].client = from;
             return false;                   /* the reply comes with the registration */
         }
         result(0, L4_ERR_NO_MEM);
         return true;
     }
-    if (label < ROOT_TASK_CREATE || label > ROOT_NAME_REGISTER)
+    if (label < ROOT_TASK_CREATE || label > ROOT_MEMORY_INFO)
         return false;
     if (!caller || !caller->task->trusted) {
         result(0, L4_ERR_NO_PRIVILEGE);
@@ -152,54 +166,14 @@ bool serve_request(l4_word_t from, l4_word_t tag)
     }
     switch (label) {
     case ROOT_TASK_CREATE: {
-        l4_word_t pager = global(l4_mr(1)), prio = l4_mr(2), flags = l4_mr(3);
-        if (!pager || (flags & ~(l4_word_t)(ROOT_TASK_FOREIGN | ROOT_TASK_CONFINED))) {
-            result(0, L4_ERR_INVALID_PARAM);    /* the thread could never start */
-            break;
-        }
-        struct task *t = new_task();
-        l4_word_t tid = t ? new_thread_id() : 0;
-        if (!tid) {
-            if (t)
-                t->used = false;
-            result(0, L4_ERR_NO_MEM);
-            break;
-        }
-        if (!l4_thread_control(tid, tid, me, 0, ~0ul) ||
-            !l4_space_control_foreign(tid, flags & ROOT_TASK_FOREIGN ?
-                                      L4_SPACE_CTL_APPLY | L4_SPACE_CTL_FOREIGN : 0,
-                                      l4_fpage_log2(TASK_KIP_AREA, 12),
-                                      l4_fpage_log2(TASK_UTCB_AREA, TASK_UTCB_LOG2),
-                                      flags & ROOT_TASK_CONFINED ? pager : 0, pager, &old) ||
-            !l4_thread_control(tid, tid, 0, pager, TASK_UTCB_AREA)) {
-            l4_word_t err = l4_error_code();
-            l4_thread_control(tid, 0, 0, 0, ~0ul);
-            free_thread_id(tid);
-            t->used = false;
-            result(0, err);
-            break;
-        }
-        if (!register_thread(tid, t, from)) {
-            l4_thread_control(tid, 0, 0, 0, ~0ul);
-            free_thread_id(tid);
-            t->used = false;
-            result(0, L4_ERR_NO_MEM);
-            break;
-        }
-        if (prio > 254)
-            prio = 254;                         /* below root's own 255 */
-        l4_schedule(tid, ~0ul, ~0ul, prio, ~0ul, &old);
-        t->tid = tid;
-        t->creator = from;
-        t->trusted = false;                     /* e.g. a Linux process */
-        snprintf(t->name, sizeof(t->name), "task-%lx", l4_thread_no(tid));
-        result(tid, 0);
+        l4_word_t tid, e = task_create(from, &tid);
+        result(e ? 0 : tid, e);
         break;
     }
     case ROOT_THREAD_CREATE: {
-        l4_word_t target_tid = global(l4_mr(1));
+        l4_word_t target_tid = global(arg(1));
         struct thread_rec *target = target_tid ? rec_of(target_tid) : NULL;
-        l4_word_t pager = global(l4_mr(2)), utcb = l4_mr(3), prio = l4_mr(4);
+        l4_word_t pager = global(arg(2)), utcb = arg(3), prio = arg(4);
         if (!target || (target->task != caller->task && target->task->creator != from)) {
             result(0, L4_ERR_INVALID_SPACE);
             break;
@@ -229,7 +203,7 @@ bool serve_request(l4_word_t from, l4_word_t tag)
         break;
     }
     case ROOT_THREAD_DELETE: {
-        l4_word_t victim_tid = global(l4_mr(1));
+        l4_word_t victim_tid = global(arg(1));
         struct thread_rec *victim = victim_tid ? rec_of(victim_tid) : NULL;
         if (!victim || victim->creator != from) {
             result(0, L4_ERR_INVALID_THREAD);
@@ -243,27 +217,53 @@ bool serve_request(l4_word_t from, l4_word_t tag)
         }
         free_thread_id(tid);
         victim->tid = 0;
-        /* The kernel ends a space with its last thread; so does root's record of it, and
-         * the interrupt lines and names the task held are free again. */
-        bool last = true;
-        for (unsigned i = 0; i < MAX_THREADS; i++)
-            if (threads[i].tid && threads[i].task == t)
-                last = false;
-        if (last) {
-            for (unsigned i = 0; i < MAX_IRQS; i++)
-                if (irq_owner[i] == t)
-                    irq_owner[i] = NULL;
-            names_forget(t);
-            t->used = false;
-        }
+        task_forget_if_empty(t);
         result(1, 0);
         break;
     }
+    case ROOT_TASK_DELETE: {
+        l4_word_t any = global(arg(1));
+        struct thread_rec *r = any ? rec_of(any) : NULL;
+        if (!r || r->task->creator != from || r->task == caller->task) {
+            result(0, L4_ERR_INVALID_THREAD);
+            break;
+        }
+        struct task *t = r->task;
+        for (unsigned i = 0; i < MAX_THREADS; i++)
+            if (threads[i].tid && threads[i].task == t) {
+                /* The kernel refuses only what cannot be (ourselves, a bad id): ignore. */
+                l4_thread_control(threads[i].tid, 0, 0, 0, ~0ul);
+                free_thread_id(threads[i].tid);
+                threads[i].tid = 0;
+            }
+        task_forget_if_empty(t);
+        result(1, 0);
+        break;
+    }
+    case ROOT_DATA_MAP: {
+        l4_word_t size, e = data_map(caller->task, arg(1), arg(2), arg(3), &size);
+        result(e ? 0 : size, e);
+        break;
+    }
+    case ROOT_MEMORY_INFO: {
+        unsigned ntasks = 0, nthreads = 0;
+        for (unsigned i = 0; i < MAX_TASKS; i++)
+            ntasks += tasks[i].used;
+        for (unsigned i = 0; i < MAX_THREADS; i++)
+            nthreads += threads[i].tid != 0;
+        l4_set_mr(0, l4_tag_make(0, 5, 0));
+        l4_set_mr(1, root_pages_used());
+        l4_set_mr(2, 0);
+        l4_set_mr(3, root_pages_taken());
+        l4_set_mr(4, ntasks);
+        l4_set_mr(5, nthreads);
+        break;
+    }
     case ROOT_IRQ_ATTACH: {
-        l4_word_t irq = l4_mr(1), handler = global(l4_mr(2));
+        l4_word_t irq = arg(1), handler = global(arg(2));
         struct thread_rec *h = handler ? rec_of(handler) : NULL;
         if (irq >= l4_kip_system_base() || irq >= MAX_IRQS ||
-            (l4_mr(2) && (!h || h->task != caller->task))) {
+            (arg(2) && (!h || h->task != caller->task))) {
             result(0, L4_ERR_INVALID_THREAD);
             break;
         }
@@ -281,7 +281,7 @@ bool serve_request(l4_word_t from, l4_word_t tag)
         break;
     }
     case ROOT_NAME_REGISTER: {
-        l4_word_t a = l4_mr(1), b = l4_mr(2), tid = global(l4_mr(3));
+        l4_word_t a = arg(1), b = arg(2), tid = global(arg(3));
         if (!tid || (!a && !b)) {
             result(0, L4_ERR_INVALID_PARAM);
             break;

@@ -90,7 +90,8 @@ TEST(root_task_survives_garbage)
 {
     static const l4_word_t labels[] = {
         ROOT_TASK_CREATE, ROOT_THREAD_CREATE, ROOT_THREAD_DELETE, ROOT_IRQ_ATTACH,
-        ROOT_NAME_REGISTER, ROOT_NAME_LOOKUP, L4_PROTO_PAGEFAULT >> 16, L4_PROTO_IO_PAGEFAULT >> 16,
+        ROOT_NAME_REGISTER, ROOT_NAME_LOOKUP, ROOT_TASK_DELETE, ROOT_DATA_MAP,
+        ROOT_MEMORY_INFO, L4_PROTO_PAGEFAULT >> 16, L4_PROTO_IO_PAGEFAULT >> 16,
         L4_PROTO_INTERRUPT >> 16, 0,
     };
     CHECK(root_works(), "the root task's service does not work to begin with");

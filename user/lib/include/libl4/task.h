@@ -21,18 +21,21 @@ const struct l4_task_start *l4_task_start(void);
 const char *l4_task_cmdline(void);
 
 /* --- the root task's service (labels of a Call to l4_task_start()->root) --------------------
- * Replies carry the result in MR1 (a thread id, or 0) and an L4 error code in MR2.  Thread
- * ids in requests are global ids.  Only tasks the root task started from boot modules
- * (trusted servers) may use it, except ROOT_NAME_LOOKUP, which any task may use; tasks
- * created through the service are not trusted.  A thread or task can be deleted only by its
- * creator (docs/root-task.md). */
+ * Replies carry the result in MR1 (a thread id, a size, or 0) and an L4 error code in MR2.
+ * Argument words beyond the request's u read as 0.  Thread ids in requests are global ids.
+ * Only tasks the root task started from boot modules (trusted servers) may use it, except
+ * ROOT_NAME_LOOKUP, which any task may use; tasks created through the service are not
+ * trusted.  A thread or task can be deleted only by its creator.  docs/root-task.md has the
+ * exact protocol. */
 #define ROOT_TASK_CREATE    0x7201  /* MR1 pager (not nil), MR2 priority, MR3 flags
-                                     * (ROOT_TASK_*): a new space (KIP area 0xBFF00000,
-                                     * UTCB area 0xBF000000, 256 KiB) with one thread (UTCB at
-                                     * the area's base), active, waiting for its start message
-                                     * from the pager -> MR1 thread id */
+                                     * (ROOT_TASK_*), MR4 KIP area and MR5 UTCB area (fpages;
+                                     * 0: the defaults below), MR6 exception handler (0: none;
+                                     * needs MR8), MR7 redirector (0: none), MR8 IP and MR9 SP
+                                     * (IP 0: the thread waits for its start message from the
+                                     * pager; else the root task starts it) -> MR1 the new
+                                     * space's only thread, its UTCB at the UTCB area's base */
 #define ROOT_TASK_FOREIGN   0x1     /* the foreign system-call ABI (docs/linux-abi.md) */
-#define ROOT_TASK_CONFINED  0x2     /* its IPC to other spaces goes to the pager (redirector) */
+#define ROOT_TASK_CONFINED  0x2     /* the pager is the redirector (MR7 0 or the pager) */
 #define ROOT_THREAD_CREATE  0x7202  /* MR1 a thread of the target space (the caller's or one
                                      * it created), MR2 pager, MR3 UTCB location, MR4 priority
                                      * -> MR1 thread id (waiting for its start message) */
@@ -44,11 +47,37 @@ const char *l4_task_cmdline(void);
                                      * belongs to the task that published it first) */
 #define ROOT_NAME_LOOKUP    0x7206  /* MR1, MR2 a name -> MR1 its thread; the reply waits
                                      * until the name is registered (any task may look up) */
+#define ROOT_TASK_DELETE    0x7207  /* MR1 any thread of a task the caller created: all its
+                                     * threads, its space and what the root task held for it */
+#define ROOT_DATA_MAP       0x7208  /* MR1, MR2 a data module's name, MR3 address (page-
+                                     * aligned) or 0 -> MR1 its size; with an address, the
+                                     * module appears there read-only (paged by the root task) */
+#define ROOT_MEMORY_INFO    0x7209  /* -> MR1 root's pages in use, MR3 pages it took from
+                                     * sigma0, MR4 tasks, MR5 thread records */
+
+/* Areas of a foreign task when MR4/MR5 are 0: below 64 KiB, where Linux never maps anything
+ * (mmap_min_addr), page 0 left empty.  32 UTCBs.  Other tasks: KIP 0xBFF00000, UTCB area
+ * 0xBF000000 (256 KiB). */
+#define ROOT_FOREIGN_KIP_AREA   (0x1000ul | (12ul << 4))        /* fpage 0x1000, 4 KiB */
+#define ROOT_FOREIGN_UTCB_AREA  (0x8000ul | (15ul << 4))        /* fpage 0x8000, 32 KiB */
 
 /* Client side (task.c): the root task's service thread from the start record. */
 l4_word_t l4_root_call(l4_word_t label, l4_word_t a, l4_word_t b, l4_word_t c, l4_word_t d,
                        l4_word_t *error);
+/* The same with n argument words (n <= 16). */
+l4_word_t l4_root_call_n(l4_word_t label, unsigned n, const l4_word_t *words, l4_word_t *error);
 l4_word_t l4_name_lookup(const char *name);     /* waits until it is registered */
 bool l4_name_register(const char *name, l4_word_t thread);
+
+struct l4_task_params {
+    l4_word_t pager, priority, flags;
+    l4_word_t kip_area, utcb_area;      /* fpages; 0: the defaults */
+    l4_word_t exception_handler;        /* 0: none (a foreign thread's exceptions go to its pager) */
+    l4_word_t redirector;               /* 0: none */
+    l4_word_t ip, sp;                   /* ip 0: the pager sends the start message */
+};
+l4_word_t l4_task_create(const struct l4_task_params *p, l4_word_t *error);
+/* A data module's size (addr 0), or map it read-only at addr; 0 with *error set on failure. */
+l4_word_t l4_data_map(const char *name, l4_word_t addr, l4_word_t *error);
 
 #endif

@@ -24,4 +24,14 @@ enum l4_foreign_mr {
     L4_FSC_WORDS = L4_FSC_FS_BASE               /* u of the message */
 };
 
+/* ExchangeRegisters' control word (RSI), bits X.2 leaves ignored (docs/x2-deviations.md):
+ * every thread owns an FS and a GS base (new threads: FS 0, GS the page whose word 0 is the
+ * UTCB pointer, %gs:0).  Set FS from R12, set GS from R13; with GET_BASES the bases from
+ * before the call come back in R12 and R13 (without it R12 and R13 are left alone, as X.2
+ * programs expect).  A non-canonical base fails the call: result nilthread, ErrorCode 5
+ * (invalid parameter), nothing changed. */
+#define L4_EXREGS_SET_FS_BASE  (1ull << 14)
+#define L4_EXREGS_SET_GS_BASE  (1ull << 15)
+#define L4_EXREGS_GET_BASES    (1ull << 16)
+
 #endif

@@ -107,8 +107,8 @@ void cpu_print_features(void)
     struct cpu_features *f = &cpu_features;
     printk("cpu: %s %s\n", f->vendor, f->brand);
     printk("cpu: nx=%d smep=%d smap=%d pcid=%d invpcid=%d pge=%d 1g=%d apic=%d x2apic=%d "
-           "xsave=%d avx=%d\n", f->nx, f->smep, f->smap, f->pcid, f->invpcid, f->pge,
-           f->pdpe1gb, f->apic, f->x2apic, f->xsave, f->avx);
+           "xsave=%d avx=%d fsgsbase=%d\n", f->nx, f->smep, f->smap, f->pcid, f->invpcid,
+           f->pge, f->pdpe1gb, f->apic, f->x2apic, f->xsave, f->avx, f->fsgsbase);
 }
 
 static void set_gate(int vec, void *handler, int dpl, int ist)

@@ -12,7 +12,9 @@
  *
  * It was first written in C with the same guards; the C version cost about 185 guest
  * instructions per direction (spilling the callee-saved registers that carry MR2, MR4-MR7,
- * a bitmap scan, out-of-line switch code), this one about 90 (docs/ipc.md, performance.md).
+ * a bitmap scan, out-of-line switch code), this one 84 from entry to sysret inter-space,
+ * FS/GS switch included (docs/ipc.md §4 lists them).  The switch itself is the shared tail
+ * of switch_tail.h, the same code arch_switch runs.
  *
  * Registers on entry: RSI to, RDX from-specifier, R8 timeouts, R9 MR0 (tag), RAX, RBX, R10,
  * R12-R15 MR1-MR7, RCX user RIP, R11 user RFLAGS, RSP user stack.  RDI and RBP are free

@@ -112,8 +112,7 @@
     cmpq $-1, %rcx
     jne  fp_slow
 7:  cmpq %rdx, %rsi                                 /* a Call to it waits for its global id */
-    jne  2b
-    movq TCB_GID(%rbp), %rdx
+    cmoveq TCB_GID(%rbp), %rdx
     jmp  2b
     .popsection
 3:

@@ -18,8 +18,8 @@
  *   site: a global name for this expansion, listed in cpu.c's patch table (cpu_patch_fsgsbase)
  *   clobbers: RCX, R11, the flags, and \lid (may be \from: from is dead when it is written);
  *        without FSGSBASE (MSR path) also RDX (= to's GS base >> 32) and R8; RAX is preserved
- *   No register is left holding a kernel address or another thread's value, except \lid if
- *   the caller chose one and \from/\to themselves.
+ *   RCX and R11 are left holding kernel values (a path returning to user mode reloads them,
+ *   as sysret needs them anyway); no other register gets one, or another thread's value.
  *
  * Cost with FSGSBASE and no FPU change: SWITCH_SPACE 6 without PCIDs, SWITCH_THREAD 17 (8 of
  * them the FS/GS bases). */

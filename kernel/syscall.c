@@ -73,7 +73,16 @@ static void sys_exchange_registers(struct tcb *self, struct frame *f)
     }
     word_t old_ctl = ((t->state == TS_HALTED || (t->flags & TF_HALT_PENDING)) ? 1 : 0) |
                      ipc_exregs_state(t) |
-                     ((t->flags & TF_FOREIGN_INTR) ? L4_EXREG_OUT_INTERRUPT : 0);
+                     ((t->flags & TF_FOREIGN_INTR) ? L4_EXREGS_OUT_INTERRUPT : 0);
+    /* Pecan's extension (docs/x2-deviations.md): FS/GS base from R12/R13, the old ones back
+     * in R12/R13 only if asked.  A non-canonical base refuses the whole call. */
+    if (((ctl & L4_EXREGS_SET_FS_BASE) && !arch_canonical(f->r12)) ||
+        ((ctl & L4_EXREGS_SET_GS_BASE) && !arch_canonical(f->r13))) {
+        set_error(self, L4_ERR_INVALID_PARAM);
+        f->rax = L4_NILTHREAD;
+        return;
+    }
+    word_t old_fs = arch_thread_fs_base(t), old_gs = arch_thread_gs_base(t);
     word_t old_sp = arch_user_sp(t), old_ip = arch_user_ip(t), old_fl = arch_user_flags(t);
     word_t old_u = utcb_get(t, L4_UTCB_USER_HANDLE), old_p = utcb_get(t, L4_UTCB_PAGER);
 
@@ -82,12 +91,15 @@ static void sys_exchange_registers(struct tcb *self, struct frame *f)
     if (ctl & EXR_FL) arch_set_user_flags(t, f->r9);
     if (ctl & EXR_U)  utcb_set(t, L4_UTCB_USER_HANDLE, f->r10);
     if (ctl & EXR_P)  utcb_set(t, L4_UTCB_PAGER, f->rdi);
-    if ((ctl & L4_EXREG_APPLY_INTERRUPT) && (t->flags & TF_FOREIGN)) {
-        if (ctl & L4_EXREG_INTERRUPT)
+    if ((ctl & L4_EXREGS_APPLY_INTERRUPT) && (t->flags & TF_FOREIGN)) {
+        if (ctl & L4_EXREGS_INTERRUPT)
             t->flags |= TF_FOREIGN_INTR;    /* delivered before it next runs user code */
         else
             t->flags &= ~TF_FOREIGN_INTR;
     }
+    if (ctl & (L4_EXREGS_SET_FS_BASE | L4_EXREGS_SET_GS_BASE))
+        arch_set_thread_bases(t, ctl & L4_EXREGS_SET_FS_BASE ? f->r12 : old_fs,
+                              ctl & L4_EXREGS_SET_GS_BASE ? f->r13 : old_gs);
     if (ctl & (EXR_R | EXR_S))
         ipc_abort(t, ctl & EXR_R, ctl & EXR_S);
     if (ctl & EXR_HH) {
@@ -108,6 +120,10 @@ static void sys_exchange_registers(struct tcb *self, struct frame *f)
     f->r9 = old_fl;
     f->r10 = old_u;
     f->rdi = old_p;
+    if (ctl & L4_EXREGS_GET_BASES) {
+        f->r12 = old_fs;
+        f->r13 = old_gs;
+    }
 }
 
 /* --- ThreadControl ----------------------------------------------------------------------- */

@@ -60,6 +60,7 @@ struct tcb *thread_create(word_t gid, struct space *space, word_t scheduler)
     t->utcb_location = ~0ul;
     t->ipc.wait_for = L4_NILTHREAD;
     arch_thread_init_frame(t, 0, 0);
+    arch_thread_init_bases(t);
     if (space)
         space_add_thread(space, t);
     all_link(t);

@@ -28,8 +28,9 @@ plots into docs/performance.md (between its bench markers; plots copied to docs/
 Exit status: 0, or 1 if a run failed (no BENCH-DONE, timeout, kernel debugger, ...).
 
 Options: --quick (no wall-clock runs, fewer Linux iterations), --no-linux (ratios n/a),
---repeat N (wall-clock boots per system; minimum per benchmark), --no-docs, --out DIR,
---timeout S (per Pecan boot).
+--pingpong (only pingpong under icount, with and without the fast path: a few seconds; implies
+--quick --no-linux), --repeat N (wall-clock boots per system; minimum per benchmark),
+--no-docs, --out DIR, --timeout S (per Pecan boot).
 """
 from __future__ import annotations
 
@@ -69,7 +70,7 @@ SLOWPATH = "_slowpath"
 # The benchmark root tasks: (program, required).  vmbench may not be built yet.
 PROGRAMS = (("pingpong", True), ("vmbench", False))
 SLOWPATH_PROGRAM = "pingpong"
-SLOWPATH_RE = re.compile(r"^ipc_roundtrip_")    # the measurements a fastpath=off run reports
+SLOWPATH_RE = re.compile(r"^ipc_(roundtrip|pistachio)_")   # what a fastpath=off run reports
 
 # Linux reference programs (user/bench/linux), each run in one boot per mode.
 LINUX_BENCHES = ("tsc_calib", "getpid", "pipe_pingpong_1b", "futex_pingpong", "trap",
@@ -82,6 +83,9 @@ LINUX_QUICK_ITERS = {"getpid": 20000, "pipe_pingpong_1b": 2000, "futex_pingpong"
 # is none), a second one where there are two, and a note where the pairing needs one.
 # docs/performance.md explains each choice.
 PAIRS = (
+    (re.compile(r"^ipc_pistachio_"), None, None,
+     "one-way IPC (half a round trip) in Pistachio's calling convention, the figure "
+     "Pistachio's own pingpong reports"),
     (re.compile(r"^ipc_"), "pipe_pingpong_1b", "futex_pingpong", None),
     (re.compile(r"^syscall_null$"), "getpid", None, None),
     (re.compile(r"^syscall_system_clock$"), None, None,
@@ -100,6 +104,10 @@ BAR_INTER_0W = 220          # (a) instructions per inter-space 0-word round trip
 BAR_PIPE_RATIO = 50         # (b) Linux pipe round trip / inter_0w, at least
 BAR_WORD_COST = 1.0         # (d) instructions per extra untyped word and message, "about" ...
 BAR_WORD_SLACK = 1.1        #     ... read as: at most 10% above
+BAR_PISTACHIO_INTER = 99    # (e) instructions per one-way inter-space IPC, Pistachio's convention
+# (f) Pistachio's own fast path in the same QEMU, measured by its pingpong (issue 7): guest
+# instructions per one-way IPC with 0 words.  Every mode of that convention on Pecan: at most.
+PISTACHIO_FIGURES = {"inter": 99.9, "intra": 98.8, "lipc": 111.3}
 
 
 class BenchError(RuntimeError):
@@ -337,6 +345,21 @@ def evaluate_bars(records: list) -> list:
                          f"(inter, 8->63 words; <= {BAR_WORD_SLACK:g})",
                     measured, None if s8 is None else s8 / 2 <= BAR_WORD_SLACK,
                     ("ipc_roundtrip_inter_8w", "ipc_roundtrip_inter_63w")))
+
+    pist = {k: g.get(f"ipc_pistachio_{k}_0w") for k in PISTACHIO_FIGURES}
+    pinter = pist["inter"]
+    bars.append(Bar("e", f"ipc_pistachio_inter_0w <= {BAR_PISTACHIO_INTER} guest instructions "
+                         f"per one-way IPC (Pistachio's calling convention)",
+                    na if pinter is None else f"{pinter:.1f}",
+                    None if pinter is None else pinter <= BAR_PISTACHIO_INTER,
+                    ("ipc_pistachio_inter_0w",)))
+    ok = None if None in pist.values() else all(
+        pist[k] <= PISTACHIO_FIGURES[k] for k in PISTACHIO_FIGURES)
+    bars.append(Bar("f", "every ipc_pistachio_*_0w <= Pistachio's own figure ("
+                         + ", ".join(f"{k} {v:g}" for k, v in PISTACHIO_FIGURES.items()) + ")",
+                    na if ok is None else
+                    ", ".join(f"{k} {pist[k]:.1f}" for k in PISTACHIO_FIGURES),
+                    ok, tuple(f"ipc_pistachio_{k}_0w" for k in PISTACHIO_FIGURES)))
     return bars
 
 
@@ -558,10 +581,14 @@ def update_docs(meta, records, bars, plots) -> None:
 
 # --------------------------------------------------------------------------- main
 
-def measure_pecan(runner: Runner, quick: bool, repeat: int, skipped: list) -> dict:
-    """unit -> name -> {"value", "iters"} from every Pecan run."""
+def measure_pecan(runner: Runner, quick: bool, repeat: int, skipped: list,
+                  only: Optional[str] = None) -> dict:
+    """unit -> name -> {"value", "iters"} from every Pecan run (only: that program alone)."""
     programs = []
     for program, required in PROGRAMS:
+        if only and program != only:
+            skipped.append(f"{program}: not selected")
+            continue
         if (ROOT / "build" / "user" / f"{program}.elf").is_file():
             programs.append(program)
         elif required:
@@ -613,6 +640,9 @@ def main(argv: Optional[list] = None) -> int:
                     help="no wall-clock runs; fewer iterations for Linux")
     ap.add_argument("--no-linux", action="store_true",
                     help="skip the Linux runs (ratios n/a; docs not updated)")
+    ap.add_argument("--pingpong", action="store_true",
+                    help="only pingpong under icount, with and without the fast path "
+                         "(implies --quick --no-linux)")
     ap.add_argument("--repeat", type=int, default=1, metavar="N",
                     help="wall-clock boots per system; the minimum per benchmark counts")
     ap.add_argument("--no-docs", action="store_true", help="leave docs/performance.md alone")
@@ -623,6 +653,8 @@ def main(argv: Optional[list] = None) -> int:
     args = ap.parse_args(argv)
     if args.repeat < 1:
         ap.error("--repeat must be at least 1")
+    if args.pingpong:
+        args.quick = args.no_linux = True
 
     out_dir = pathlib.Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -630,7 +662,8 @@ def main(argv: Optional[list] = None) -> int:
     runner = Runner(out_dir, args.timeout)
     meta = collect_meta()
     skipped: list = []
-    pecan = measure_pecan(runner, args.quick, args.repeat, skipped)
+    pecan = measure_pecan(runner, args.quick, args.repeat, skipped,
+                          only=SLOWPATH_PROGRAM if args.pingpong else None)
     linux = None
     if args.no_linux:
         skipped.append("linux: --no-linux")
@@ -653,7 +686,8 @@ def main(argv: Optional[list] = None) -> int:
 
     plots = make_plots(results, out_dir)
     meta.update({
-        "options": {"quick": args.quick, "no_linux": args.no_linux, "repeat": args.repeat},
+        "options": {"quick": args.quick, "no_linux": args.no_linux, "repeat": args.repeat,
+                    "pingpong": args.pingpong},
         "runs": [vars(r) for r in runner.runs],
         "bars": [{"bar": b.key, "text": b.text, "measured": b.measured, "verdict": b.verdict}
                  for b in bars],

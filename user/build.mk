@@ -25,6 +25,7 @@ $(eval $(call user_program,test_strings,user/tests/test_strings.c user/tests/tes
 $(eval $(call user_program,foreignbench,user/bench/foreign.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,pingpong,user/bench/pingpong.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_threads,user/tests/test_threads.c user/tests/testutil.c $(TESTLIB),0x1000000))
+$(eval $(call user_program,test_fsbase,user/tests/test_fsbase.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_memory,user/tests/test_memory.c user/tests/agent.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,vmbench,user/bench/vmbench.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_irq,user/tests/test_irq.c user/tests/testutil.c $(TESTLIB),0x1000000))

@@ -48,8 +48,18 @@ enum l4_foreign_reg_mr {
  * (not only of its own); bit 17 with bit 18 sets (or clears) a pending interrupt, which the
  * thread delivers as an L4_PROTO_FOREIGN_INTERRUPT message before it next runs user code.
  * Output bit 3: an interrupt was pending. */
-#define L4_EXREG_INTERRUPT        (1ul << 17)
-#define L4_EXREG_APPLY_INTERRUPT  (1ul << 18)
-#define L4_EXREG_OUT_INTERRUPT    (1ul << 3)
+#define L4_EXREGS_INTERRUPT        (1ul << 17)
+#define L4_EXREGS_APPLY_INTERRUPT  (1ul << 18)
+#define L4_EXREGS_OUT_INTERRUPT    (1ul << 3)
+
+/* ExchangeRegisters' control word (RSI), bits X.2 leaves ignored (docs/x2-deviations.md):
+ * every thread owns an FS and a GS base (new threads: FS 0, GS the page whose word 0 is the
+ * UTCB pointer, %gs:0).  Set FS from R12, set GS from R13; with GET_BASES the bases from
+ * before the call come back in R12 and R13 (without it R12 and R13 are left alone, as X.2
+ * programs expect).  A non-canonical base fails the call: result nilthread, ErrorCode 5
+ * (invalid parameter), nothing changed. */
+#define L4_EXREGS_SET_FS_BASE  (1ull << 14)
+#define L4_EXREGS_SET_GS_BASE  (1ull << 15)
+#define L4_EXREGS_GET_BASES    (1ull << 16)
 
 #endif

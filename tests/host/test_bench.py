@@ -28,6 +28,9 @@ BENCH name=ipc_roundtrip_intra_0w iters=2000 tsc_per_op=191.00 tsc=382009 ns=382
 BENCH name=ipc_roundtrip_lipc_0w iters=2000 tsc_per_op=205.00 tsc=410009 ns=410000
 BENCH name=ipc_string_inter_4096b iters=2000 tsc_per_op=1840.50 tsc=3681000 ns=3681000
 BENCH name=ipc_string_inter_65536b iters=200 tsc_per_op=15282.00 tsc=3056400 ns=3056000
+BENCH name=ipc_pistachio_inter_0w iters=4000 tsc_per_op=97.04 tsc=388183 ns=389000
+BENCH name=ipc_pistachio_intra_0w iters=4000 tsc_per_op=91.00 tsc=364009 ns=364000
+BENCH name=ipc_pistachio_lipc_0w iters=4000 tsc_per_op=111.04 tsc=444180 ns=444000
 BENCH-DONE
 """
 
@@ -184,7 +187,9 @@ def bars_by_key(records):
 
 def test_bars_pass_on_the_canned_figures():
     bars = bars_by_key(full_records())
-    assert [bars[k].verdict for k in "abcd"] == ["PASS"] * 4
+    assert [bars[k].verdict for k in "abcdef"] == ["PASS"] * 6
+    assert bars["e"].measured == "97.0"
+    assert bars["f"].measured == "inter 97.0, intra 91.0, lipc 111.0"
     assert "62.6" in bars["b"].measured
     assert "2.00/round trip = 1.00/word/message" in bars["d"].measured
     assert "0->63: 2.19 = 1.10" in bars["d"].measured
@@ -214,11 +219,33 @@ def test_bar_d_fails_on_two_instructions_per_word_and_message():
     assert bars["d"].verdict == "FAIL"
 
 
+def test_bar_e_fails_above_99_per_one_way_ipc():
+    bars = bars_by_key(with_value(full_records(), "ipc_pistachio_inter_0w", 99.5))
+    assert bars["e"].verdict == "FAIL"
+    assert bars["f"].verdict == "PASS"          # still below Pistachio's 99.9
+
+
+@pytest.mark.parametrize("mode, value", [("inter", 100.0), ("intra", 98.9), ("lipc", 111.4)])
+def test_bar_f_fails_when_a_mode_exceeds_pistachio(mode, value):
+    bars = bars_by_key(with_value(full_records(), f"ipc_pistachio_{mode}_0w", value))
+    assert bars["f"].verdict == "FAIL"
+
+
+def test_pistachio_rows_are_one_way_and_unpaired():
+    records = full_records()
+    r = find(records, "ipc_pistachio_inter_0w")
+    assert r["linux_name"] is None and r["ratio"] is None and "one-way" in r["note"]
+    assert r["iters"] == 4000
+    assert "ipc_pistachio_lipc_0w_slowpath" in bench.slowpath_names(measurements(PINGPONG_ICOUNT))
+    rows = {row[0]: row for row in bench.table_rows(records, bench.evaluate_bars(records))}
+    assert rows["ipc_pistachio_inter_0w"][-1] == "(e) PASS (f) PASS"
+
+
 def test_bars_not_measured_are_na():
     bars = bars_by_key(full_records(linux=False))
     assert bars["b"].verdict == "n/a" and bars["a"].verdict == "PASS"
     bars = bars_by_key([])
-    assert [bars[k].verdict for k in "abcd"] == ["n/a"] * 4
+    assert [bars[k].verdict for k in "abcdef"] == ["n/a"] * 6
 
 
 def test_word_slope():
@@ -382,6 +409,16 @@ def test_measure_pecan_quick_has_no_wall_runs_and_needs_pingpong(monkeypatch, tm
     assert runner.calls == [("vmbench", True, "kdb=batch")]
     assert set(pecan[bench.GUEST]) == {"vm_fault", "vm_trap", "vm_appel1", "vm_appel2"}
     assert pecan[bench.WALL] == {}
+
+
+def test_measure_pecan_only_pingpong(monkeypatch, tmp_path):
+    fake_build(monkeypatch, tmp_path, ["pingpong", "vmbench"])
+    runner, skipped = FakeRunner(), []
+    pecan = bench.measure_pecan(runner, quick=True, repeat=1, skipped=skipped, only="pingpong")
+    assert skipped == ["vmbench: not selected"]
+    assert runner.calls == [("pingpong", True, "kdb=batch"),
+                            ("pingpong", True, "kdb=batch fastpath=off")]
+    assert "ipc_pistachio_inter_0w_slowpath" in pecan[bench.GUEST]
 
 
 def test_linux_info_finds_the_kernel_behind_escape_sequences():

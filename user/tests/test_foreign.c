@@ -371,7 +371,7 @@ TEST(interrupt_running_thread)
         l4_thread_switch(t);
     CHECK(spin_count > 0);
     struct l4_exregs old;
-    l4_exchange_registers(t, L4_EXREG_APPLY_INTERRUPT | L4_EXREG_INTERRUPT, 0, 0, 0, 0, 0, &old);
+    l4_exchange_registers(t, L4_EXREGS_APPLY_INTERRUPT | L4_EXREGS_INTERRUPT, 0, 0, 0, 0, 0, &old);
     CHECK_EQ(old.control & 7, 0);       /* running: neither halted nor in IPC */
     tag = next_from(t);
     CHECK(l4_tag_is_proto(tag, L4_PROTO_FOREIGN_INTERRUPT), "tag %lx", tag);
@@ -407,13 +407,13 @@ TEST(interrupt_blocked_thread)
     l4_word_t rip = l4_mr(L4_FSC_RIP);
     /* It waits for our reply: raise, cancel, raise again. */
     struct l4_exregs old;
-    l4_exchange_registers(t, L4_EXREG_APPLY_INTERRUPT | L4_EXREG_INTERRUPT, 0, 0, 0, 0, 0, &old);
+    l4_exchange_registers(t, L4_EXREGS_APPLY_INTERRUPT | L4_EXREGS_INTERRUPT, 0, 0, 0, 0, 0, &old);
     CHECK_EQ(old.control & 7, 2);       /* in its receive phase */
-    l4_exchange_registers(t, L4_EXREG_APPLY_INTERRUPT, 0, 0, 0, 0, 0, &old);
-    CHECK(old.control & L4_EXREG_OUT_INTERRUPT);
+    l4_exchange_registers(t, L4_EXREGS_APPLY_INTERRUPT, 0, 0, 0, 0, 0, &old);
+    CHECK(old.control & L4_EXREGS_OUT_INTERRUPT);
     l4_exchange_registers(t, 0, 0, 0, 0, 0, 0, &old);
-    CHECK(!(old.control & L4_EXREG_OUT_INTERRUPT));
-    l4_exchange_registers(t, L4_EXREG_APPLY_INTERRUPT | L4_EXREG_INTERRUPT, 0, 0, 0, 0, 0, &old);
+    CHECK(!(old.control & L4_EXREGS_OUT_INTERRUPT));
+    l4_exchange_registers(t, L4_EXREGS_APPLY_INTERRUPT | L4_EXREGS_INTERRUPT, 0, 0, 0, 0, 0, &old);
     /* The reply completes the call; the interrupt follows before any user instruction. */
     resume((l4_word_t)-4);              /* -EINTR */
     tag = reply_next(t);

@@ -674,6 +674,11 @@ FZ_TEXT static void op_unmap(struct fz *f)
     fz_scrub(f);
 }
 
+FZ_TEXT static bool fz_canonical(l4_word_t a)
+{
+    return (l4_word_t)(((int64_t)a << 16) >> 16) == a;
+}
+
 FZ_TEXT static void op_exregs(struct fz *f, bool may_wreck, bool must_wreck)
 {
     struct fz_regs r;
@@ -732,6 +737,11 @@ FZ_TEXT static void op_exregs(struct fz *f, bool may_wreck, bool must_wreck)
     r.r10 = rnd_word(f);
     r.rdi = rnd_safe(f, true);
     r.target = fz_ctl.stub[ST_EXREGS];
+    /* Pecan's FS/GS-base bits (include/l4/pecan.h): a non-canonical base fails the call. */
+    bool bad_base = ((ctl & L4_EXREGS_SET_FS_BASE) && !fz_canonical(r.r12)) ||
+                    ((ctl & L4_EXREGS_SET_GS_BASE) && !fz_canonical(r.r13));
+    if (wreck && bad_base)
+        r.r12 = r.r13 = 0;                      /* (a wreck must take effect) */
     if (wreck)
         f->sl->wrecked = 1;
     fz_raw_call(&r);
@@ -740,6 +750,9 @@ FZ_TEXT static void op_exregs(struct fz *f, bool may_wreck, bool must_wreck)
     if (kind == OTHER) {
         if (r.rax != 0 || fz_error(f) != L4_ERR_INVALID_THREAD)
             fz_violation(f, V_EXREGS_OTHER, dest, r.rax, fz_error(f));
+    } else if (bad_base) {
+        if (r.rax != 0 || fz_error(f) != L4_ERR_INVALID_PARAM)
+            fz_violation(f, V_EXREGS_RESULT, dest, r.rax, 0);
     } else if (r.rax != expect) {
         fz_violation(f, V_EXREGS_RESULT, dest, r.rax, expect);
     }

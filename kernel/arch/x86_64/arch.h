@@ -41,9 +41,13 @@ void arch_switch(struct tcb *from, struct tcb *to);     /* returns when `from` r
 void arch_set_continuation(struct tcb *t, void (*fn)(struct tcb *));
 NORETURN void arch_activate_continuation(struct tcb *t, void (*fn)(struct tcb *));
 void arch_switch_space(struct space *to);
-/* The CPU's user FS base (threads of foreign spaces: Linux TLS). */
-word_t arch_user_fs_base(void);
-void arch_set_user_fs_base(word_t base);
+/* Every thread owns its user FS and GS base (switched with it).  New threads: FS 0, GS the
+ * %gs:0 page (X.2).  The setter accepts any value: callers refuse non-canonical bases
+ * (arch_canonical), which would #GP the kernel.  t may be the running thread. */
+void arch_thread_init_bases(struct tcb *t);
+word_t arch_thread_fs_base(struct tcb *t);
+word_t arch_thread_gs_base(struct tcb *t);
+void arch_set_thread_bases(struct tcb *t, word_t fs, word_t gs);
 void arch_fpu_thread_exit(struct tcb *t);
 word_t arch_user_ip(struct tcb *t);
 word_t arch_user_sp(struct tcb *t);

@@ -5,7 +5,12 @@
 #include "types.h"
 
 struct arch_tcb {
-    word_t fs_base;             /* user FS base of a TF_FOREIGN thread (Linux TLS) */
+    /* The thread's user FS and GS bases.  While it runs they are in the CPU (the thread may
+     * move them with wrfsbase/wrgsbase) and these words are stale; the switch tail
+     * (switch_tail.h) saves them when it stops running.  New threads: FS 0, GS GS_PAGE_USER
+     * (%gs:0 = the UTCB pointer, X.2). */
+    word_t fs_base;
+    word_t gs_base;
     bool fpu_used;              /* the FPU area holds this thread's state */
 };
 

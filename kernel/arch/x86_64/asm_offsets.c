@@ -23,6 +23,8 @@ void asm_offsets(void)
     DEFINE(TCB_WAKEUP_QUEUED, offsetof(struct tcb, wakeup.queued));
     DEFINE(TCB_SENDQ, offsetof(struct tcb, sendq));
     DEFINE(TCB_LAST_SENDER, offsetof(struct tcb, last_sender));
+    DEFINE(TCB_FS_BASE, offsetof(struct tcb, arch.fs_base));
+    DEFINE(TCB_GS_BASE, offsetof(struct tcb, arch.gs_base));
     DEFINE(TCB_FRAME, TCB_SIZE - FRAME_SIZE);
     DEFINE(TCB_SIZE_, TCB_SIZE);
     DEFINE(SPACE_PML4_PHYS, offsetof(struct space, pml4_phys));

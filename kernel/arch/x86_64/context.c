@@ -4,7 +4,6 @@
 #include "cpu.h"
 #include "tcb.h"
 #include "space.h"
-#include "arch_switch.h"
 #include "lib.h"
 #include "console.h"
 
@@ -13,9 +12,14 @@ void switch_to_continuation(word_t *save_ksp, word_t frame_base, void (*fn)(stru
                             struct tcb *to);
 NORETURN void run_continuation(word_t frame_base, void (*fn)(struct tcb *), struct tcb *t);
 
+/* Read by the switch tail (switch_tail.h) too. */
 struct space *loaded_space;
 struct tcb *fpu_owner;
 bool fpu_ts_set = true;
+
+/* thread_switch.S */
+void arch_thread_switch(struct tcb *from, struct tcb *to);
+void arch_load_space(struct space *s);
 
 void arch_thread_init_frame(struct tcb *t, word_t ip, word_t sp)
 {
@@ -76,21 +80,7 @@ void arch_space_forget(struct space *s)
 
 void arch_switch_space(struct space *s)
 {
-    word_t cr3 = s->pml4_phys;
-    if (cpu_has_pcid) {
-        cr3 |= s->pcid;
-        if (!s->tlb_stale && s->pcid)
-            cr3 |= 1ul << 63;                   /* keep this PCID's TLB entries */
-    }
-    s->tlb_stale = false;
-    write_cr3(cr3);
-    loaded_space = s;
-    /* User code can reload %gs and so lose its base; restore it at every space switch so that
-     * no thread of another space sees a wrong %gs:0 (see docs/architecture.md). */
-    if (cpu_has_fsgsbase)
-        __asm__ volatile("wrgsbase %0" :: "r"(GS_PAGE_USER));
-    else
-        wrmsr(MSR_GS_BASE, GS_PAGE_USER);
+    arch_load_space(s);
 }
 
 void space_tlb_invalidate(struct space *s, word_t va, word_t size)
@@ -110,7 +100,8 @@ void space_tlb_invalidate(struct space *s, word_t va, word_t size)
 
 /* --- threads ------------------------------------------------------------------------- */
 
-word_t arch_user_fs_base(void)
+/* The running thread's bases are in the CPU, another thread's in its TCB. */
+static word_t cpu_fs_base(void)
 {
     if (cpu_has_fsgsbase) {
         word_t v;
@@ -120,23 +111,50 @@ word_t arch_user_fs_base(void)
     return rdmsr(MSR_FS_BASE);
 }
 
-void arch_set_user_fs_base(word_t base)
+static word_t cpu_gs_base(void)
 {
-    if (cpu_has_fsgsbase)
-        __asm__ volatile("wrfsbase %0" :: "r"(base));
-    else
-        wrmsr(MSR_FS_BASE, base);
+    if (cpu_has_fsgsbase) {
+        word_t v;
+        __asm__ volatile("rdgsbase %0" : "=r"(v));
+        return v;
+    }
+    return rdmsr(MSR_GS_BASE);
+}
+
+void arch_thread_init_bases(struct tcb *t)
+{
+    t->arch.fs_base = 0;
+    t->arch.gs_base = GS_PAGE_USER;
+}
+
+word_t arch_thread_fs_base(struct tcb *t)
+{
+    return t == cpu0.current ? cpu_fs_base() : t->arch.fs_base;
+}
+
+word_t arch_thread_gs_base(struct tcb *t)
+{
+    return t == cpu0.current ? cpu_gs_base() : t->arch.gs_base;
+}
+
+void arch_set_thread_bases(struct tcb *t, word_t fs, word_t gs)
+{
+    t->arch.fs_base = fs;
+    t->arch.gs_base = gs;
+    if (t != cpu0.current)
+        return;                 /* loaded when t next runs */
+    if (cpu_has_fsgsbase) {
+        __asm__ volatile("wrfsbase %0" :: "r"(fs));
+        __asm__ volatile("wrgsbase %0" :: "r"(gs));
+    } else {
+        wrmsr(MSR_FS_BASE, fs);
+        wrmsr(MSR_GS_BASE, gs);
+    }
 }
 
 void arch_switch(struct tcb *from, struct tcb *to)
 {
-    /* Only threads of foreign spaces own an FS base.  They never switch in the fast path:
-     * as senders their space's ipc_slow stops it, as receivers TF_FOREIGN does. */
-    if (from->flags & TF_FOREIGN)
-        from->arch.fs_base = arch_user_fs_base();
-    if (to->flags & TF_FOREIGN)
-        arch_set_user_fs_base(to->arch.fs_base);
-    arch_fast_switch(to);
+    arch_thread_switch(from, to);
     if (to->cont) {
         void (*fn)(struct tcb *) = to->cont;
         to->cont = NULL;

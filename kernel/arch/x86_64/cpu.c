@@ -6,6 +6,7 @@
 #include "config.h"
 #include "console.h"
 #include "lib.h"
+#include "paging.h"
 
 struct cpu_features cpu_features;
 struct cpu_local cpu0;
@@ -28,6 +29,11 @@ struct tss_area {
 } __attribute__((aligned(4096)));
 
 static struct tss_area tss_area;
+
+/* RSP0 of the TSS, the kernel stack of the next entry from user mode, as a symbol: the switch
+ * tail (switch_tail.h) writes it and the syscall entry reads it (entry.S). */
+_Static_assert(offsetof(struct tss_area, tss) + 4 == 3996, "tss_rsp0_field");
+__asm__(".globl tss_rsp0_field\n.set tss_rsp0_field, tss_area + 3996");
 static uint64_t gdt[7] __attribute__((aligned(16)));
 
 struct PACKED idt_gate {
@@ -101,8 +107,8 @@ void cpu_print_features(void)
     struct cpu_features *f = &cpu_features;
     printk("cpu: %s %s\n", f->vendor, f->brand);
     printk("cpu: nx=%d smep=%d smap=%d pcid=%d invpcid=%d pge=%d 1g=%d apic=%d x2apic=%d "
-           "xsave=%d avx=%d\n", f->nx, f->smep, f->smap, f->pcid, f->invpcid, f->pge,
-           f->pdpe1gb, f->apic, f->x2apic, f->xsave, f->avx);
+           "xsave=%d avx=%d fsgsbase=%d\n", f->nx, f->smep, f->smap, f->pcid, f->invpcid,
+           f->pge, f->pdpe1gb, f->apic, f->x2apic, f->xsave, f->avx, f->fsgsbase);
 }
 
 static void set_gate(int vec, void *handler, int dpl, int ist)
@@ -115,13 +121,10 @@ static void set_gate(int vec, void *handler, int dpl, int ist)
     };
 }
 
-/* RSP0 sits at byte 4 of the TSS: unaligned, as the hardware defines it. */
-unaligned_u64 *tss_rsp0 = (unaligned_u64 *)((char *)&tss_area.tss + 4);
 
 void cpu_set_kernel_stack(word_t top)
 {
     tss_area.tss.rsp[0] = top;
-    cpu0.kstack_top = top;
 }
 
 void cpu_init_tables(void)
@@ -177,6 +180,8 @@ void *cpu_tss_page(void)
     return &tss_area;
 }
 
+static void cpu_patch_fsgsbase(void);
+
 void cpu_init_features(void)
 {
     struct cpu_features *f = &cpu_features;
@@ -195,13 +200,14 @@ void cpu_init_features(void)
     cpu_has_smap = f->smap;
     if (f->xsave)
         cr4 |= CR4_OSXSAVE;
-    /* FSGSBASE: the kernel restores %gs's base with wrgsbase at every address-space switch.
-     * User code may move its bases; a thread that moves GS breaks %gs:0 (the UTCB pointer)
-     * for the threads of its own space until the next space switch, never for another
-     * space's. */
+    /* FSGSBASE: user code may move its FS and GS bases.  Both belong to the thread and are
+     * switched with it (switch_tail.h), so a thread that moves GS loses %gs:0 (its UTCB
+     * pointer) only for itself. */
     if (f->fsgsbase)
         cr4 |= CR4_FSGSBASE;
     cpu_has_fsgsbase = f->fsgsbase;
+    if (!f->fsgsbase)
+        cpu_patch_fsgsbase();
     write_cr4(cr4);
     /* PCIDE needs CR3[11:0] = 0 when it is set; the caller enables it after loading CR3. */
     if (f->xsave)
@@ -223,6 +229,23 @@ void cpu_init_features(void)
 }
 
 bool cpu_has_pcid, cpu_has_fsgsbase, cpu_has_smap;
+
+/* The expansions of SWITCH_THREAD (switch_tail.h): each starts its FS/GS switch with a 5-byte
+ * rdfsbase at `site`; without FSGSBASE that becomes `jmp site_msr` (E9 rel32), written
+ * through the physmap alias because the kernel text is mapped read-only. */
+extern char ts_fsgs[], ts_fsgs_msr[], fp_fsgs[], fp_fsgs_msr[];
+static char *const fsgs_sites[][2] = { { ts_fsgs, ts_fsgs_msr }, { fp_fsgs, fp_fsgs_msr } };
+
+static void cpu_patch_fsgsbase(void)
+{
+    for (unsigned i = 0; i < sizeof(fsgs_sites) / sizeof(fsgs_sites[0]); i++) {
+        char *site = fsgs_sites[i][0];
+        int32_t rel = (int32_t)(fsgs_sites[i][1] - (site + 5));
+        uint8_t *w = phys_to_virt(kernel_virt_to_phys(site));
+        w[0] = 0xE9;
+        memcpy(w + 1, &rel, 4);
+    }
+}
 
 void cpu_enable_pcid(void)
 {

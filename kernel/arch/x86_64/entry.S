@@ -80,7 +80,7 @@ return_from_trap:
     .global syscall_full
 syscall_full:
     movq %rsp, cpu0 + CPU_USER_RSP(%rip)
-    movq cpu0 + CPU_KSTACK_TOP(%rip), %rsp
+    movq tss_rsp0_field(%rip), %rsp
     pushq $GDT_USER_DS
     pushq cpu0 + CPU_USER_RSP(%rip)
     pushq %r11
@@ -142,7 +142,7 @@ switch_to_continuation:
     movq %rsi, %rsp
     movq %rcx, %rdi
     call *%rdx
-    movq cpu0 + CPU_KSTACK_TOP(%rip), %rsp
+    movq tss_rsp0_field(%rip), %rsp
     subq $FRAME_SIZE, %rsp
     jmp  return_to_user
 
@@ -152,6 +152,6 @@ run_continuation:
     movq %rdi, %rsp
     movq %rdx, %rdi
     call *%rsi
-    movq cpu0 + CPU_KSTACK_TOP(%rip), %rsp
+    movq tss_rsp0_field(%rip), %rsp
     subq $FRAME_SIZE, %rsp
     jmp  return_to_user

@@ -12,7 +12,9 @@
  *
  * It was first written in C with the same guards; the C version cost about 185 guest
  * instructions per direction (spilling the callee-saved registers that carry MR2, MR4-MR7,
- * a bitmap scan, out-of-line switch code), this one about 90 (docs/ipc.md, performance.md).
+ * a bitmap scan, out-of-line switch code), this one 84 from entry to sysret inter-space,
+ * FS/GS switch included (docs/ipc.md §4 lists them).  The switch itself is the shared tail
+ * of switch_tail.h, the same code arch_switch runs.
  *
  * Registers on entry: RSI to, RDX from-specifier, R8 timeouts, R9 MR0 (tag), RAX, RBX, R10,
  * R12-R15 MR1-MR7, RCX user RIP, R11 user RFLAGS, RSP user stack.  RDI and RBP are free
@@ -21,25 +23,17 @@
 #include "layout.h"
 #include "config.h"
 #include "asm_offsets.h"
+#include "switch_tail.h"
 
-#define MSR_GS_BASE 0xC0000101
+/* The thread-number bits of a global id, moved to a TCB offset by one shift and one mask: a
+ * number beyond CONFIG_MAX_THREADS aliases a slot whose gid then does not match. */
+#define TCB_NO_MASK ((CONFIG_MAX_THREADS - 1) << TCB_BITS)
 
-    .text
-    .global syscall_entry
-    .align 16
-syscall_entry:
-    cmpq ipc_fast_rip(%rip), %rcx
-    jne  syscall_full
-    movq cpu0 + CPU_CURRENT(%rip), %rdi             /* self */
-    movq %rsp, TCB_FRAME + FR_RSP * 8(%rdi)
-    leaq TCB_FRAME(%rdi), %rsp                      /* below the frame: not the user's stack */
-    movq %rcx, TCB_FRAME + FR_RIP * 8(%rdi)
-    movq %r11, TCB_FRAME + FR_RFLAGS * 8(%rdi)
-    movq $VEC_SYSCALL, TCB_FRAME + FR_VECTOR * 8(%rdi)
-
-    /* Untyped words only (t = 0), no propagation (p = 0). */
-    testl $0x1FC0, %r9d
-    jnz  fp_slow
+/* The guards between the tag check and the commit, expanded twice: on the main line (u <= 7)
+ * and on the line that copies MR8..MRu first.  In: RDI self, RSI to, RDX from-specifier,
+ * R8 timeouts.  Out: RBP dest; RDX the from-specifier to wait for (a Call to a local id
+ * waits for the global one).  Clobbers RCX. */
+.macro FP_GUARDS
     /* Call (from = to) or ReplyWait (from = anythread or anylocalthread), receive timeout
      * never. */
     cmpq %rsi, %rdx
@@ -53,17 +47,14 @@ syscall_entry:
     /* The destination: a global id names its TCB through the thread number; a local id (a
      * reply within one space) is accepted if it is the thread that last sent to us. */
     testb $0x3F, %sil
-    jz   fp_local_dest
+    jz   5f
     movq %rsi, %rbp
-    shrq $32, %rbp
-    cmpq $CONFIG_MAX_THREADS, %rbp
-    jae  fp_slow
-    shlq $TCB_BITS, %rbp
+    shrq $(32 - TCB_BITS), %rbp
+    andq $TCB_NO_MASK, %rbp
     movabsq $TCB_AREA_BASE, %rcx
     addq %rcx, %rbp                                 /* dest */
     cmpq %rsi, TCB_GID(%rbp)
     jne  fp_slow
-fp_dest_found:
     /* It waits in a user-level receive that accepts us, without a timeout; nothing pending
      * for it (halt, changed user state). */
     cmpb $TS_WAIT_RECV_, TCB_STATE(%rbp)
@@ -92,13 +83,59 @@ fp_dest_found:
     cmpl sched_top_prio(%rip), %ecx                 /*  does not matter, as in C) */
     jl   fp_slow
     /* An open receive of ours must not find a sender queued already.  (A Call waits for
-     * dest's global id, also when `to` was its local id: fp_local_dest rewrote RDX.) */
+     * dest's global id, also when `to` was its local id: the local-id case rewrote RDX.) */
     cmpq TCB_GID(%rbp), %rdx
     je   3f
     cmpq $0, TCB_SENDQ(%rdi)
     jne  fp_slow
-3:  testb $0x38, %r9b                               /* u > 7: MR8.. through the UTCBs */
-    jnz  fp_copy_words
+    .pushsection .text.fastpath_cold, "ax"
+    /* `to` is a local id: only the thread that last sent to us, in our space, qualifies
+     * (local id 0, nilthread, matches no active thread).  It is in our space, so its
+     * receive may also be anylocalthread; the rest joins the main line at 2. */
+5:  movq TCB_LAST_SENDER(%rdi), %rbp
+    testq %rbp, %rbp
+    jz   fp_slow
+    cmpq %rsi, TCB_LOCAL_ID(%rbp)
+    jne  fp_slow
+    movq TCB_SPACE(%rbp), %rcx
+    cmpq TCB_SPACE(%rdi), %rcx
+    jne  fp_slow
+    cmpb $TS_WAIT_RECV_, TCB_STATE(%rbp)
+    jne  fp_slow
+    cmpq $ipc_user_return, TCB_CONT(%rbp)
+    jne  fp_slow
+    movq TCB_WAIT_FOR(%rbp), %rcx
+    cmpq $-64, %rcx
+    je   7f
+    cmpq TCB_GID(%rdi), %rcx
+    je   7f
+    cmpq $-1, %rcx
+    jne  fp_slow
+7:  cmpq %rdx, %rsi                                 /* a Call to it waits for its global id */
+    cmoveq TCB_GID(%rbp), %rdx
+    jmp  2b
+    .popsection
+3:
+.endm
+
+    .text
+    .global syscall_entry
+    .align 16
+syscall_entry:
+    cmpq ipc_fast_rip(%rip), %rcx
+    jne  syscall_full
+    movq cpu0 + CPU_CURRENT(%rip), %rdi             /* self */
+    movq %rsp, TCB_FRAME + FR_RSP * 8(%rdi)
+    leaq TCB_FRAME(%rdi), %rsp                      /* below the frame: not the user's stack */
+    movq %rcx, TCB_FRAME + FR_RIP * 8(%rdi)
+    movq %r11, TCB_FRAME + FR_RFLAGS * 8(%rdi)
+    movq $VEC_SYSCALL, TCB_FRAME + FR_VECTOR * 8(%rdi)
+
+    /* Untyped words only (t = 0), no propagation (p = 0), and u <= 7 (all in registers); the
+     * other line (fp_long) handles u > 7. */
+    testl $0x1FF8, %r9d
+    jnz  fp_long
+    FP_GUARDS
 
 fp_commit:
     movb $TS_WAIT_RECV_, TCB_STATE(%rdi)
@@ -110,26 +147,17 @@ fp_commit:
     movq $0, TCB_CONT(%rbp)
     movq %rdi, TCB_LAST_SENDER(%rbp)
     andq $~0xE000, %r9                              /* MR0 for the receiver: r, x, e = 0 */
-    movq %rbp, cpu0 + CPU_CURRENT(%rip)
-    /* `from`: the local id within one space, else the global id (§5.3). */
+    /* `from`: the local id within one space, else the global id (§5.3); the space switch
+     * (switch_tail.h) if dest lives in another space. */
     movq TCB_SPACE(%rbp), %rcx
     movq TCB_GID(%rdi), %rsi
     cmpq TCB_SPACE(%rdi), %rcx
-    jne  fp_switch_space
-    movq TCB_LOCAL_ID(%rdi), %rsi
-
-fp_space_done:
-    /* The kernel stack of dest's next entry; its %gs:0; the lazy-FPU trap. */
-    leaq TCB_SIZE_(%rbp), %rcx
-    movq tss_rsp0(%rip), %rdx
-    movq %rcx, (%rdx)
-    movq %rcx, cpu0 + CPU_KSTACK_TOP(%rip)
-    movq TCB_LOCAL_ID(%rbp), %rdi                   /* also dest's RDI: its UTCB pointer */
-    movq %rdi, gs_page(%rip)
-    cmpq fpu_owner(%rip), %rbp
-    je   fp_fpu_owner
-    cmpb $0, fpu_ts_set(%rip)
-    je   fp_set_ts
+    cmoveq TCB_LOCAL_ID(%rdi), %rsi
+    je   4f
+    SWITCH_SPACE
+4:  /* dest becomes current: FS/GS bases, %gs:0, kernel stack, lazy FPU.  RDI = dest's local
+     * id, also its RDI on return (the UTCB pointer). */
+    SWITCH_THREAD %rdi, %rbp, %rdi, fp_fsgs
 fp_enter:
 #ifdef CONFIG_INVARIANTS
     /* The debug kernel checks its invariants here too, on dest's kernel stack (below its
@@ -151,77 +179,23 @@ fp_enter:
     popq %rdi
     popq %rsi
     popq %rax
+    xorl %edx, %edx                                 /* (the call left kernel values there) */
+    xorl %r8d, %r8d
 #endif
+    /* RDX and R8 still hold the sender's from-specifier and timeouts (values the guards
+     * checked, or dest's own); RCX and R11 are reloaded; RBP held dest's TCB. */
     movq TCB_FRAME + FR_RIP * 8(%rbp), %rcx
     movq TCB_FRAME + FR_RFLAGS * 8(%rbp), %r11
     movq TCB_FRAME + FR_RSP * 8(%rbp), %rsp
-    xorl %edx, %edx
-    xorl %r8d, %r8d
     xorl %ebp, %ebp
     sysretq
 
-/* Address-space switch: CR3 (keeping the TLB with PCIDs), then %gs's base, which a user
- * thread could have changed (docs/architecture.md).  RCX = dest's space. */
-fp_switch_space:
-    movq SPACE_PML4_PHYS(%rcx), %rdx
-    cmpb $0, cpu_has_pcid(%rip)
-    je   4f
-    movzwl SPACE_PCID(%rcx), %r8d
-    orq  %r8, %rdx
-    testl %r8d, %r8d
-    jz   4f
-    cmpb $0, SPACE_TLB_STALE(%rcx)
-    jne  4f
-    btsq $63, %rdx                                  /* no flush: the PCID keeps them apart */
-4:  movb $0, SPACE_TLB_STALE(%rcx)
-    movq %rdx, %cr3
-    movq %rcx, loaded_space(%rip)
-    cmpb $0, cpu_has_fsgsbase(%rip)
-    je   5f
-    movabsq $GS_PAGE_USER, %rdx
-    wrgsbase %rdx
-    jmp  fp_space_done
-5:  movq %rax, %r11
-    movl $MSR_GS_BASE, %ecx
-    movl $(GS_PAGE_USER & 0xFFFFFFFF), %eax
-    movl $(GS_PAGE_USER >> 32), %edx
-    wrmsr
-    movq %r11, %rax
-    jmp  fp_space_done
-
-/* `to` is a local id: only the thread that last sent to us, in our space, qualifies. */
-fp_local_dest:
-    testq %rsi, %rsi
-    jz   fp_slow
-    movq TCB_LAST_SENDER(%rdi), %rbp
-    testq %rbp, %rbp
-    jz   fp_slow
-    cmpq %rsi, TCB_LOCAL_ID(%rbp)
-    jne  fp_slow
-    movq TCB_SPACE(%rbp), %rcx
-    cmpq TCB_SPACE(%rdi), %rcx
-    jne  fp_slow
-    cmpq %rdx, %rsi                                 /* a Call to it waits for its global id */
-    jne  fp_dest_found
-    movq TCB_GID(%rbp), %rdx
-    jmp  fp_dest_found
-
-fp_fpu_owner:
-    cmpb $0, fpu_ts_set(%rip)
-    je   fp_enter
-    clts
-    movb $0, fpu_ts_set(%rip)
-    jmp  fp_enter
-
-fp_set_ts:
-    movq %cr0, %rcx
-    orq  $8, %rcx
-    movq %rcx, %cr0
-    movb $1, fpu_ts_set(%rip)
-    jmp  fp_enter
-
-/* MR8..MRu from the sender's UTCB to the receiver's. */
-fp_copy_words:
+/* u > 7, or typed items or propagation: the latter go to the C path; MR8..MRu are copied from
+ * the sender's UTCB to the receiver's once the guards passed. */
+fp_long:
+    testl $0x1FC0, %r9d
+    jnz  fp_slow
+    FP_GUARDS
     movq %rdi, %r11
     movq %rsi, %r8
     movl %r9d, %ecx
@@ -234,6 +208,7 @@ fp_copy_words:
     rep movsq
     movq %r11, %rdi
     movq %r8, %rsi
+    xorl %r8d, %r8d                                 /* (it held `to`) */
     jmp  fp_commit
 
 /* A guard failed: nothing has changed.  Complete the user frame (RBP and RCX were scratch;

@@ -3,27 +3,7 @@
 #include "foreign.h"
 #include "arch.h"
 #include "frame.h"
-#include "x86.h"
-#include "cpu.h"
 #include <l4/pecan.h>
-
-static word_t user_gs_base(void)
-{
-    if (cpu_has_fsgsbase) {
-        word_t v;
-        __asm__ volatile("rdgsbase %0" : "=r"(v));
-        return v;
-    }
-    return rdmsr(MSR_GS_BASE);
-}
-
-static void set_user_gs_base(word_t base)
-{
-    if (cpu_has_fsgsbase)
-        __asm__ volatile("wrgsbase %0" :: "r"(base));
-    else
-        wrmsr(MSR_GS_BASE, base);
-}
 
 /* The register set's words (MR1..MR18), in the X.2 exception message's order. */
 static word_t *reg_slot(struct frame *f, unsigned mr)
@@ -60,8 +40,8 @@ void arch_foreign_get_regs(struct tcb *t, word_t *mr)
     struct frame *f = tcb_frame(t);
     for (unsigned i = L4_FREG_RIP; i <= L4_FREG_RFLAGS; i++)
         mr[i - 1] = *reg_slot(f, i);
-    mr[L4_FREG_FS_BASE - 1] = arch_user_fs_base();
-    mr[L4_FREG_GS_BASE - 1] = user_gs_base();
+    mr[L4_FREG_FS_BASE - 1] = arch_thread_fs_base(t);
+    mr[L4_FREG_GS_BASE - 1] = arch_thread_gs_base(t);
 }
 
 void arch_foreign_set_regs(struct tcb *t, const word_t *mr, unsigned n)
@@ -74,10 +54,9 @@ void arch_foreign_set_regs(struct tcb *t, const word_t *mr, unsigned n)
             *reg_slot(f, i) = mr[i - 1];
     }
     /* A base the CPU would refuse (#GP in the kernel) is the program's own loss: 0. */
-    if (n >= L4_FREG_FS_BASE)
-        arch_set_user_fs_base(arch_canonical(mr[L4_FREG_FS_BASE - 1]) ? mr[L4_FREG_FS_BASE - 1] : 0);
-    if (n >= L4_FREG_GS_BASE)
-        set_user_gs_base(arch_canonical(mr[L4_FREG_GS_BASE - 1]) ? mr[L4_FREG_GS_BASE - 1] : 0);
+    word_t fs = n >= L4_FREG_FS_BASE ? mr[L4_FREG_FS_BASE - 1] : arch_thread_fs_base(t);
+    word_t gs = n >= L4_FREG_GS_BASE ? mr[L4_FREG_GS_BASE - 1] : arch_thread_gs_base(t);
+    arch_set_thread_bases(t, arch_canonical(fs) ? fs : 0, arch_canonical(gs) ? gs : 0);
     f->vector = 0;                      /* every register matters: return with iret */
     t->flags |= TF_USER_STATE;          /* RIP is checked for canonical on the way out */
 }

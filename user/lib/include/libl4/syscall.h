@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <l4/types.h>
 #include <l4/thread.h>
+#include <l4/pecan.h>
 #include "utcb.h"
 
 #if !defined(__x86_64__)
@@ -109,6 +110,32 @@ static inline l4_word_t l4_exchange_registers(l4_word_t dest, l4_word_t control,
         old->handle = r10;
         old->pager = pager;
     }
+    return dest;
+}
+
+/* Pecan's extension (include/l4/pecan.h): a thread's FS and GS base through ExchangeRegisters.
+ * control: L4_EXREGS_SET_FS_BASE / _SET_GS_BASE (fs, gs) and any other control bits; the old
+ * bases are always asked for (L4_EXREGS_GET_BASES) and stored into *old_fs / *old_gs if not
+ * NULL.  Returns the result id (nilthread on error: ErrorCode). */
+static inline l4_word_t l4_exchange_bases(l4_word_t dest, l4_word_t control, l4_word_t fs,
+                                          l4_word_t gs, l4_word_t *old_fs, l4_word_t *old_gs)
+{
+    register l4_word_t r8 __asm__("r8") = 0;
+    register l4_word_t r9 __asm__("r9") = 0;
+    register l4_word_t r10 __asm__("r10") = 0;
+    register l4_word_t r12 __asm__("r12") = fs;
+    register l4_word_t r13 __asm__("r13") = gs;
+    l4_word_t sp = 0, pager = L4_NILTHREAD;
+    control |= L4_EXREGS_GET_BASES;
+    __asm__ volatile(L4LIB_SYSCALL_SEQ
+                     : "+a"(dest), "+S"(control), "+d"(sp), "+r"(r8), "+r"(r9), "+r"(r10),
+                       "+D"(pager), "+r"(r12), "+r"(r13)
+                     : L4LIB_ENTRY(exchange_registers)
+                     : "rbx", "rcx", "r11", "r14", "r15", "memory", "cc");
+    if (old_fs)
+        *old_fs = r12;
+    if (old_gs)
+        *old_gs = r13;
     return dest;
 }
 

@@ -20,6 +20,7 @@
 #include <l4/fpage.h>
 #include <l4/time.h>
 #include <l4/pecan.h>
+#include <l4/control.h>
 #include <l4/utcb.h>
 
 static inline void set_error(struct tcb *t, word_t e)
@@ -48,16 +49,6 @@ static void sys_ipc(struct tcb *self, struct frame *f)
 
 /* --- ExchangeRegisters ------------------------------------------------------------------- */
 
-#define EXR_H  (1ul << 0)
-#define EXR_R  (1ul << 1)
-#define EXR_S  (1ul << 2)
-#define EXR_SP (1ul << 3)
-#define EXR_IP (1ul << 4)
-#define EXR_FL (1ul << 5)
-#define EXR_U  (1ul << 6)
-#define EXR_P  (1ul << 7)
-#define EXR_HH (1ul << 8)
-
 static void sys_exchange_registers(struct tcb *self, struct frame *f)
 {
     word_t dest = f->rax, ctl = f->rsi;
@@ -71,27 +62,27 @@ static void sys_exchange_registers(struct tcb *self, struct frame *f)
         f->rax = L4_NILTHREAD;
         return;
     }
-    word_t old_ctl = ((t->state == TS_HALTED || (t->flags & TF_HALT_PENDING)) ? 1 : 0) |
+    word_t old_ctl = ((t->state == TS_HALTED || (t->flags & TF_HALT_PENDING)) ? L4_EXREGS_WAS_HALTED : 0) |
                      ipc_exregs_state(t) |
                      ((t->flags & TF_FOREIGN_INTR) ? L4_EXREG_OUT_INTERRUPT : 0);
     word_t old_sp = arch_user_sp(t), old_ip = arch_user_ip(t), old_fl = arch_user_flags(t);
     word_t old_u = utcb_get(t, L4_UTCB_USER_HANDLE), old_p = utcb_get(t, L4_UTCB_PAGER);
 
-    if (ctl & EXR_SP) arch_set_user_sp(t, f->rdx);
-    if (ctl & EXR_IP) arch_set_user_ip(t, f->r8);
-    if (ctl & EXR_FL) arch_set_user_flags(t, f->r9);
-    if (ctl & EXR_U)  utcb_set(t, L4_UTCB_USER_HANDLE, f->r10);
-    if (ctl & EXR_P)  utcb_set(t, L4_UTCB_PAGER, f->rdi);
+    if (ctl & L4_EXREGS_SET_SP)     arch_set_user_sp(t, f->rdx);
+    if (ctl & L4_EXREGS_SET_IP)     arch_set_user_ip(t, f->r8);
+    if (ctl & L4_EXREGS_SET_FLAGS)  arch_set_user_flags(t, f->r9);
+    if (ctl & L4_EXREGS_SET_HANDLE) utcb_set(t, L4_UTCB_USER_HANDLE, f->r10);
+    if (ctl & L4_EXREGS_SET_PAGER)  utcb_set(t, L4_UTCB_PAGER, f->rdi);
     if ((ctl & L4_EXREG_APPLY_INTERRUPT) && (t->flags & TF_FOREIGN)) {
         if (ctl & L4_EXREG_INTERRUPT)
             t->flags |= TF_FOREIGN_INTR;    /* delivered before it next runs user code */
         else
             t->flags &= ~TF_FOREIGN_INTR;
     }
-    if (ctl & (EXR_R | EXR_S))
-        ipc_abort(t, ctl & EXR_R, ctl & EXR_S);
-    if (ctl & EXR_HH) {
-        if (ctl & EXR_H) {
+    if (ctl & (L4_EXREGS_ABORT_RECV | L4_EXREGS_ABORT_SEND))
+        ipc_abort(t, ctl & L4_EXREGS_ABORT_RECV, ctl & L4_EXREGS_ABORT_SEND);
+    if (ctl & L4_EXREGS_SET_HALT) {
+        if (ctl & L4_EXREGS_HALT) {
             if (t->state == TS_HALTED)
                 ;
             else

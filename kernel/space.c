@@ -96,22 +96,30 @@ int space_setup_areas(struct space *s, word_t kip_area, word_t utcb_area)
 
 void *space_utcb_frame(struct space *s, word_t location)
 {
+    struct pt_ref ref;
+    if (pt_find_leaf(s, location & ~(PAGE_SIZE - 1), &ref) && ref.level == 0 && !*ref.node)
+        return (char *)phys_to_virt(pte_frame(*ref.pte, 0)) + (location & (PAGE_SIZE - 1));
+    return NULL;
+}
+
+int space_utcb_back(struct space *s, word_t location)
+{
     word_t page = location & ~(PAGE_SIZE - 1);
     struct pt_ref ref;
-    if (pt_find_leaf(s, page, &ref) && ref.level == 0 && !*ref.node)
-        return (char *)phys_to_virt(pte_frame(*ref.pte, 0)) + (location & (PAGE_SIZE - 1));
+    if (space_utcb_frame(s, location))
+        return L4_ERR_OK;
     if (pt_walk(s, page, 0, true, &ref) != PT_OK)
-        return NULL;
+        return L4_ERR_NO_MEM;
     void *frame = kmem_alloc_page();
     if (!frame)
-        return NULL;
+        return L4_ERR_NO_MEM;
     mapdb_flush_range(s, page, PAGE_SIZE, true);
     *ref.pte = pte_make_leaf(physmap_to_phys(frame), PTE_RIGHTS_R | PTE_RIGHTS_W, 0, 0);
     if (s->foreign)
         *ref.pte = pte_kernel_only(*ref.pte);   /* its threads' MRs are the kernel's (foreign.c) */
     *ref.node = NULL;
     space_tlb_invalidate(s, page, PAGE_SIZE);
-    return (char *)frame + (location & (PAGE_SIZE - 1));
+    return L4_ERR_OK;
 }
 
 void space_add_thread(struct space *s, struct tcb *t)

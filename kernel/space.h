@@ -39,7 +39,10 @@ int space_setup_areas(struct space *s, word_t kip_area, word_t utcb_area);
 bool space_initialised(const struct space *s);
 bool space_in_kip_area(const struct space *s, word_t va, word_t size);
 bool space_in_utcb_area(const struct space *s, word_t va, word_t size);
-/* Back the UTCB at `location` with a kernel frame; returns the kernel address of the UTCB. */
+/* Back the UTCB at `location` with a kernel frame unless it is (L4_ERR_NO_MEM if memory ran
+ * out; then nothing changed but page tables).  The last fallible step of an activation. */
+int space_utcb_back(struct space *s, word_t location);
+/* The kernel address of the backed UTCB at `location` (NULL: not backed). */
 void *space_utcb_frame(struct space *s, word_t location);
 void space_add_thread(struct space *s, struct tcb *t);
 void space_remove_thread(struct space *s, struct tcb *t);

@@ -6,10 +6,13 @@
 #include "kmem.h"
 #include "kip.h"
 #include "iospace.h"
+#include "thread.h"
+#include "foreign.h"
 #include "lib.h"
 #include "console.h"
 #include <l4/fpage.h>
 #include <l4/message.h>
+#include <l4/pecan.h>
 
 static struct slab_cache space_cache = SLAB_CACHE_INIT("space", struct space);
 struct space kernel_space;
@@ -70,7 +73,8 @@ static bool valid_area(word_t fp, unsigned min_order)
     return l4_is_user_range(l4_fpage_base(fp), 1ul << order);
 }
 
-int space_setup_areas(struct space *s, word_t kip_area, word_t utcb_area)
+/* The areas of an uninitialised space: valid fpages of the user area that do not overlap. */
+static word_t check_areas(word_t kip_area, word_t utcb_area)
 {
     if (!valid_area(utcb_area, 12))
         return L4_ERR_UTCB_AREA;
@@ -80,17 +84,76 @@ int space_setup_areas(struct space *s, word_t kip_area, word_t utcb_area)
     word_t ub = l4_fpage_base(utcb_area), us = 1ul << l4_fpage_size_log2(utcb_area);
     if (kb < ub + us && ub < kb + ks)
         return L4_ERR_KIP_AREA;
+    return L4_ERR_OK;
+}
 
-    struct pt_ref ref;
-    if (pt_walk(s, kb, 0, true, &ref) != PT_OK)
-        return L4_ERR_NO_MEM;
+/* Map the KIP through the page-table entry `kip` (allocated by pt_walk) and record the
+ * areas: the space is initialised.  Cannot fail. */
+static void set_areas(struct space *s, struct pt_ref *kip, word_t kip_area, word_t utcb_area)
+{
+    word_t kb = l4_fpage_base(kip_area);
     /* A mapping already there (made before SpaceControl) gives way to the KIP. */
     mapdb_flush_range(s, kb, PAGE_SIZE, true);
-    *ref.pte = pte_make_leaf(kip_phys(), PTE_RIGHTS_R, 0, 0);
-    *ref.node = NULL;
+    *kip->pte = pte_make_leaf(kip_phys(), PTE_RIGHTS_R, 0, 0);
+    *kip->node = NULL;
     s->kip_area = l4_fpage_log2(kb, l4_fpage_size_log2(kip_area));
-    s->utcb_area = l4_fpage_log2(ub, l4_fpage_size_log2(utcb_area));
+    s->utcb_area = l4_fpage_log2(l4_fpage_base(utcb_area), l4_fpage_size_log2(utcb_area));
     space_tlb_invalidate(s, kb, PAGE_SIZE);
+}
+
+int space_setup_areas(struct space *s, word_t kip_area, word_t utcb_area)
+{
+    struct pt_ref ref;
+    word_t e = check_areas(kip_area, utcb_area);
+    if (e)
+        return (int)e;
+    if (pt_walk(s, l4_fpage_base(kip_area), 0, true, &ref) != PT_OK)
+        return L4_ERR_NO_MEM;
+    set_areas(s, &ref, kip_area, utcb_area);
+    return L4_ERR_OK;
+}
+
+/* --- SpaceControl (contract §4.4.9, docs/linux-abi.md) ------------------------------------ */
+
+word_t space_control(struct tcb *self, word_t spec, word_t ctl, word_t kip_area,
+                     word_t utcb_area, word_t redirector, word_t handler, word_t *old_ctl)
+{
+    struct tcb *t = thread_space_specifier(spec);
+    struct space *s = t ? t->space : NULL;
+    bool apply = ctl & L4_SPACE_CTL_APPLY, foreign = ctl & L4_SPACE_CTL_FOREIGN;
+    *old_ctl = s && s->foreign ? L4_SPACE_CTL_FOREIGN : 0;
+
+    /* Validate. */
+    if (!self->space->privileged)
+        return L4_ERR_NO_PRIVILEGE;
+    if (!s)
+        return L4_ERR_INVALID_SPACE;
+    if (redirector != L4_NILTHREAD && redirector != L4_ANYTHREAD && !tcb_lookup(redirector))
+        return L4_ERR_INVALID_THREAD;
+    if (apply && (ctl & ~(L4_SPACE_CTL_APPLY | L4_SPACE_CTL_FOREIGN)))
+        return L4_ERR_INVALID_PARAM;
+    word_t e = apply ? foreign_check_control(s, foreign, handler) : L4_ERR_OK;
+    if (e)
+        return e;
+    bool init = !space_initialised(s);
+    struct pt_ref kip;
+    if (init) {
+        if ((e = check_areas(kip_area, utcb_area)))
+            return e;
+        /* Allocate: the page tables down to the KIP's entry. */
+        if (pt_walk(s, l4_fpage_base(kip_area), 0, true, &kip) != PT_OK)
+            return L4_ERR_NO_MEM;
+    }
+
+    /* Apply: nothing below can fail. */
+    if (init)
+        set_areas(s, &kip, kip_area, utcb_area);
+    if (redirector != L4_NILTHREAD) {
+        s->redirector = redirector == L4_ANYTHREAD ? 0 : redirector;
+        space_update_ipc_slow(s);
+    }
+    if (apply)
+        foreign_set_control(s, foreign, handler);
     return L4_ERR_OK;
 }
 

@@ -116,34 +116,10 @@ static void sys_thread_control(struct tcb *self, struct frame *f)
 
 static void sys_space_control(struct tcb *self, struct frame *f)
 {
-    word_t e = L4_ERR_OK;
-    struct tcb *t = thread_space_specifier(to_global(self, f->rdi));
-    word_t red = to_global(self, f->r9);
-    /* Pecan's control word (docs/linux-abi.md): bit 63 applies bits 0..62, so that the 0
-     * every X.2 program passes changes nothing. */
-    word_t ctl = f->rsi;
-    bool apply = ctl & L4_SPACE_CTL_APPLY, foreign = ctl & L4_SPACE_CTL_FOREIGN;
-    word_t handler = foreign ? to_global(self, f->r10) : 0;
-    if (!self->space->privileged)
-        e = L4_ERR_NO_PRIVILEGE;
-    else if (!t || !t->space)
-        e = L4_ERR_INVALID_SPACE;
-    else if (red != L4_NILTHREAD && red != L4_ANYTHREAD && !tcb_lookup(red))
-        e = L4_ERR_INVALID_THREAD;
-    else if (apply && (ctl & ~(L4_SPACE_CTL_APPLY | L4_SPACE_CTL_FOREIGN)))
-        e = L4_ERR_INVALID_PARAM;
-    else if (apply)
-        e = foreign_check_control(t->space, foreign, handler);
-    if (!e && !space_initialised(t->space))
-        e = space_setup_areas(t->space, f->rdx, f->r8);
-    word_t old = t && t->space && t->space->foreign ? L4_SPACE_CTL_FOREIGN : 0;
-    /* Everything is checked (and the areas were the last thing that could fail). */
-    if (!e && red != L4_NILTHREAD) {
-        t->space->redirector = red == L4_ANYTHREAD ? 0 : red;
-        space_update_ipc_slow(t->space);
-    }
-    if (!e && apply)
-        foreign_set_control(t->space, foreign, handler);
+    word_t old;
+    word_t handler = f->rsi & L4_SPACE_CTL_FOREIGN ? to_global(self, f->r10) : 0;
+    word_t e = space_control(self, to_global(self, f->rdi), f->rsi, f->rdx, f->r8,
+                             to_global(self, f->r9), handler, &old);
     if (e)
         set_error(self, e);
     f->rax = e ? 0 : 1;

@@ -128,84 +128,23 @@ static void sys_space_control(struct tcb *self, struct frame *f)
 
 /* --- Schedule, ThreadSwitch, SystemClock ------------------------------------------------ */
 
-static uint16_t us_to_period(uint64_t us, bool zero_is_never)
-{
-    if (us == 0 && zero_is_never)
-        return L4_NEVER;
-    return l4_period_from_us(us);
-}
-
-static unsigned schedule_state(struct tcb *t)
-{
-    if (t->state == TS_IRQ)
-        return 2;
-    if (t->state == TS_INACTIVE)
-        return 1;
-    if (t->state == TS_HALTED || (t->flags & TF_HALT_PENDING))
-        return 2;
-    unsigned s = ipc_schedule_state(t);
-    return s ? s : 3;
-}
-
 static void sys_schedule(struct tcb *self, struct frame *f)
 {
-    word_t dest = to_global(self, f->rdi);
-    word_t time = f->rdx, proc = f->r8, prio = f->rsi, pre = f->r9;
-    struct tcb *t = dest ? tcb_lookup(dest) : NULL;
-    word_t e = 0;
-    bool priv = self->space->privileged;
-    if (!t || t->state == TS_IDLE || (t->state == TS_IRQ && !irq_associated(t)))
-        e = L4_ERR_INVALID_THREAD;
-    else if (!priv && t->scheduler != self->gid)
-        e = L4_ERR_NO_PRIVILEGE;
-    else if (prio != ~0ul && (prio & 0x1FF) <= 255 && !priv && (prio & 0x1FF) > self->prio)
-        e = L4_ERR_NO_PRIVILEGE;
-    else if (pre != ~0ul && ((pre >> 16) & 0xFF) > self->prio && !priv)
-        e = L4_ERR_NO_PRIVILEGE;
-    else if (time != ~0ul && (((uint16_t)time != 0xFFFF && l4_time_is_point((uint16_t)time)) ||
-                              ((uint16_t)(time >> 16) != 0xFFFF && l4_time_is_point((uint16_t)(time >> 16)))))
-        e = L4_ERR_INVALID_PARAM;       /* time points make no sense here; 0xFFFF: unchanged */
-    else if (proc != ~0ul && (proc & 0xFFFF) >= 1)
-        e = L4_ERR_INVALID_PARAM;
+    word_t state, old_time;
+    word_t e = sched_schedule(self, to_global(self, f->rdi), f->rdx, f->r8, f->rsi, f->r9,
+                              &state, &old_time);
     if (e) {
         set_error(self, e);
-        f->rax = 0;
+        f->rax = L4_SCHEDULE_ERROR;
         return;
     }
-    f->rdx = ((word_t)us_to_period(t->timeslice_us ? t->slice_left_us : 0, true) << 16) |
-             (t->quantum_us == QUANTUM_UNLIMITED ? L4_NEVER : l4_period_from_us(t->quantum_us));
-    if (prio != ~0ul && (prio & 0x1FF) <= 255)
-        sched_set_prio(t, prio & 0xFF);
-    if (time != ~0ul) {
-        uint16_t slice = (uint16_t)(time >> 16), quantum = (uint16_t)time;
-        if (slice != 0xFFFF) {
-            t->timeslice_us = l4_time_is_never(slice) ? 0 : l4_period_us(slice);
-            t->slice_left_us = t->timeslice_us;
-        }
-        if (quantum != 0xFFFF)
-            t->quantum_us = l4_time_is_never(quantum) ? QUANTUM_UNLIMITED : l4_period_us(quantum);
-    }
-    if (pre != ~0ul) {
-        t->max_delay_us = pre & 0xFFFF;
-        t->sensitive_prio = (pre >> 16) & 0xFF;
-    }
-    f->rax = schedule_state(t);
-    /* A priority change may have made another thread more important than the caller: the
-     * check on the way back to user mode (thread_return_to_user_checks) preempts it. */
+    f->rax = state;
+    f->rdx = old_time;
 }
 
 static void sys_thread_switch(struct tcb *self, struct frame *f)
 {
-    word_t dest = to_global(self, f->rdi);
-    struct tcb *t = dest ? tcb_lookup(dest) : NULL;
-    if (t == self)
-        return;
-    if (t && t->state == TS_READY)
-        sched_donate(t);
-    else {
-        sched_preemption_done(self);
-        sched_yield();
-    }
+    sched_thread_switch(self, to_global(self, f->rdi));
 }
 
 /* --- Unmap --------------------------------------------------------------------------------- */

@@ -154,26 +154,7 @@ static void sys_unmap(struct tcb *self, struct frame *f)
     word_t *mr = self->mr;
     mr[0] = f->r9;  mr[1] = f->rax; mr[2] = f->rbx; mr[3] = f->r10;
     mr[4] = f->r12; mr[5] = f->r13; mr[6] = f->r14; mr[7] = f->r15;
-    unsigned k = f->rdx & 0x3F;
-    bool flush = f->rdx & 0x40;
-    for (unsigned i = 0; i <= k; i++) {
-        word_t fp = mr[i];
-        if (l4_is_io_fpage(fp)) {
-            if (l4_fpage_rights(fp))
-                iospace_unmap(self->space, fp, flush);
-            continue;
-        }
-        unsigned order = l4_fpage_order(fp);
-        if (l4_is_nil_fpage(fp) || order < 12)
-            continue;
-        word_t base = l4_fpage_base(fp);
-        word_t size = order >= 47 ? L4_USER_AREA_END : 1ul << order;
-        if (base >= L4_USER_AREA_END)
-            continue;
-        size = MIN(size, L4_USER_AREA_END - base);
-        unsigned status = mapdb_unmap(self->space, base, size, l4_fpage_rights(fp), flush);
-        mr[i] = l4_fpage_set_rights(fp, status);
-    }
+    mapdb_unmap_fpages(self->space, mr, (f->rdx & L4_UNMAP_COUNT_MASK) + 1, f->rdx & L4_UNMAP_FLUSH);
     f->r9 = mr[0];  f->rax = mr[1]; f->rbx = mr[2]; f->r10 = mr[3];
     f->r12 = mr[4]; f->r13 = mr[5]; f->r14 = mr[6]; f->r15 = mr[7];
     f->rdi = self->local_id;

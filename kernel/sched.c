@@ -398,6 +398,14 @@ void sched_init(void)
 
 /* --- Schedule and ThreadSwitch (contract §4.4.5, §4.4.6) -------------------------------- */
 
+void sched_thread_init(struct tcb *t)
+{
+    t->prio = CONFIG_DEFAULT_PRIO;
+    t->timeslice_us = CONFIG_TIMESLICE_US;
+    t->slice_left_us = CONFIG_TIMESLICE_US;
+    t->quantum_us = QUANTUM_UNLIMITED;
+}
+
 static uint16_t us_to_period(uint64_t us, bool zero_is_never)
 {
     if (us == 0 && zero_is_never)

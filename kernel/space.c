@@ -10,6 +10,7 @@
 #include "foreign.h"
 #include "lib.h"
 #include "console.h"
+#include "list.h"
 #include <l4/fpage.h>
 #include <l4/message.h>
 #include <l4/pecan.h>
@@ -188,11 +189,7 @@ int space_utcb_back(struct space *s, word_t location)
 void space_add_thread(struct space *s, struct tcb *t)
 {
     t->space = s;
-    t->space_prev = NULL;
-    t->space_next = s->threads;
-    if (s->threads)
-        s->threads->space_prev = t;
-    s->threads = t;
+    LIST_PUSH(s->threads, t, space_next, space_prev);
     s->nthreads++;
     if (s->foreign)
         t->flags |= TF_FOREIGN;
@@ -205,12 +202,7 @@ void space_update_ipc_slow(struct space *s)
 
 void space_remove_thread(struct space *s, struct tcb *t)
 {
-    if (t->space_prev)
-        t->space_prev->space_next = t->space_next;
-    else
-        s->threads = t->space_next;
-    if (t->space_next)
-        t->space_next->space_prev = t->space_prev;
+    LIST_UNLINK(s->threads, t, space_next, space_prev);
     t->space_next = t->space_prev = NULL;
     t->flags &= ~TF_FOREIGN;
     s->nthreads--;

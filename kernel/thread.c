@@ -12,6 +12,7 @@
 #include "invariants.h"
 #include "lib.h"
 #include "console.h"
+#include "list.h"
 #include <l4/utcb.h>
 #include <l4/message.h>
 #include <l4/fpage.h>
@@ -25,21 +26,12 @@ struct tcb *thread_first(void)
 
 static void all_link(struct tcb *t)
 {
-    t->all_prev = NULL;
-    t->all_next = all_threads;
-    if (all_threads)
-        all_threads->all_prev = t;
-    all_threads = t;
+    LIST_PUSH(all_threads, t, all_next, all_prev);
 }
 
 static void all_unlink(struct tcb *t)
 {
-    if (t->all_prev)
-        t->all_prev->all_next = t->all_next;
-    else
-        all_threads = t->all_next;
-    if (t->all_next)
-        t->all_next->all_prev = t->all_prev;
+    LIST_UNLINK(all_threads, t, all_next, all_prev);
 }
 
 /* Initialise the TCB of a backed slot (thread_back) for gid in `space` (inactive). */
@@ -50,11 +42,8 @@ static struct tcb *tcb_init(word_t gid, struct space *space, word_t scheduler)
     invariants_paint_stack(t);
     t->gid = gid;
     t->state = TS_INACTIVE;
-    t->prio = CONFIG_DEFAULT_PRIO;
     t->scheduler = scheduler;
-    t->timeslice_us = CONFIG_TIMESLICE_US;
-    t->slice_left_us = CONFIG_TIMESLICE_US;
-    t->quantum_us = QUANTUM_UNLIMITED;
+    sched_thread_init(t);
     t->utcb_location = ~0ul;
     t->ipc.wait_for = L4_NILTHREAD;
     arch_thread_init_frame(t, 0, 0);

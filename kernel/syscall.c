@@ -1,5 +1,8 @@
-/* System calls: decoding the registers of the stub that was used (contract §4.2) and the
- * calls other than Ipc, whose semantics live in ipc.c. */
+/* System calls: decoding the registers of the stub that was used (contract §4.2) and putting
+ * the results back.  The semantics live with their objects (docs/architecture.md, "System
+ * calls: decode and apply"): Ipc in ipc.c, ThreadControl in thread.c, SpaceControl in
+ * space.c, Schedule and ThreadSwitch in sched.c, Unmap in mapdb.c.  ExchangeRegisters,
+ * ProcessorControl and MemoryControl are here. */
 #include "arch.h"
 #include "syscall_nr.h"
 #include "tcb.h"

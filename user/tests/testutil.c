@@ -27,6 +27,24 @@ l4_word_t tu_new_tid(void)
     return l4_global_id(l4_kip_user_base() + 3 + next_number++, 1);
 }
 
+unsigned tu_fill_spaces(l4_word_t *tids, unsigned max)
+{
+    l4_word_t me = l4_my_global_id(), old;
+    unsigned n = 0;
+    for (; n < max; n++) {
+        l4_word_t t = tu_new_tid();
+        if (!l4_thread_control(t, t, me, 0, ~0ul))
+            break;
+        tids[n] = t;
+        if (!l4_space_control(t, 0, l4_fpage_log2(0xBFF00000, 12), l4_fpage_log2(0xBF000000, 12), 0, &old) ||
+            !l4_thread_control(t, t, 0, me, 0xBF000000)) {
+            n++;
+            break;
+        }
+    }
+    return n;
+}
+
 static l4_word_t stack_top(void)
 {
     if (next_stack == MAX_STACKS)

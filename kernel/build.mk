@@ -16,11 +16,6 @@ KDBG_BIN      := $(BUILD)/kernel-debug.bin
 
 all: $(KERNEL_BIN) $(KDBG_BIN)
 
-$(BUILD)/kernel/%.o: kernel/%.c
-	@mkdir -p $(dir $@)
-	@echo "  CC      $<"
-	@$(CC) $(KERNEL_CFLAGS) -c $< -o $@
-
 # Structure offsets for assembly, generated from the C definitions.
 ASM_OFFSETS := $(BUILD)/kernel/asm_offsets.h
 $(ASM_OFFSETS): $(KERNEL_ARCH)/asm_offsets.c kernel/tcb.h kernel/space.h $(KERNEL_ARCH)/frame.h
@@ -30,33 +25,28 @@ $(ASM_OFFSETS): $(KERNEL_ARCH)/asm_offsets.c kernel/tcb.h kernel/space.h $(KERNE
 	@(echo "/* Generated from $<; do not edit. */"; \
 	  sed -n 's/.*->\([A-Z_0-9]*\) \$$\{0,1\}\([-0-9]*\).*/#define \1 \2/p' $@.s) > $@
 
-$(BUILD)/kernel/%.o: kernel/%.S $(ASM_OFFSETS)
-	@mkdir -p $(dir $@)
-	@echo "  AS      $<"
-	@$(CC) $(KERNEL_CFLAGS) -D__ASSEMBLER__ -c $< -o $@
+# The two kernels are built alike: $(1) their objects' directory under $(BUILD), $(2) extra
+# compiler flags, $(3) the objects, $(4) the ELF, $(5) the flat image that QEMU -kernel and
+# GRUB load through the multiboot a.out kludge.
+define kernel_image
+$$(BUILD)/$(1)kernel/%.o: kernel/%.c
+	@mkdir -p $$(dir $$@)
+	@echo "  CC      $$<$(if $(2), (debug))"
+	@$$(CC) $$(KERNEL_CFLAGS) $(2) -c $$< -o $$@
 
-$(BUILD)/kernel-debug/kernel/%.o: kernel/%.c
-	@mkdir -p $(dir $@)
-	@echo "  CC      $< (debug)"
-	@$(CC) $(KERNEL_CFLAGS) -DCONFIG_INVARIANTS -c $< -o $@
+$$(BUILD)/$(1)kernel/%.o: kernel/%.S $$(ASM_OFFSETS)
+	@mkdir -p $$(dir $$@)
+	@echo "  AS      $$<$(if $(2), (debug))"
+	@$$(CC) $$(KERNEL_CFLAGS) $(2) -D__ASSEMBLER__ -c $$< -o $$@
 
-$(BUILD)/kernel-debug/kernel/%.o: kernel/%.S $(ASM_OFFSETS)
-	@mkdir -p $(dir $@)
-	@$(CC) $(KERNEL_CFLAGS) -DCONFIG_INVARIANTS -D__ASSEMBLER__ -c $< -o $@
+$(4): $(3) $$(KERNEL_ARCH)/kernel.ld
+	@echo "  LD      $$@"
+	@$$(LD) -nostdlib -z max-page-size=4096 -z noexecstack --no-warn-rwx-segments \
+	    -T $$(KERNEL_ARCH)/kernel.ld -o $$@ $(3)
 
-$(KDBG_ELF): $(KDBG_OBJS) $(KERNEL_ARCH)/kernel.ld
-	@echo "  LD      $@"
-	@$(LD) -nostdlib -z max-page-size=4096 -z noexecstack --no-warn-rwx-segments \
-	    -T $(KERNEL_ARCH)/kernel.ld -o $@ $(KDBG_OBJS)
+$(5): $(4)
+	@$$(OBJCOPY) -O binary --remove-section=.bss $$< $$@
+endef
 
-$(KDBG_BIN): $(KDBG_ELF)
-	@$(OBJCOPY) -O binary --remove-section=.bss $< $@
-
-$(KERNEL_ELF): $(KERNEL_OBJS) $(KERNEL_ARCH)/kernel.ld
-	@echo "  LD      $@"
-	@$(LD) -nostdlib -z max-page-size=4096 -z noexecstack --no-warn-rwx-segments \
-	    -T $(KERNEL_ARCH)/kernel.ld -o $@ $(KERNEL_OBJS)
-
-# The flat image QEMU -kernel and GRUB load through the multiboot a.out kludge.
-$(KERNEL_BIN): $(KERNEL_ELF)
-	@$(OBJCOPY) -O binary --remove-section=.bss $< $@
+$(eval $(call kernel_image,,,$(KERNEL_OBJS),$(KERNEL_ELF),$(KERNEL_BIN)))
+$(eval $(call kernel_image,kernel-debug/,-DCONFIG_INVARIANTS,$(KDBG_OBJS),$(KDBG_ELF),$(KDBG_BIN)))

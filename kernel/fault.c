@@ -18,9 +18,9 @@
 
 /* The largest message: an exception (MR0..MR20).  A page fault saves MR0..MR2 (its reply is
  * a map item), a preemption message MR0..MR3. */
-#define SAVED_MRS 21
-#define PAGEFAULT_MRS 3
-#define PREEMPTION_MRS 4
+#define SAVED_MRS (1 + L4_EXC_WORDS)
+#define PAGEFAULT_MRS (1 + L4_PF_WORDS)
+#define PREEMPTION_MRS (1 + L4_TIMEFAULT_WORDS)
 
 struct saved_utcb {
     word_t mr[SAVED_MRS];
@@ -62,8 +62,8 @@ static bool pagefault_ipc(struct tcb *t, struct tcb *pager, word_t tag, word_t m
     struct saved_utcb sv;
     save_utcb(t, &sv, PAGEFAULT_MRS);
     t->mr[0] = tag;
-    t->mr[1] = mr1;
-    t->mr[2] = mr2;
+    t->mr[L4_PF_ADDR] = mr1;
+    t->mr[L4_PF_IP] = mr2;
     bool ok = ipc_kernel_call(t, pager->gid, acceptor, PAGEFAULT_MRS);
     restore_utcb(t, &sv, PAGEFAULT_MRS);
     return ok;
@@ -84,7 +84,7 @@ void fault_page(struct tcb *t, word_t addr, unsigned access, word_t ip)
     struct tcb *pager = handler_of(t, L4_UTCB_PAGER);
     if (!pager)
         unhandled(t, "page fault", addr, ip);
-    word_t tag = L4_PROTO_PAGEFAULT | ((word_t)(access & 7) << 16) | 2;
+    word_t tag = l4_pagefault_tag(L4_PROTO_PAGEFAULT, access);
     if (!pagefault_ipc(t, pager, tag, addr, ip, L4_COMPLETE_FPAGE) && !handler_of(t, L4_UTCB_PAGER))
         unhandled(t, "page fault", addr, ip);
     /* Return to the faulting instruction; it faults again if the page is still missing. */
@@ -101,7 +101,7 @@ void fault_io(struct tcb *t, unsigned port, unsigned count, word_t ip)
     struct tcb *pager = handler_of(t, L4_UTCB_PAGER);
     if (t->space->sigma0 || !pager)
         unhandled(t, "I/O port fault", port, ip);
-    word_t tag = L4_PROTO_IO_PAGEFAULT | ((word_t)(FAULT_R | FAULT_W) << 16) | 2;
+    word_t tag = l4_pagefault_tag(L4_PROTO_IO_PAGEFAULT, FAULT_R | FAULT_W);
     if (!pagefault_ipc(t, pager, tag, fp, ip, L4_COMPLETE_FPAGE) && !handler_of(t, L4_UTCB_PAGER))
         unhandled(t, "I/O port fault", port, ip);
 }
@@ -114,7 +114,7 @@ bool fault_ipc_for_transfer(struct tcb *t, word_t va, bool write, uint64_t deadl
             return mapdb_sigma0_fault(t->space, va, write);
         return false;
     }
-    word_t tag = L4_PROTO_PAGEFAULT | ((word_t)(write ? FAULT_W : FAULT_R) << 16) | 2;
+    word_t tag = l4_pagefault_tag(L4_PROTO_PAGEFAULT, write ? FAULT_W : FAULT_R);
     /* The fault IPC is nested in t's transfer: keep the transfer's state out of its way. */
     struct tcb_ipc_state saved = t->ipc;
     t->kdeadline = deadline == ~0ull ? 0 : deadline;
@@ -139,23 +139,26 @@ void fault_exception(struct tcb *t, unsigned vector, word_t error)
     struct saved_utcb sv;
     save_utcb(t, &sv, SAVED_MRS);
     word_t *mr = t->mr;
-    mr[0] = L4_PROTO_EXCEPTION | 20;
-    mr[1] = f->rip;  mr[2] = f->rbx;  mr[3] = f->r10;  mr[4] = f->r12;
-    mr[5] = f->r13;  mr[6] = f->r14;  mr[7] = f->r15;  mr[8] = f->rax;
-    mr[9] = f->rcx;  mr[10] = f->rdx; mr[11] = f->rsi; mr[12] = f->rdi;
-    mr[13] = f->rbp; mr[14] = f->r8;  mr[15] = f->r9;  mr[16] = f->r11;
-    mr[17] = f->rsp; mr[18] = f->rflags; mr[19] = vector; mr[20] = error;
+    mr[0] = L4_PROTO_EXCEPTION | L4_EXC_WORDS;
+    mr[L4_EXC_RIP] = f->rip; mr[L4_EXC_RBX] = f->rbx; mr[L4_EXC_R10] = f->r10;
+    mr[L4_EXC_R12] = f->r12; mr[L4_EXC_R13] = f->r13; mr[L4_EXC_R14] = f->r14;
+    mr[L4_EXC_R15] = f->r15; mr[L4_EXC_RAX] = f->rax; mr[L4_EXC_RCX] = f->rcx;
+    mr[L4_EXC_RDX] = f->rdx; mr[L4_EXC_RSI] = f->rsi; mr[L4_EXC_RDI] = f->rdi;
+    mr[L4_EXC_RBP] = f->rbp; mr[L4_EXC_R8] = f->r8;   mr[L4_EXC_R9] = f->r9;
+    mr[L4_EXC_R11] = f->r11; mr[L4_EXC_RSP] = f->rsp; mr[L4_EXC_RFLAGS] = f->rflags;
+    mr[L4_EXC_VECTOR] = vector; mr[L4_EXC_ERROR] = error;
     word_t br0 = utcb_get(t, L4_UTCB_BR(0));     /* the acceptor stays as the thread had it */
     bool ok = ipc_kernel_call(t, h->gid, br0, SAVED_MRS);
     if (ok) {
         /* The reply overwrote MR1..MRu: load the registers from the MRs (§6.2). */
-        f->rip = mr[1];  f->rbx = mr[2];  f->r10 = mr[3];  f->r12 = mr[4];
-        f->r13 = mr[5];  f->r14 = mr[6];  f->r15 = mr[7];  f->rax = mr[8];
-        f->rcx = mr[9];  f->rdx = mr[10]; f->rsi = mr[11]; f->rdi = mr[12];
-        f->rbp = mr[13]; f->r8 = mr[14];  f->r9 = mr[15];  f->r11 = mr[16];
-        f->rsp = mr[17];
+        f->rip = mr[L4_EXC_RIP]; f->rbx = mr[L4_EXC_RBX]; f->r10 = mr[L4_EXC_R10];
+        f->r12 = mr[L4_EXC_R12]; f->r13 = mr[L4_EXC_R13]; f->r14 = mr[L4_EXC_R14];
+        f->r15 = mr[L4_EXC_R15]; f->rax = mr[L4_EXC_RAX]; f->rcx = mr[L4_EXC_RCX];
+        f->rdx = mr[L4_EXC_RDX]; f->rsi = mr[L4_EXC_RSI]; f->rdi = mr[L4_EXC_RDI];
+        f->rbp = mr[L4_EXC_RBP]; f->r8 = mr[L4_EXC_R8];   f->r9 = mr[L4_EXC_R9];
+        f->r11 = mr[L4_EXC_R11]; f->rsp = mr[L4_EXC_RSP];
         t->flags |= TF_USER_STATE;
-        arch_set_user_flags(t, mr[18]);
+        arch_set_user_flags(t, mr[L4_EXC_RFLAGS]);
         f->vector = 0;                  /* all registers matter: return with iret */
     }
     restore_utcb(t, &sv, SAVED_MRS);
@@ -170,10 +173,10 @@ void fault_preemption(struct tcb *t, bool timefault)
         return;
     struct saved_utcb sv;
     save_utcb(t, &sv, PREEMPTION_MRS);
-    t->mr[0] = L4_PROTO_PREEMPTION | (timefault ? 3 : 2);
-    t->mr[1] = t->preempt_clock;
-    t->mr[2] = 0;                       /* clock bits 64-127 */
-    t->mr[3] = 1;                       /* time fault only: the total quantum is exhausted */
+    t->mr[0] = L4_PROTO_PREEMPTION | (timefault ? L4_TIMEFAULT_WORDS : L4_PREEMPTION_WORDS);
+    t->mr[L4_PREEMPTION_CLOCK] = t->preempt_clock;
+    t->mr[L4_PREEMPTION_CLOCK_HIGH] = 0;
+    t->mr[L4_PREEMPTION_TIMEFAULT] = 1; /* time fault only: the total quantum is exhausted */
     ipc_kernel_call(t, sched->gid, L4_NILPAGE, PREEMPTION_MRS);
     restore_utcb(t, &sv, PREEMPTION_MRS);
 }

@@ -131,7 +131,7 @@ void foreign_exception(struct tcb *t, unsigned vector, word_t error, word_t addr
 
 void foreign_page_fault(struct tcb *t, word_t addr, unsigned access, word_t ip)
 {
-    t->mr[0] = L4_PROTO_PAGEFAULT | ((word_t)(access & 7) << 16) | 2;
+    t->mr[0] = l4_pagefault_tag(L4_PROTO_PAGEFAULT, access);
     t->mr[1] = addr;
     t->mr[2] = ip;
     message(t, "page fault");

@@ -19,6 +19,7 @@
 #include "console.h"
 #include "invariants.h"
 #include <l4/message.h>
+#include <l4/control.h>
 #include <l4/time.h>
 #include <l4/utcb.h>
 
@@ -660,11 +661,11 @@ void ipc_thread_deleted(struct tcb *t)
 unsigned ipc_schedule_state(struct tcb *t)
 {
     if (t->xfer)
-        return t->xfer->s == t ? 5 : 7;         /* sending / receiving */
+        return t->xfer->s == t ? L4_SCHEDULE_SENDING : L4_SCHEDULE_RECEIVING;
     switch (t->state) {
-    case TS_WAIT_SEND: return 4;
-    case TS_WAIT_RECV: return 6;
-    case TS_XFER_RECV: return 7;
+    case TS_WAIT_SEND: return L4_SCHEDULE_PENDING_SEND;
+    case TS_WAIT_RECV: return L4_SCHEDULE_WAITING;
+    case TS_XFER_RECV: return L4_SCHEDULE_RECEIVING;
     default:           return 0;
     }
 }
@@ -672,11 +673,11 @@ unsigned ipc_schedule_state(struct tcb *t)
 unsigned ipc_exregs_state(struct tcb *t)
 {
     if (t->xfer)
-        return t->xfer->s == t ? 4 : 2;
+        return t->xfer->s == t ? L4_EXREGS_WAS_SENDING : L4_EXREGS_WAS_RECEIVING;
     switch (t->state) {
-    case TS_WAIT_SEND: return 4;
+    case TS_WAIT_SEND: return L4_EXREGS_WAS_SENDING;
     case TS_WAIT_RECV:
-    case TS_XFER_RECV: return 2;
+    case TS_XFER_RECV: return L4_EXREGS_WAS_RECEIVING;
     default:           return 0;
     }
 }

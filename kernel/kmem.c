@@ -9,6 +9,7 @@
 #else
 #include <string.h>
 #endif
+#include "list.h"
 
 #define NOT_FREE 0xFF
 
@@ -18,21 +19,12 @@ struct kmem_free {
 
 static void list_push(struct kmem_pool *p, unsigned order, struct kmem_free *f)
 {
-    f->prev = NULL;
-    f->next = p->free[order];
-    if (f->next)
-        f->next->prev = f;
-    p->free[order] = f;
+    LIST_PUSH(p->free[order], f, next, prev);
 }
 
 static void list_remove(struct kmem_pool *p, unsigned order, struct kmem_free *f)
 {
-    if (f->prev)
-        f->prev->next = f->next;
-    else
-        p->free[order] = f->next;
-    if (f->next)
-        f->next->prev = f->prev;
+    LIST_UNLINK(p->free[order], f, next, prev);
 }
 
 static void insert_free(struct kmem_pool *p, word_t idx, unsigned order)

@@ -15,7 +15,9 @@
 #include "bootmem.h"
 #include "lib.h"
 #include "console.h"
+#include "iospace.h"
 #include <l4/types.h>
+#include <l4/fpage.h>
 
 #define R PTE_RIGHTS_R
 #define W PTE_RIGHTS_W
@@ -581,4 +583,28 @@ bool mapdb_sigma0_fault(struct space *s, word_t va, bool write)
     if (pt_find_leaf(s, va, &ref))
         return true;            /* present already (e.g. a spurious fault) */
     return sigma0_map_page(s, va) && pt_find_leaf(s, va, &ref);
+}
+
+/* --- Unmap (contract §4.4.8) ---------------------------------------------------------- */
+
+void mapdb_unmap_fpages(struct space *s, word_t *fpages, unsigned n, bool flush)
+{
+    for (unsigned i = 0; i < n; i++) {
+        word_t fp = fpages[i];
+        if (l4_is_io_fpage(fp)) {
+            if (l4_fpage_rights(fp))
+                iospace_unmap(s, fp, flush);
+            continue;
+        }
+        unsigned order = l4_fpage_order(fp);
+        if (l4_is_nil_fpage(fp) || order < 12)
+            continue;
+        word_t base = l4_fpage_base(fp);
+        word_t size = order >= 47 ? L4_USER_AREA_END : 1ul << order;
+        if (base >= L4_USER_AREA_END)
+            continue;
+        size = MIN(size, L4_USER_AREA_END - base);
+        unsigned status = mapdb_unmap(s, base, size, l4_fpage_rights(fp), flush);
+        fpages[i] = l4_fpage_set_rights(fp, status);
+    }
 }

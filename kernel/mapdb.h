@@ -39,6 +39,11 @@ static inline void mapdb_flush_range(struct space *s, word_t va, word_t size, bo
     mapdb_unmap(s, va, size, 7, own);
 }
 
+/* Unmap (contract §4.4.8) of the n fpages (memory or I/O) of s in fpages[]: rights
+ * revoked from what was derived from them (and, if `flush`, from s's own mappings); each
+ * memory fpage gets back its access status in its rights bits.  Cannot fail. */
+void mapdb_unmap_fpages(struct space *s, word_t *fpages, unsigned n, bool flush);
+
 /* sigma0: make sure its identity mapping of [pa, pa + size) exists (creating roots). */
 bool mapdb_sigma0_fault(struct space *s, word_t va, bool write);
 

@@ -21,7 +21,13 @@
 #include "console.h"
 #include "lib.h"
 #include "arch.h"
+#include "ipc.h"
+#include "irq.h"
+#include "space.h"
 #include <l4/utcb.h>
+#include <l4/time.h>
+#include <l4/control.h>
+#include <l4/message.h>
 
 static struct tcb *ready_head[256];
 static uint64_t prio_bitmap[4];
@@ -388,4 +394,99 @@ void sched_init(void)
     memset(ready_head, 0, sizeof(ready_head));
     memset(prio_bitmap, 0, sizeof(prio_bitmap));
     sched_top_prio = -1;
+}
+
+/* --- Schedule and ThreadSwitch (contract §4.4.5, §4.4.6) -------------------------------- */
+
+void sched_thread_init(struct tcb *t)
+{
+    t->prio = CONFIG_DEFAULT_PRIO;
+    t->timeslice_us = CONFIG_TIMESLICE_US;
+    t->slice_left_us = CONFIG_TIMESLICE_US;
+    t->quantum_us = QUANTUM_UNLIMITED;
+}
+
+static uint16_t us_to_period(uint64_t us, bool zero_is_never)
+{
+    if (us == 0 && zero_is_never)
+        return L4_NEVER;
+    return l4_period_from_us(us);
+}
+
+static unsigned schedule_state(struct tcb *t)
+{
+    if (t->state == TS_IRQ)
+        return L4_SCHEDULE_INACTIVE;
+    if (t->state == TS_INACTIVE)
+        return L4_SCHEDULE_DEAD;
+    if (t->state == TS_HALTED || (t->flags & TF_HALT_PENDING))
+        return L4_SCHEDULE_INACTIVE;
+    unsigned s = ipc_schedule_state(t);
+    return s ? s : L4_SCHEDULE_RUNNING;
+}
+
+/* A TimeControl half that is a time point: meaningless here (0xFFFF: unchanged). */
+static bool time_half_invalid(uint16_t half)
+{
+    return half != L4_TIME_CTL_KEEP && l4_time_is_point(half);
+}
+
+word_t sched_schedule(struct tcb *self, word_t dest, word_t time, word_t proc, word_t prio,
+                      word_t pre, word_t *state, word_t *old_time)
+{
+    /* Validate. */
+    struct tcb *t = dest ? tcb_lookup(dest) : NULL;
+    bool priv = self->space->privileged;
+    bool set_prio = prio != L4_SCHEDULE_NO_CHANGE && (prio & L4_PRIO_CTL_MASK) <= L4_PRIO_CTL_MAX;
+    unsigned sensitive = (pre >> L4_PREEMPT_CTL_PRIO_SHIFT) & L4_PREEMPT_CTL_PRIO_MASK;
+    if (!t || t->state == TS_IDLE || (t->state == TS_IRQ && !irq_associated(t)))
+        return L4_ERR_INVALID_THREAD;
+    if (!priv && t->scheduler != self->gid)
+        return L4_ERR_NO_PRIVILEGE;
+    if (set_prio && !priv && (prio & L4_PRIO_CTL_MASK) > self->prio)
+        return L4_ERR_NO_PRIVILEGE;
+    if (pre != L4_SCHEDULE_NO_CHANGE && sensitive > self->prio && !priv)
+        return L4_ERR_NO_PRIVILEGE;
+    if (time != L4_SCHEDULE_NO_CHANGE &&
+        (time_half_invalid(l4_time_control_quantum(time)) || time_half_invalid(l4_time_control_slice(time))))
+        return L4_ERR_INVALID_PARAM;
+    if (proc != L4_SCHEDULE_NO_CHANGE && (proc & L4_PROC_CTL_MASK) >= 1)
+        return L4_ERR_INVALID_PARAM;    /* one processor */
+
+    /* Apply: nothing below can fail. */
+    *old_time = l4_time_control(us_to_period(t->timeslice_us ? t->slice_left_us : 0, true),
+                                t->quantum_us == QUANTUM_UNLIMITED ? L4_NEVER :
+                                l4_period_from_us(t->quantum_us));
+    if (set_prio)
+        sched_set_prio(t, prio & L4_PRIO_CTL_MAX);
+    if (time != L4_SCHEDULE_NO_CHANGE) {
+        uint16_t slice = l4_time_control_slice(time), quantum = l4_time_control_quantum(time);
+        if (slice != L4_TIME_CTL_KEEP) {
+            t->timeslice_us = l4_time_is_never(slice) ? 0 : l4_period_us(slice);
+            t->slice_left_us = t->timeslice_us;
+        }
+        if (quantum != L4_TIME_CTL_KEEP)
+            t->quantum_us = l4_time_is_never(quantum) ? QUANTUM_UNLIMITED : l4_period_us(quantum);
+    }
+    if (pre != L4_SCHEDULE_NO_CHANGE) {
+        t->max_delay_us = pre & L4_PREEMPT_CTL_DELAY_MASK;
+        t->sensitive_prio = sensitive;
+    }
+    *state = schedule_state(t);
+    /* A priority change may have made another thread more important than the caller: the
+     * check on the way back to user mode (thread_return_to_user_checks) preempts it. */
+    return L4_ERR_OK;
+}
+
+void sched_thread_switch(struct tcb *self, word_t dest)
+{
+    struct tcb *t = dest ? tcb_lookup(dest) : NULL;
+    if (t == self)
+        return;
+    if (t && t->state == TS_READY)
+        sched_donate(t);
+    else {
+        sched_preemption_done(self);
+        sched_yield();
+    }
 }

@@ -45,4 +45,15 @@ void sched_preemption_done(struct tcb *self);             /* run a more importan
 void sched_donate(struct tcb *to);          /* ThreadSwitch(to) */
 void sched_set_prio(struct tcb *t, unsigned prio);
 
+/* A new thread's scheduling parameters (contract §4.4.6 defaults): default priority, the
+ * default time slice, no total quantum. */
+void sched_thread_init(struct tcb *t);
+/* Schedule (contract §4.4.6) by `self`, dest already global: validates first (an error
+ * changes nothing), then applies.  Returns an L4_ERR_* code; on success *state is dest's
+ * state (L4_SCHEDULE_*) and *old_time its old TimeControl. */
+word_t sched_schedule(struct tcb *self, word_t dest, word_t time, word_t proc, word_t prio,
+                      word_t pre, word_t *state, word_t *old_time);
+/* ThreadSwitch (§4.4.5): donate the rest of the slice to dest, or yield (dest nil). */
+void sched_thread_switch(struct tcb *self, word_t dest);
+
 #endif

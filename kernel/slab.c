@@ -5,6 +5,7 @@
 #include "kmem.h"
 #include "lib.h"
 #include "arch.h"
+#include "list.h"
 
 struct slab {
     struct slab_cache *cache;
@@ -17,22 +18,13 @@ struct slab {
 
 static void partial_remove(struct slab_cache *c, struct slab *s)
 {
-    if (s->prev)
-        s->prev->next = s->next;
-    else
-        c->partial = s->next;
-    if (s->next)
-        s->next->prev = s->prev;
+    LIST_UNLINK(c->partial, s, next, prev);
     s->next = s->prev = NULL;
 }
 
 static void partial_push(struct slab_cache *c, struct slab *s)
 {
-    s->prev = NULL;
-    s->next = c->partial;
-    if (s->next)
-        s->next->prev = s;
-    c->partial = s;
+    LIST_PUSH(c->partial, s, next, prev);
 }
 
 void *slab_alloc(struct slab_cache *c)

@@ -6,10 +6,14 @@
 #include "kmem.h"
 #include "kip.h"
 #include "iospace.h"
+#include "thread.h"
+#include "foreign.h"
 #include "lib.h"
 #include "console.h"
+#include "list.h"
 #include <l4/fpage.h>
 #include <l4/message.h>
+#include <l4/pecan.h>
 
 static struct slab_cache space_cache = SLAB_CACHE_INIT("space", struct space);
 struct space kernel_space;
@@ -70,7 +74,8 @@ static bool valid_area(word_t fp, unsigned min_order)
     return l4_is_user_range(l4_fpage_base(fp), 1ul << order);
 }
 
-int space_setup_areas(struct space *s, word_t kip_area, word_t utcb_area)
+/* The areas of an uninitialised space: valid fpages of the user area that do not overlap. */
+static word_t check_areas(word_t kip_area, word_t utcb_area)
 {
     if (!valid_area(utcb_area, 12))
         return L4_ERR_UTCB_AREA;
@@ -80,48 +85,111 @@ int space_setup_areas(struct space *s, word_t kip_area, word_t utcb_area)
     word_t ub = l4_fpage_base(utcb_area), us = 1ul << l4_fpage_size_log2(utcb_area);
     if (kb < ub + us && ub < kb + ks)
         return L4_ERR_KIP_AREA;
+    return L4_ERR_OK;
+}
 
-    struct pt_ref ref;
-    if (pt_walk(s, kb, 0, true, &ref) != PT_OK)
-        return L4_ERR_NO_MEM;
+/* Map the KIP through the page-table entry `kip` (allocated by pt_walk) and record the
+ * areas: the space is initialised.  Cannot fail. */
+static void set_areas(struct space *s, struct pt_ref *kip, word_t kip_area, word_t utcb_area)
+{
+    word_t kb = l4_fpage_base(kip_area);
     /* A mapping already there (made before SpaceControl) gives way to the KIP. */
     mapdb_flush_range(s, kb, PAGE_SIZE, true);
-    *ref.pte = pte_make_leaf(kip_phys(), PTE_RIGHTS_R, 0, 0);
-    *ref.node = NULL;
+    *kip->pte = pte_make_leaf(kip_phys(), PTE_RIGHTS_R, 0, 0);
+    *kip->node = NULL;
     s->kip_area = l4_fpage_log2(kb, l4_fpage_size_log2(kip_area));
-    s->utcb_area = l4_fpage_log2(ub, l4_fpage_size_log2(utcb_area));
+    s->utcb_area = l4_fpage_log2(l4_fpage_base(utcb_area), l4_fpage_size_log2(utcb_area));
     space_tlb_invalidate(s, kb, PAGE_SIZE);
+}
+
+int space_setup_areas(struct space *s, word_t kip_area, word_t utcb_area)
+{
+    struct pt_ref ref;
+    word_t e = check_areas(kip_area, utcb_area);
+    if (e)
+        return (int)e;
+    if (pt_walk(s, l4_fpage_base(kip_area), 0, true, &ref) != PT_OK)
+        return L4_ERR_NO_MEM;
+    set_areas(s, &ref, kip_area, utcb_area);
+    return L4_ERR_OK;
+}
+
+/* --- SpaceControl (contract §4.4.9, docs/linux-abi.md) ------------------------------------ */
+
+word_t space_control(struct tcb *self, word_t spec, word_t ctl, word_t kip_area,
+                     word_t utcb_area, word_t redirector, word_t handler, word_t *old_ctl)
+{
+    struct tcb *t = thread_space_specifier(spec);
+    struct space *s = t ? t->space : NULL;
+    bool apply = ctl & L4_SPACE_CTL_APPLY, foreign = ctl & L4_SPACE_CTL_FOREIGN;
+    *old_ctl = s && s->foreign ? L4_SPACE_CTL_FOREIGN : 0;
+
+    /* Validate. */
+    if (!self->space->privileged)
+        return L4_ERR_NO_PRIVILEGE;
+    if (!s)
+        return L4_ERR_INVALID_SPACE;
+    if (redirector != L4_NILTHREAD && redirector != L4_ANYTHREAD && !tcb_lookup(redirector))
+        return L4_ERR_INVALID_THREAD;
+    if (apply && (ctl & ~(L4_SPACE_CTL_APPLY | L4_SPACE_CTL_FOREIGN)))
+        return L4_ERR_INVALID_PARAM;
+    word_t e = apply ? foreign_check_control(s, foreign, handler) : L4_ERR_OK;
+    if (e)
+        return e;
+    bool init = !space_initialised(s);
+    struct pt_ref kip;
+    if (init) {
+        if ((e = check_areas(kip_area, utcb_area)))
+            return e;
+        /* Allocate: the page tables down to the KIP's entry. */
+        if (pt_walk(s, l4_fpage_base(kip_area), 0, true, &kip) != PT_OK)
+            return L4_ERR_NO_MEM;
+    }
+
+    /* Apply: nothing below can fail. */
+    if (init)
+        set_areas(s, &kip, kip_area, utcb_area);
+    if (redirector != L4_NILTHREAD) {
+        s->redirector = redirector == L4_ANYTHREAD ? 0 : redirector;
+        space_update_ipc_slow(s);
+    }
+    if (apply)
+        foreign_set_control(s, foreign, handler);
     return L4_ERR_OK;
 }
 
 void *space_utcb_frame(struct space *s, word_t location)
 {
+    struct pt_ref ref;
+    if (pt_find_leaf(s, location & ~(PAGE_SIZE - 1), &ref) && ref.level == 0 && !*ref.node)
+        return (char *)phys_to_virt(pte_frame(*ref.pte, 0)) + (location & (PAGE_SIZE - 1));
+    return NULL;
+}
+
+int space_utcb_back(struct space *s, word_t location)
+{
     word_t page = location & ~(PAGE_SIZE - 1);
     struct pt_ref ref;
-    if (pt_find_leaf(s, page, &ref) && ref.level == 0 && !*ref.node)
-        return (char *)phys_to_virt(pte_frame(*ref.pte, 0)) + (location & (PAGE_SIZE - 1));
+    if (space_utcb_frame(s, location))
+        return L4_ERR_OK;
     if (pt_walk(s, page, 0, true, &ref) != PT_OK)
-        return NULL;
+        return L4_ERR_NO_MEM;
     void *frame = kmem_alloc_page();
     if (!frame)
-        return NULL;
+        return L4_ERR_NO_MEM;
     mapdb_flush_range(s, page, PAGE_SIZE, true);
     *ref.pte = pte_make_leaf(physmap_to_phys(frame), PTE_RIGHTS_R | PTE_RIGHTS_W, 0, 0);
     if (s->foreign)
         *ref.pte = pte_kernel_only(*ref.pte);   /* its threads' MRs are the kernel's (foreign.c) */
     *ref.node = NULL;
     space_tlb_invalidate(s, page, PAGE_SIZE);
-    return (char *)frame + (location & (PAGE_SIZE - 1));
+    return L4_ERR_OK;
 }
 
 void space_add_thread(struct space *s, struct tcb *t)
 {
     t->space = s;
-    t->space_prev = NULL;
-    t->space_next = s->threads;
-    if (s->threads)
-        s->threads->space_prev = t;
-    s->threads = t;
+    LIST_PUSH(s->threads, t, space_next, space_prev);
     s->nthreads++;
     if (s->foreign)
         t->flags |= TF_FOREIGN;
@@ -134,12 +202,7 @@ void space_update_ipc_slow(struct space *s)
 
 void space_remove_thread(struct space *s, struct tcb *t)
 {
-    if (t->space_prev)
-        t->space_prev->space_next = t->space_next;
-    else
-        s->threads = t->space_next;
-    if (t->space_next)
-        t->space_next->space_prev = t->space_prev;
+    LIST_UNLINK(s->threads, t, space_next, space_prev);
     t->space_next = t->space_prev = NULL;
     t->flags &= ~TF_FOREIGN;
     s->nthreads--;

@@ -36,10 +36,18 @@ struct space *space_create(void);                       /* NULL on out of memory
 void space_destroy(struct space *s);
 /* SpaceControl's initialisation: map the KIP, record the areas. Returns an L4 error code. */
 int space_setup_areas(struct space *s, word_t kip_area, word_t utcb_area);
+/* SpaceControl (contract §4.4.9; Pecan's control word, docs/linux-abi.md) by `self`, ids
+ * already global: validates and allocates first (an error changes nothing), then applies.
+ * Returns an L4_ERR_* code; *old_ctl is the old control word either way. */
+word_t space_control(struct tcb *self, word_t spec, word_t ctl, word_t kip_area,
+                     word_t utcb_area, word_t redirector, word_t handler, word_t *old_ctl);
 bool space_initialised(const struct space *s);
 bool space_in_kip_area(const struct space *s, word_t va, word_t size);
 bool space_in_utcb_area(const struct space *s, word_t va, word_t size);
-/* Back the UTCB at `location` with a kernel frame; returns the kernel address of the UTCB. */
+/* Back the UTCB at `location` with a kernel frame unless it is (L4_ERR_NO_MEM if memory ran
+ * out; then nothing changed but page tables).  The last fallible step of an activation. */
+int space_utcb_back(struct space *s, word_t location);
+/* The kernel address of the backed UTCB at `location` (NULL: not backed). */
 void *space_utcb_frame(struct space *s, word_t location);
 void space_add_thread(struct space *s, struct tcb *t);
 void space_remove_thread(struct space *s, struct tcb *t);

@@ -1,5 +1,8 @@
-/* System calls: decoding the registers of the stub that was used (contract §4.2) and the
- * calls other than Ipc, whose semantics live in ipc.c. */
+/* System calls: decoding the registers of the stub that was used (contract §4.2) and putting
+ * the results back.  The semantics live with their objects (docs/architecture.md, "System
+ * calls: decode and apply"): Ipc in ipc.c, ThreadControl in thread.c, SpaceControl in
+ * space.c, Schedule and ThreadSwitch in sched.c, Unmap in mapdb.c.  ExchangeRegisters,
+ * ProcessorControl and MemoryControl are here. */
 #include "arch.h"
 #include "syscall_nr.h"
 #include "tcb.h"
@@ -20,6 +23,7 @@
 #include <l4/fpage.h>
 #include <l4/time.h>
 #include <l4/pecan.h>
+#include <l4/control.h>
 #include <l4/utcb.h>
 
 static inline void set_error(struct tcb *t, word_t e)
@@ -48,16 +52,6 @@ static void sys_ipc(struct tcb *self, struct frame *f)
 
 /* --- ExchangeRegisters ------------------------------------------------------------------- */
 
-#define EXR_H  (1ul << 0)
-#define EXR_R  (1ul << 1)
-#define EXR_S  (1ul << 2)
-#define EXR_SP (1ul << 3)
-#define EXR_IP (1ul << 4)
-#define EXR_FL (1ul << 5)
-#define EXR_U  (1ul << 6)
-#define EXR_P  (1ul << 7)
-#define EXR_HH (1ul << 8)
-
 static void sys_exchange_registers(struct tcb *self, struct frame *f)
 {
     word_t dest = f->rax, ctl = f->rsi;
@@ -71,7 +65,7 @@ static void sys_exchange_registers(struct tcb *self, struct frame *f)
         f->rax = L4_NILTHREAD;
         return;
     }
-    word_t old_ctl = ((t->state == TS_HALTED || (t->flags & TF_HALT_PENDING)) ? 1 : 0) |
+    word_t old_ctl = ((t->state == TS_HALTED || (t->flags & TF_HALT_PENDING)) ? L4_EXREGS_WAS_HALTED : 0) |
                      ipc_exregs_state(t) |
                      ((t->flags & TF_FOREIGN_INTR) ? L4_EXREGS_OUT_INTERRUPT : 0);
     /* Pecan's extension (docs/x2-deviations.md): FS/GS base from R12/R13, the old ones back
@@ -86,11 +80,11 @@ static void sys_exchange_registers(struct tcb *self, struct frame *f)
     word_t old_sp = arch_user_sp(t), old_ip = arch_user_ip(t), old_fl = arch_user_flags(t);
     word_t old_u = utcb_get(t, L4_UTCB_USER_HANDLE), old_p = utcb_get(t, L4_UTCB_PAGER);
 
-    if (ctl & EXR_SP) arch_set_user_sp(t, f->rdx);
-    if (ctl & EXR_IP) arch_set_user_ip(t, f->r8);
-    if (ctl & EXR_FL) arch_set_user_flags(t, f->r9);
-    if (ctl & EXR_U)  utcb_set(t, L4_UTCB_USER_HANDLE, f->r10);
-    if (ctl & EXR_P)  utcb_set(t, L4_UTCB_PAGER, f->rdi);
+    if (ctl & L4_EXREGS_SET_SP)     arch_set_user_sp(t, f->rdx);
+    if (ctl & L4_EXREGS_SET_IP)     arch_set_user_ip(t, f->r8);
+    if (ctl & L4_EXREGS_SET_FLAGS)  arch_set_user_flags(t, f->r9);
+    if (ctl & L4_EXREGS_SET_HANDLE) utcb_set(t, L4_UTCB_USER_HANDLE, f->r10);
+    if (ctl & L4_EXREGS_SET_PAGER)  utcb_set(t, L4_UTCB_PAGER, f->rdi);
     if ((ctl & L4_EXREGS_APPLY_INTERRUPT) && (t->flags & TF_FOREIGN)) {
         if (ctl & L4_EXREGS_INTERRUPT)
             t->flags |= TF_FOREIGN_INTR;    /* delivered before it next runs user code */
@@ -100,10 +94,10 @@ static void sys_exchange_registers(struct tcb *self, struct frame *f)
     if (ctl & (L4_EXREGS_SET_FS_BASE | L4_EXREGS_SET_GS_BASE))
         arch_set_thread_bases(t, ctl & L4_EXREGS_SET_FS_BASE ? f->r12 : old_fs,
                               ctl & L4_EXREGS_SET_GS_BASE ? f->r13 : old_gs);
-    if (ctl & (EXR_R | EXR_S))
-        ipc_abort(t, ctl & EXR_R, ctl & EXR_S);
-    if (ctl & EXR_HH) {
-        if (ctl & EXR_H) {
+    if (ctl & (L4_EXREGS_ABORT_RECV | L4_EXREGS_ABORT_SEND))
+        ipc_abort(t, ctl & L4_EXREGS_ABORT_RECV, ctl & L4_EXREGS_ABORT_SEND);
+    if (ctl & L4_EXREGS_SET_HALT) {
+        if (ctl & L4_EXREGS_HALT) {
             if (t->state == TS_HALTED)
                 ;
             else
@@ -128,148 +122,6 @@ static void sys_exchange_registers(struct tcb *self, struct frame *f)
 
 /* --- ThreadControl ----------------------------------------------------------------------- */
 
-/* A UTCB location for thread t (NULL: one being created) in space s: aligned, inside the
- * UTCB area, and not the UTCB of another active thread there (activation would clear it). */
-static bool utcb_location_valid(struct space *s, word_t loc, struct tcb *t)
-{
-    if ((loc & (L4_UTCB_SIZE - 1)) || !space_initialised(s) ||
-        loc < l4_fpage_base(s->utcb_area) ||
-        loc + L4_UTCB_SIZE - l4_fpage_base(s->utcb_area) > (1ul << l4_fpage_size_log2(s->utcb_area)))
-        return false;
-    for (struct tcb *o = s->threads; o; o = o->space_next)
-        if (o != t && o->mr && o->utcb_location == loc)
-            return false;
-    return true;
-}
-
-/* The thread a space specifier names, if it may name a space: a user thread.  An interrupt
- * thread has no space, and the idle thread's is the kernel's own: a thread put there would run
- * on the kernel's page tables, and deleting it would destroy the kernel space. */
-static struct tcb *space_specifier(word_t id)
-{
-    struct tcb *t = tcb_lookup(id);
-    return t && t->state != TS_IRQ && t->state != TS_IDLE ? t : NULL;
-}
-
-static word_t thread_control(struct tcb *self, word_t dest, word_t space_spec, word_t sched,
-                             word_t pager, word_t utcb)
-{
-    if (!self->space->privileged)
-        return L4_ERR_NO_PRIVILEGE;
-    if (!l4_is_global_id(dest) || l4_thread_no(dest) >= CONFIG_MAX_THREADS)
-        return L4_ERR_INVALID_THREAD;
-    word_t no = l4_thread_no(dest);
-    struct tcb *t = tcb_of_number(no);
-    if (no < kip_system_base()) {
-        if (l4_version(dest) != 1 || pager == L4_NILTHREAD)
-            return L4_ERR_INVALID_THREAD;
-        return irq_control(t, pager);
-    }
-    if (no < kip_user_base())
-        return L4_ERR_INVALID_THREAD;
-
-    if (space_spec == L4_NILTHREAD) {                       /* delete */
-        if (t->gid != dest)
-            return L4_ERR_OK;                               /* does not exist: nothing to do */
-        if (t == self)
-            return L4_ERR_INVALID_THREAD;
-        thread_delete(t);
-        return L4_ERR_OK;
-    }
-
-    if (t->gid) {                                           /* modify */
-        struct tcb *sp = space_specifier(space_spec);
-        if (!sp)
-            return L4_ERR_INVALID_SPACE;
-        struct space *target = sp->space;
-        struct tcb *sch = sched != L4_NILTHREAD ? tcb_lookup(sched) : NULL;
-        if (sched != L4_NILTHREAD && !sch)
-            return L4_ERR_INVALID_SCHED;
-        bool active = t->mr != NULL;
-        if (utcb != ~0ul && (active || !utcb_location_valid(target, utcb, t)))
-            return L4_ERR_UTCB_AREA;
-        if (target != t->space) {
-            /* Migration to another space: the UTCB must be valid there. */
-            word_t loc = utcb != ~0ul ? utcb : t->utcb_location;
-            if (active || t == self)
-                return L4_ERR_INVALID_THREAD;
-            if (loc != ~0ul && !utcb_location_valid(target, loc, t))
-                return L4_ERR_UTCB_AREA;
-        }
-        if (pager != L4_NILTHREAD && !active) {
-            word_t loc = utcb != ~0ul ? utcb : t->utcb_location;
-            if (!space_initialised(target))
-                return L4_ERR_INVALID_SPACE;
-            if (loc == ~0ul || !utcb_location_valid(target, loc, t))
-                return L4_ERR_UTCB_AREA;
-        }
-        /* Everything checked: apply. */
-        if (target != t->space) {
-            struct space *old = t->space;
-            space_remove_thread(old, t);
-            space_add_thread(target, t);
-            if (old->nthreads == 0)
-                space_destroy(old);
-        }
-        if (utcb != ~0ul)
-            t->utcb_location = utcb;
-        if (sch)
-            t->scheduler = sched;
-        if (l4_version(dest) != l4_version(t->gid)) {
-            t->gid = dest;
-            if (t->mr)
-                utcb_set(t, L4_UTCB_MY_GLOBAL_ID, dest);
-        }
-        if (pager != L4_NILTHREAD) {
-            if (active) {
-                utcb_set(t, L4_UTCB_PAGER, pager);
-            } else {
-                int e = thread_activate(t, pager);
-                if (e)
-                    return e;
-            }
-        }
-        return L4_ERR_OK;
-    }
-
-    /* create */
-    if (sched == L4_NILTHREAD || !tcb_lookup(sched))
-        return L4_ERR_INVALID_SCHED;
-    struct space *target;
-    bool new_space = space_spec == dest;
-    if (new_space) {
-        target = NULL;
-    } else {
-        struct tcb *sp = space_specifier(space_spec);
-        if (!sp || !sp->space)
-            return L4_ERR_INVALID_SPACE;
-        target = sp->space;
-    }
-    if (pager != L4_NILTHREAD) {
-        if (new_space || !space_initialised(target))
-            return L4_ERR_INVALID_SPACE;
-        if (utcb == ~0ul || !utcb_location_valid(target, utcb, NULL))
-            return L4_ERR_UTCB_AREA;
-    }
-    if (new_space && !(target = space_create()))
-        return L4_ERR_NO_MEM;
-    struct tcb *nt = thread_create(dest, target, sched);
-    if (!nt) {
-        if (new_space)
-            space_destroy(target);
-        return L4_ERR_NO_MEM;
-    }
-    nt->utcb_location = utcb;
-    if (pager != L4_NILTHREAD) {
-        int e = thread_activate(nt, pager);
-        if (e) {
-            thread_delete(nt);
-            return e;
-        }
-    }
-    return L4_ERR_OK;
-}
-
 static void sys_thread_control(struct tcb *self, struct frame *f)
 {
     word_t e = thread_control(self, f->rdi, to_global(self, f->r8), to_global(self, f->rdx),
@@ -283,34 +135,10 @@ static void sys_thread_control(struct tcb *self, struct frame *f)
 
 static void sys_space_control(struct tcb *self, struct frame *f)
 {
-    word_t e = L4_ERR_OK;
-    struct tcb *t = space_specifier(to_global(self, f->rdi));
-    word_t red = to_global(self, f->r9);
-    /* Pecan's control word (docs/linux-abi.md): bit 63 applies bits 0..62, so that the 0
-     * every X.2 program passes changes nothing. */
-    word_t ctl = f->rsi;
-    bool apply = ctl & L4_SPACE_CTL_APPLY, foreign = ctl & L4_SPACE_CTL_FOREIGN;
-    word_t handler = foreign ? to_global(self, f->r10) : 0;
-    if (!self->space->privileged)
-        e = L4_ERR_NO_PRIVILEGE;
-    else if (!t || !t->space)
-        e = L4_ERR_INVALID_SPACE;
-    else if (red != L4_NILTHREAD && red != L4_ANYTHREAD && !tcb_lookup(red))
-        e = L4_ERR_INVALID_THREAD;
-    else if (apply && (ctl & ~(L4_SPACE_CTL_APPLY | L4_SPACE_CTL_FOREIGN)))
-        e = L4_ERR_INVALID_PARAM;
-    else if (apply)
-        e = foreign_check_control(t->space, foreign, handler);
-    if (!e && !space_initialised(t->space))
-        e = space_setup_areas(t->space, f->rdx, f->r8);
-    word_t old = t && t->space && t->space->foreign ? L4_SPACE_CTL_FOREIGN : 0;
-    /* Everything is checked (and the areas were the last thing that could fail). */
-    if (!e && red != L4_NILTHREAD) {
-        t->space->redirector = red == L4_ANYTHREAD ? 0 : red;
-        space_update_ipc_slow(t->space);
-    }
-    if (!e && apply)
-        foreign_set_control(t->space, foreign, handler);
+    word_t old;
+    word_t handler = f->rsi & L4_SPACE_CTL_FOREIGN ? to_global(self, f->r10) : 0;
+    word_t e = space_control(self, to_global(self, f->rdi), f->rsi, f->rdx, f->r8,
+                             to_global(self, f->r9), handler, &old);
     if (e)
         set_error(self, e);
     f->rax = e ? 0 : 1;
@@ -319,84 +147,23 @@ static void sys_space_control(struct tcb *self, struct frame *f)
 
 /* --- Schedule, ThreadSwitch, SystemClock ------------------------------------------------ */
 
-static uint16_t us_to_period(uint64_t us, bool zero_is_never)
-{
-    if (us == 0 && zero_is_never)
-        return L4_NEVER;
-    return l4_period_from_us(us);
-}
-
-static unsigned schedule_state(struct tcb *t)
-{
-    if (t->state == TS_IRQ)
-        return 2;
-    if (t->state == TS_INACTIVE)
-        return 1;
-    if (t->state == TS_HALTED || (t->flags & TF_HALT_PENDING))
-        return 2;
-    unsigned s = ipc_schedule_state(t);
-    return s ? s : 3;
-}
-
 static void sys_schedule(struct tcb *self, struct frame *f)
 {
-    word_t dest = to_global(self, f->rdi);
-    word_t time = f->rdx, proc = f->r8, prio = f->rsi, pre = f->r9;
-    struct tcb *t = dest ? tcb_lookup(dest) : NULL;
-    word_t e = 0;
-    bool priv = self->space->privileged;
-    if (!t || t->state == TS_IDLE || (t->state == TS_IRQ && !irq_associated(t)))
-        e = L4_ERR_INVALID_THREAD;
-    else if (!priv && t->scheduler != self->gid)
-        e = L4_ERR_NO_PRIVILEGE;
-    else if (prio != ~0ul && (prio & 0x1FF) <= 255 && !priv && (prio & 0x1FF) > self->prio)
-        e = L4_ERR_NO_PRIVILEGE;
-    else if (pre != ~0ul && ((pre >> 16) & 0xFF) > self->prio && !priv)
-        e = L4_ERR_NO_PRIVILEGE;
-    else if (time != ~0ul && (((uint16_t)time != 0xFFFF && l4_time_is_point((uint16_t)time)) ||
-                              ((uint16_t)(time >> 16) != 0xFFFF && l4_time_is_point((uint16_t)(time >> 16)))))
-        e = L4_ERR_INVALID_PARAM;       /* time points make no sense here; 0xFFFF: unchanged */
-    else if (proc != ~0ul && (proc & 0xFFFF) >= 1)
-        e = L4_ERR_INVALID_PARAM;
+    word_t state, old_time;
+    word_t e = sched_schedule(self, to_global(self, f->rdi), f->rdx, f->r8, f->rsi, f->r9,
+                              &state, &old_time);
     if (e) {
         set_error(self, e);
-        f->rax = 0;
+        f->rax = L4_SCHEDULE_ERROR;
         return;
     }
-    f->rdx = ((word_t)us_to_period(t->timeslice_us ? t->slice_left_us : 0, true) << 16) |
-             (t->quantum_us == QUANTUM_UNLIMITED ? L4_NEVER : l4_period_from_us(t->quantum_us));
-    if (prio != ~0ul && (prio & 0x1FF) <= 255)
-        sched_set_prio(t, prio & 0xFF);
-    if (time != ~0ul) {
-        uint16_t slice = (uint16_t)(time >> 16), quantum = (uint16_t)time;
-        if (slice != 0xFFFF) {
-            t->timeslice_us = l4_time_is_never(slice) ? 0 : l4_period_us(slice);
-            t->slice_left_us = t->timeslice_us;
-        }
-        if (quantum != 0xFFFF)
-            t->quantum_us = l4_time_is_never(quantum) ? QUANTUM_UNLIMITED : l4_period_us(quantum);
-    }
-    if (pre != ~0ul) {
-        t->max_delay_us = pre & 0xFFFF;
-        t->sensitive_prio = (pre >> 16) & 0xFF;
-    }
-    f->rax = schedule_state(t);
-    /* A priority change may have made another thread more important than the caller: the
-     * check on the way back to user mode (thread_return_to_user_checks) preempts it. */
+    f->rax = state;
+    f->rdx = old_time;
 }
 
 static void sys_thread_switch(struct tcb *self, struct frame *f)
 {
-    word_t dest = to_global(self, f->rdi);
-    struct tcb *t = dest ? tcb_lookup(dest) : NULL;
-    if (t == self)
-        return;
-    if (t && t->state == TS_READY)
-        sched_donate(t);
-    else {
-        sched_preemption_done(self);
-        sched_yield();
-    }
+    sched_thread_switch(self, to_global(self, f->rdi));
 }
 
 /* --- Unmap --------------------------------------------------------------------------------- */
@@ -406,26 +173,7 @@ static void sys_unmap(struct tcb *self, struct frame *f)
     word_t *mr = self->mr;
     mr[0] = f->r9;  mr[1] = f->rax; mr[2] = f->rbx; mr[3] = f->r10;
     mr[4] = f->r12; mr[5] = f->r13; mr[6] = f->r14; mr[7] = f->r15;
-    unsigned k = f->rdx & 0x3F;
-    bool flush = f->rdx & 0x40;
-    for (unsigned i = 0; i <= k; i++) {
-        word_t fp = mr[i];
-        if (l4_is_io_fpage(fp)) {
-            if (l4_fpage_rights(fp))
-                iospace_unmap(self->space, fp, flush);
-            continue;
-        }
-        unsigned order = l4_fpage_order(fp);
-        if (l4_is_nil_fpage(fp) || order < 12)
-            continue;
-        word_t base = l4_fpage_base(fp);
-        word_t size = order >= 47 ? L4_USER_AREA_END : 1ul << order;
-        if (base >= L4_USER_AREA_END)
-            continue;
-        size = MIN(size, L4_USER_AREA_END - base);
-        unsigned status = mapdb_unmap(self->space, base, size, l4_fpage_rights(fp), flush);
-        mr[i] = l4_fpage_set_rights(fp, status);
-    }
+    mapdb_unmap_fpages(self->space, mr, (f->rdx & L4_UNMAP_COUNT_MASK) + 1, f->rdx & L4_UNMAP_FLUSH);
     f->r9 = mr[0];  f->rax = mr[1]; f->rbx = mr[2]; f->r10 = mr[3];
     f->r12 = mr[4]; f->r13 = mr[5]; f->r14 = mr[6]; f->r15 = mr[7];
     f->rdi = self->local_id;

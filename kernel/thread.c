@@ -12,6 +12,7 @@
 #include "invariants.h"
 #include "lib.h"
 #include "console.h"
+#include "list.h"
 #include <l4/utcb.h>
 #include <l4/message.h>
 #include <l4/fpage.h>
@@ -25,38 +26,24 @@ struct tcb *thread_first(void)
 
 static void all_link(struct tcb *t)
 {
-    t->all_prev = NULL;
-    t->all_next = all_threads;
-    if (all_threads)
-        all_threads->all_prev = t;
-    all_threads = t;
+    LIST_PUSH(all_threads, t, all_next, all_prev);
 }
 
 static void all_unlink(struct tcb *t)
 {
-    if (t->all_prev)
-        t->all_prev->all_next = t->all_next;
-    else
-        all_threads = t->all_next;
-    if (t->all_next)
-        t->all_next->all_prev = t->all_prev;
+    LIST_UNLINK(all_threads, t, all_next, all_prev);
 }
 
-struct tcb *thread_create(word_t gid, struct space *space, word_t scheduler)
+/* Initialise the TCB of a backed slot (thread_back) for gid in `space` (inactive). */
+static struct tcb *tcb_init(word_t gid, struct space *space, word_t scheduler)
 {
-    word_t no = l4_thread_no(gid);
-    struct tcb *t = tcb_of_number(no);
-    if (!arch_tcb_back((word_t)t))
-        return NULL;
+    struct tcb *t = tcb_of_number(l4_thread_no(gid));
     memset(t, 0, TCB_STACK_BOTTOM);
     invariants_paint_stack(t);
     t->gid = gid;
     t->state = TS_INACTIVE;
-    t->prio = CONFIG_DEFAULT_PRIO;
     t->scheduler = scheduler;
-    t->timeslice_us = CONFIG_TIMESLICE_US;
-    t->slice_left_us = CONFIG_TIMESLICE_US;
-    t->quantum_us = QUANTUM_UNLIMITED;
+    sched_thread_init(t);
     t->utcb_location = ~0ul;
     t->ipc.wait_for = L4_NILTHREAD;
     arch_thread_init_frame(t, 0, 0);
@@ -67,21 +54,40 @@ struct tcb *thread_create(word_t gid, struct space *space, word_t scheduler)
     return t;
 }
 
-int thread_activate(struct tcb *t, word_t pager)
+/* Give the slot of thread number `no` its frames; false: out of memory. */
+static bool thread_back(word_t no)
 {
-    struct space *s = t->space;
-    word_t loc = t->utcb_location;
-    if (loc == ~0ul || (loc & (L4_UTCB_SIZE - 1)) || !space_initialised(s) ||
-        !space_in_utcb_area(s, loc, L4_UTCB_SIZE) ||
-        l4_fpage_base(s->utcb_area) > loc ||
+    return arch_tcb_back((word_t)tcb_of_number(no));
+}
+
+struct tcb *thread_create(word_t gid, struct space *space, word_t scheduler)
+{
+    if (!thread_back(l4_thread_no(gid)))
+        return NULL;
+    return tcb_init(gid, space, scheduler);
+}
+
+/* A UTCB location for thread t (NULL: one being created) in space s: aligned, inside the
+ * UTCB area, and not the UTCB of another active thread there (activation would clear it). */
+static bool utcb_location_valid(struct space *s, word_t loc, struct tcb *t)
+{
+    if ((loc & (L4_UTCB_SIZE - 1)) || !space_initialised(s) ||
+        loc < l4_fpage_base(s->utcb_area) ||
         loc + L4_UTCB_SIZE - l4_fpage_base(s->utcb_area) > (1ul << l4_fpage_size_log2(s->utcb_area)))
-        return L4_ERR_UTCB_AREA;
-    char *u = space_utcb_frame(s, loc);
-    if (!u)
-        return L4_ERR_NO_MEM;
+        return false;
+    for (struct tcb *o = s->threads; o; o = o->space_next)
+        if (o != t && o->mr && o->utcb_location == loc)
+            return false;
+    return true;
+}
+
+/* Activation once the UTCB frame is there (space_utcb_back): cannot fail. */
+static void activate_backed(struct tcb *t, word_t pager)
+{
+    char *u = space_utcb_frame(t->space, t->utcb_location);
     memset(u, 0, L4_UTCB_SIZE);
     t->mr = (word_t *)(u + L4_UTCB_MR0_OFFSET);
-    t->local_id = loc + L4_UTCB_MR0_OFFSET;
+    t->local_id = t->utcb_location + L4_UTCB_MR0_OFFSET;
     utcb_set(t, L4_UTCB_MY_GLOBAL_ID, t->gid);
     utcb_set(t, L4_UTCB_PROCESSOR_NO, 0);
     utcb_set(t, L4_UTCB_PAGER, pager);
@@ -90,6 +96,16 @@ int thread_activate(struct tcb *t, word_t pager)
     t->ipc.wait_for = pager;
     t->state = TS_WAIT_RECV;
     t->cont = thread_start_cont;
+}
+
+int thread_activate(struct tcb *t, word_t pager)
+{
+    if (!utcb_location_valid(t->space, t->utcb_location, t))
+        return L4_ERR_UTCB_AREA;
+    int e = space_utcb_back(t->space, t->utcb_location);
+    if (e)
+        return e;
+    activate_backed(t, pager);
     return L4_ERR_OK;
 }
 
@@ -209,4 +225,142 @@ void thread_start_now(struct tcb *t, word_t ip, word_t sp)
     t->cont = resume_cont;
     t->state = TS_READY;
     sched_enqueue(t);
+}
+
+/* --- ThreadControl (contract §4.4.3) ------------------------------------------------------ */
+
+struct tcb *thread_space_specifier(word_t id)
+{
+    struct tcb *t = tcb_lookup(id);
+    return t && t->state != TS_IRQ && t->state != TS_IDLE ? t : NULL;
+}
+
+/* Modify the existing thread t. */
+static word_t modify(struct tcb *self, struct tcb *t, word_t dest, word_t space_spec,
+                     word_t sched, word_t pager, word_t utcb)
+{
+    /* Validate. */
+    struct tcb *sp = thread_space_specifier(space_spec);
+    if (!sp)
+        return L4_ERR_INVALID_SPACE;
+    struct space *target = sp->space;
+    struct tcb *sch = sched != L4_NILTHREAD ? tcb_lookup(sched) : NULL;
+    if (sched != L4_NILTHREAD && !sch)
+        return L4_ERR_INVALID_SCHED;
+    bool active = t->mr != NULL;
+    word_t loc = utcb != ~0ul ? utcb : t->utcb_location;
+    if (utcb != ~0ul && (active || !utcb_location_valid(target, utcb, t)))
+        return L4_ERR_UTCB_AREA;
+    if (target != t->space) {
+        /* Migration to another space: the UTCB must be valid there. */
+        if (active || t == self)
+            return L4_ERR_INVALID_THREAD;
+        if (loc != ~0ul && !utcb_location_valid(target, loc, t))
+            return L4_ERR_UTCB_AREA;
+    }
+    bool activate = pager != L4_NILTHREAD && !active;
+    if (activate) {
+        if (!space_initialised(target))
+            return L4_ERR_INVALID_SPACE;
+        if (loc == ~0ul || !utcb_location_valid(target, loc, t))
+            return L4_ERR_UTCB_AREA;
+        /* Allocate: the UTCB frame in the space the thread will be in. */
+        word_t e = space_utcb_back(target, loc);
+        if (e)
+            return e;
+    }
+
+    /* Apply: nothing below can fail. */
+    if (target != t->space) {
+        struct space *old = t->space;
+        space_remove_thread(old, t);
+        space_add_thread(target, t);
+        if (old->nthreads == 0)
+            space_destroy(old);
+    }
+    t->utcb_location = loc;
+    if (sch)
+        t->scheduler = sched;
+    if (l4_version(dest) != l4_version(t->gid)) {
+        t->gid = dest;
+        if (t->mr)
+            utcb_set(t, L4_UTCB_MY_GLOBAL_ID, dest);
+    }
+    if (activate)
+        activate_backed(t, pager);
+    else if (pager != L4_NILTHREAD)
+        utcb_set(t, L4_UTCB_PAGER, pager);
+    return L4_ERR_OK;
+}
+
+/* Create thread dest (its slot is free). */
+static word_t create(word_t dest, word_t space_spec, word_t sched, word_t pager, word_t utcb)
+{
+    /* Validate. */
+    if (sched == L4_NILTHREAD || !tcb_lookup(sched))
+        return L4_ERR_INVALID_SCHED;
+    struct space *target = NULL;
+    bool new_space = space_spec == dest;
+    if (!new_space) {
+        struct tcb *sp = thread_space_specifier(space_spec);
+        if (!sp || !sp->space)
+            return L4_ERR_INVALID_SPACE;
+        target = sp->space;
+    }
+    if (pager != L4_NILTHREAD) {
+        if (new_space || !space_initialised(target))
+            return L4_ERR_INVALID_SPACE;
+        if (utcb == ~0ul || !utcb_location_valid(target, utcb, NULL))
+            return L4_ERR_UTCB_AREA;
+    }
+
+    /* Allocate: the space, the TCB's frames, the UTCB frame; on failure, free what was. */
+    word_t no = l4_thread_no(dest);
+    if (new_space && !(target = space_create()))
+        return L4_ERR_NO_MEM;
+    word_t e = thread_back(no) ? L4_ERR_OK : L4_ERR_NO_MEM;
+    if (!e && pager != L4_NILTHREAD && (e = space_utcb_back(target, utcb)))
+        arch_tcb_release((word_t)tcb_of_number(no));
+    if (e) {
+        if (new_space)
+            space_destroy(target);
+        return e;
+    }
+
+    /* Apply: nothing below can fail. */
+    struct tcb *nt = tcb_init(dest, target, sched);
+    nt->utcb_location = utcb;
+    if (pager != L4_NILTHREAD)
+        activate_backed(nt, pager);
+    return L4_ERR_OK;
+}
+
+word_t thread_control(struct tcb *self, word_t dest, word_t space_spec, word_t sched,
+                      word_t pager, word_t utcb)
+{
+    if (!self->space->privileged)
+        return L4_ERR_NO_PRIVILEGE;
+    if (!l4_is_global_id(dest) || l4_thread_no(dest) >= CONFIG_MAX_THREADS)
+        return L4_ERR_INVALID_THREAD;
+    word_t no = l4_thread_no(dest);
+    struct tcb *t = tcb_of_number(no);
+    if (no < kip_system_base()) {
+        if (l4_version(dest) != 1 || pager == L4_NILTHREAD)
+            return L4_ERR_INVALID_THREAD;
+        return irq_control(t, pager);
+    }
+    if (no < kip_user_base())
+        return L4_ERR_INVALID_THREAD;
+
+    if (space_spec == L4_NILTHREAD) {                       /* delete */
+        if (t->gid != dest)
+            return L4_ERR_OK;                               /* does not exist: nothing to do */
+        if (t == self)
+            return L4_ERR_INVALID_THREAD;
+        thread_delete(t);
+        return L4_ERR_OK;
+    }
+    if (t->gid)
+        return modify(self, t, dest, space_spec, sched, pager, utcb);
+    return create(dest, space_spec, sched, pager, utcb);
 }

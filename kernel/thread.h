@@ -12,6 +12,15 @@ struct tcb *thread_create(word_t gid, struct space *space, word_t scheduler);
 int thread_activate(struct tcb *t, word_t pager);
 void thread_delete(struct tcb *t);
 
+/* ThreadControl (contract §4.4.3) by `self`, ids already global: validates and allocates
+ * everything first (an error changes nothing), then applies.  Returns an L4_ERR_* code. */
+word_t thread_control(struct tcb *self, word_t dest, word_t space_spec, word_t sched,
+                      word_t pager, word_t utcb);
+/* The thread a space specifier names, if it may name a space: a user thread.  An interrupt
+ * thread has no space, and the idle thread's is the kernel's own: a thread put there would
+ * run on the kernel's page tables, and deleting it would destroy the kernel space. */
+struct tcb *thread_space_specifier(word_t id);
+
 /* Continuation of a thread waiting for its start message (§6.5). */
 void thread_start_cont(struct tcb *t);
 /* Last checks before a thread goes back to user mode (pending halt). */

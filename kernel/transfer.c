@@ -258,6 +258,15 @@ static int receiver_fault(struct tcb *s, struct tcb *r, word_t va)
     return 0;
 }
 
+/* The byte at va of the receiver's (or the sender's) space is not there: outside the user
+ * area the string overflows, otherwise the fault is resolved.  0: retry. */
+static int missing_byte(struct tcb *s, struct tcb *r, word_t va, bool receiver)
+{
+    if (va >= L4_USER_AREA_END)
+        return L4_IPC_OVERFLOW;
+    return receiver ? receiver_fault(s, r, va) : sender_fault(s, r, va);
+}
+
 /* Copy one logical string from s (MR cursor) into r's current receive buffer. */
 static int copy_string(struct tcb *s, struct tcb *r, struct strcur *src, struct strcur *dst,
                        word_t *offset)
@@ -274,19 +283,9 @@ static int copy_string(struct tcb *s, struct tcb *r, struct strcur *src, struct 
             return s->xfer->aborted;
         word_t sleft, dleft;
         void *sp = user_byte(s->space, sva, false, &sleft);
-        if (!sp) {
-            if (sva >= L4_USER_AREA_END)
-                return L4_IPC_OVERFLOW;
-            int e = sender_fault(s, r, sva);
-            if (e)
-                return e;
-            continue;
-        }
-        void *dp = user_byte(r->space, dva, true, &dleft);
+        void *dp = sp ? user_byte(r->space, dva, true, &dleft) : NULL;
         if (!dp) {
-            if (dva >= L4_USER_AREA_END)
-                return L4_IPC_OVERFLOW;
-            int e = receiver_fault(s, r, dva);
+            int e = sp ? missing_byte(s, r, dva, true) : missing_byte(s, r, sva, false);
             if (e)
                 return e;
             continue;

@@ -17,38 +17,34 @@ static void *resolve(struct space *s, word_t va, bool write, size_t *left)
     return (char *)phys_to_virt(pte_frame(*ref.pte, ref.level)) + off;
 }
 
-bool uread(struct space *s, word_t va, void *buf, size_t n)
+/* Copy n bytes between va in s and buf, in the direction `write` says. */
+static bool ucopy(struct space *s, word_t va, char *buf, size_t n, bool write)
 {
-    char *out = buf;
     while (n) {
         size_t left;
-        const char *p = resolve(s, va, false, &left);
+        char *p = resolve(s, va, write, &left);
         if (!p)
             return false;
         size_t k = MIN(n, left);
-        memcpy(out, p, k);
-        out += k;
+        if (write)
+            memcpy(p, buf, k);
+        else
+            memcpy(buf, p, k);
+        buf += k;
         va += k;
         n -= k;
     }
     return true;
 }
 
+bool uread(struct space *s, word_t va, void *buf, size_t n)
+{
+    return ucopy(s, va, buf, n, false);
+}
+
 bool uwrite(struct space *s, word_t va, const void *buf, size_t n)
 {
-    const char *in = buf;
-    while (n) {
-        size_t left;
-        char *p = resolve(s, va, true, &left);
-        if (!p)
-            return false;
-        size_t k = MIN(n, left);
-        memcpy(p, in, k);
-        in += k;
-        va += k;
-        n -= k;
-    }
-    return true;
+    return ucopy(s, va, (char *)buf, n, true);     /* ucopy only reads buf when writing */
 }
 
 long ustrncpy(struct space *s, word_t va, char *buf, size_t max)

@@ -30,6 +30,7 @@ $(eval $(call user_program,test_memory,user/tests/test_memory.c user/tests/agent
 $(eval $(call user_program,vmbench,user/bench/vmbench.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_irq,user/tests/test_irq.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_kmem,user/tests/test_kmem.c user/tests/agent.c user/tests/testutil.c $(TESTLIB),0x1000000))
+$(eval $(call user_program,test_tcontrol,user/tests/test_tcontrol.c user/tests/testutil.c $(TESTLIB),0x1000000))
 # Started by the root task as a boot module (not a root task itself).
 $(eval $(call user_program,test_tasks,user/tests/test_tasks.c user/tests/testlib.c,0x400000))
 $(eval $(call user_program,test_servers,user/tests/test_servers.c user/tests/testlib.c,0x400000))

@@ -42,6 +42,32 @@ static inline bool l4_tag_is_proto(l4_word_t tag, l4_word_t proto)
     return (tag & L4_PROTO_MASK) == proto;
 }
 
+/* --- Kernel messages: the MRs after MR0 (contract §6.1, §6.2, §6.4) ----------------- */
+/* Page fault (and I/O page fault, §6.7): label PAGEFAULT | access bits, u = 2. */
+#define L4_PF_ACCESS_SHIFT     16          /* rwx in the label: MR0 bits 16-18 */
+enum l4_pagefault_mr { L4_PF_ADDR = 1, L4_PF_IP = 2, L4_PF_WORDS = L4_PF_IP };
+static inline l4_word_t l4_pagefault_tag(l4_word_t proto, unsigned access)
+{
+    return proto | ((l4_word_t)(access & 7) << L4_PF_ACCESS_SHIFT) | L4_PF_WORDS;
+}
+static inline unsigned l4_pagefault_access(l4_word_t tag) { return (unsigned)(tag >> L4_PF_ACCESS_SHIFT) & 7; }
+/* Exception: label EXCEPTION, u = 20 (Pecan sends the error code, §6.2).  The reply's
+ * MR1..MR18 set the registers; MR19 and MR20 are ignored. */
+enum l4_exception_mr {
+    L4_EXC_RIP = 1, L4_EXC_RBX, L4_EXC_R10, L4_EXC_R12, L4_EXC_R13, L4_EXC_R14, L4_EXC_R15,
+    L4_EXC_RAX, L4_EXC_RCX, L4_EXC_RDX, L4_EXC_RSI, L4_EXC_RDI, L4_EXC_RBP, L4_EXC_R8,
+    L4_EXC_R9, L4_EXC_R11, L4_EXC_RSP, L4_EXC_RFLAGS,
+    L4_EXC_REGS = L4_EXC_RFLAGS,           /* the registers a reply sets */
+    L4_EXC_VECTOR, L4_EXC_ERROR,
+    L4_EXC_WORDS = L4_EXC_ERROR
+};
+/* Preemption (to the scheduler): label PREEMPTION, u = 2; the time fault (total quantum
+ * exhausted, Pecan) adds a third word. */
+enum l4_preemption_mr {
+    L4_PREEMPTION_CLOCK = 1, L4_PREEMPTION_CLOCK_HIGH, L4_PREEMPTION_WORDS = L4_PREEMPTION_CLOCK_HIGH,
+    L4_PREEMPTION_TIMEFAULT, L4_TIMEFAULT_WORDS = L4_PREEMPTION_TIMEFAULT
+};
+
 /* --- Typed items ------------------------------------------------------------------- */
 #define L4_ITEM_C          1ull            /* continued (receive buffers) */
 #define L4_ITEM_TYPE(w)    (((w) >> 1) & 7)

@@ -14,6 +14,7 @@
 #include <l4/message.h>
 #include <l4/utcb.h>
 #include <l4/kip.h>
+#include <l4/control.h>
 #include <l4/pecan.h>
 
 static int failures, checks;
@@ -592,6 +593,86 @@ static void test_exregs_extension(void)
     FALSE((L4_EXREGS_SET_FS_BASE | L4_EXREGS_SET_GS_BASE | L4_EXREGS_GET_BASES) & 0x3FFF);
 }
 
+/* --- §6.1, §6.2, §6.4 kernel messages ------------------------------------------------- */
+static void test_messages(void)
+{
+    /* Page fault: MR1 address, MR2 IP; rwx in label bits 0-2 (MR0 bits 16-18), u = 2. */
+    EQ(L4_PF_ADDR, 1);
+    EQ(L4_PF_IP, 2);
+    EQ(L4_PF_WORDS, 2);
+    EQ(l4_pagefault_tag(L4_PROTO_PAGEFAULT, 2), 0xFFFFFFFFFFE20002ull);    /* a write */
+    EQ(l4_pagefault_tag(L4_PROTO_PAGEFAULT, 4), 0xFFFFFFFFFFE40002ull);
+    EQ(l4_pagefault_tag(L4_PROTO_IO_PAGEFAULT, 6), 0xFFFFFFFFFF860002ull);
+    EQ(l4_pagefault_access(0xFFFFFFFFFFE10002ull), 1);
+
+    /* Exception: the register order of the contract's table, then vector and error code. */
+    EQ(L4_EXC_RIP, 1);  EQ(L4_EXC_RBX, 2);  EQ(L4_EXC_R10, 3);  EQ(L4_EXC_R12, 4);
+    EQ(L4_EXC_R13, 5);  EQ(L4_EXC_R14, 6);  EQ(L4_EXC_R15, 7);  EQ(L4_EXC_RAX, 8);
+    EQ(L4_EXC_RCX, 9);  EQ(L4_EXC_RDX, 10); EQ(L4_EXC_RSI, 11); EQ(L4_EXC_RDI, 12);
+    EQ(L4_EXC_RBP, 13); EQ(L4_EXC_R8, 14);  EQ(L4_EXC_R9, 15);  EQ(L4_EXC_R11, 16);
+    EQ(L4_EXC_RSP, 17); EQ(L4_EXC_RFLAGS, 18);
+    EQ(L4_EXC_REGS, 18);
+    EQ(L4_EXC_VECTOR, 19);
+    EQ(L4_EXC_ERROR, 20);
+    EQ(L4_EXC_WORDS, 20);                   /* Pecan sends the error code (u = 20) */
+
+    /* Preemption: MR1 clock low, MR2 clock high (u = 2); Pecan's time fault adds MR3. */
+    EQ(L4_PREEMPTION_CLOCK, 1);
+    EQ(L4_PREEMPTION_CLOCK_HIGH, 2);
+    EQ(L4_PREEMPTION_WORDS, 2);
+    EQ(L4_PREEMPTION_TIMEFAULT, 3);
+    EQ(L4_TIMEFAULT_WORDS, 3);
+    EQ(L4_PROTO_PREEMPTION | L4_PREEMPTION_WORDS, 0xFFFFFFFFFFD00002ull);
+
+    /* The foreign register set keeps the exception message's order (docs/linux-abi.md). */
+    EQ(L4_FREG_RIP, L4_EXC_RIP);
+    EQ(L4_FREG_R11, L4_EXC_R11);
+    EQ(L4_FREG_RSP, L4_EXC_RSP);
+    EQ(L4_FREG_RFLAGS, L4_EXC_RFLAGS);
+}
+
+/* --- §4.4.2, §4.4.6, §4.4.8 control words ----------------------------------------------- */
+static void test_controls(void)
+{
+    EQ(L4_EXREGS_HALT, 0x001);
+    EQ(L4_EXREGS_ABORT_RECV, 0x002);
+    EQ(L4_EXREGS_ABORT_SEND, 0x004);
+    EQ(L4_EXREGS_SET_SP, 0x008);
+    EQ(L4_EXREGS_SET_IP, 0x010);
+    EQ(L4_EXREGS_SET_FLAGS, 0x020);
+    EQ(L4_EXREGS_SET_HANDLE, 0x040);
+    EQ(L4_EXREGS_SET_PAGER, 0x080);
+    EQ(L4_EXREGS_SET_HALT, 0x100);
+    EQ(L4_EXREGS_DELIVER, 0x200);
+    EQ(L4_EXREGS_WAS_HALTED, 1);
+    EQ(L4_EXREGS_WAS_RECEIVING, 2);
+    EQ(L4_EXREGS_WAS_SENDING, 4);
+    /* libl4's Start and Stop (§4.4.2). */
+    EQ(L4_EXREGS_SET_HALT | L4_EXREGS_ABORT_SEND | L4_EXREGS_ABORT_RECV, 0x106);
+    EQ(L4_EXREGS_SET_HALT | L4_EXREGS_HALT | L4_EXREGS_DELIVER, 0x301);
+
+    EQ(L4_SCHEDULE_NO_CHANGE, 0xFFFFFFFFFFFFFFFFull);
+    EQ(l4_time_control(0x1234, 0x5678), 0x12345678);
+    EQ(l4_time_control_slice(0xABCD1234), 0xABCD);
+    EQ(l4_time_control_quantum(0xABCD1234), 0x1234);
+    EQ(L4_TIME_CTL_KEEP, 0xFFFF);
+    EQ(L4_PRIO_CTL_MASK, 0x1FF);
+    EQ(L4_PRIO_CTL_MAX, 255);
+    EQ(L4_PROC_CTL_MASK, 0xFFFF);
+    EQ(l4_preemption_control(200, 5000), 0xC81388);
+    EQ(L4_SCHEDULE_ERROR, 0);
+    EQ(L4_SCHEDULE_DEAD, 1);
+    EQ(L4_SCHEDULE_INACTIVE, 2);
+    EQ(L4_SCHEDULE_RUNNING, 3);
+    EQ(L4_SCHEDULE_PENDING_SEND, 4);
+    EQ(L4_SCHEDULE_SENDING, 5);
+    EQ(L4_SCHEDULE_WAITING, 6);
+    EQ(L4_SCHEDULE_RECEIVING, 7);
+
+    EQ(L4_UNMAP_COUNT_MASK, 0x3F);
+    EQ(L4_UNMAP_FLUSH, 0x40);
+}
+
 int main(void)
 {
     test_types();
@@ -604,6 +685,8 @@ int main(void)
     test_kip();
     test_utcb();
     test_exregs_extension();
+    test_messages();
+    test_controls();
     printf("%d checks, %d failed\n", checks, failures);
     return failures > 100 ? 100 : failures;
 }

@@ -11,6 +11,7 @@ DEDICATED = {
     "test_boot",      # test_boot.py, test_iso.py
     "test_faults",    # test_kernel_robustness.py
     "test_kmem",      # test_kernel_memory.py (small kernel pool)
+    "test_tcontrol",  # test_thread_control.py (small kernel pool)
     "test_tasks",     # test_root_task.py (a boot module of the real root task)
     "test_servers",   # test_server_robustness.py (boot module next to the serial driver)
 }

@@ -183,7 +183,7 @@ int main(void)
             continue;
         }
         if (l4_tag_is_proto(tag, L4_PROTO_PAGEFAULT)) {
-            l4_word_t addr = l4_mr(1), page = addr & ~0xFFFul;
+            l4_word_t addr = l4_mr(L4_PF_ADDR), page = addr & ~0xFFFul;
             if (mode == MODE_TRAP)
                 trap_sum += tsc() - trap_t0;
             if (addr >= FAULTS && addr < FAULTS + (1ul << 30)) {

@@ -43,15 +43,15 @@ bool serve_fault(l4_word_t from, l4_word_t tag)
                    t->name, from);
             return false;
         }
-        l4_word_t fp = l4_mr(1);
+        l4_word_t fp = l4_mr(L4_PF_ADDR);
         if (!l4_is_io_fpage(fp))
             return false;                   /* not an I/O fault message: ignore it */
         l4_sigma0_get_ports(l4_sigma0_tid(), fp);
         map_reply(0, fp);
         return true;
     }
-    l4_word_t addr = l4_mr(1), page = addr & ~0xFFFul;
-    unsigned access = (unsigned)(tag >> 16) & 7;     /* rwx of the faulting access */
+    l4_word_t addr = l4_mr(L4_PF_ADDR), page = addr & ~0xFFFul;
+    unsigned access = l4_pagefault_access(tag);     /* rwx of the faulting access */
     for (unsigned i = 0; i < t->nregions; i++) {
         struct region *r = &t->regions[i];
         if (addr < r->start || addr >= r->end)
@@ -65,6 +65,6 @@ bool serve_fault(l4_word_t from, l4_word_t tag)
         return true;
     }
     printf("root: %s: unresolvable page fault at %lx (ip %lx): thread %lx stays stopped\n",
-           t->name, addr, l4_mr(2), from);
+           t->name, addr, l4_mr(L4_PF_IP), from);
     return false;
 }

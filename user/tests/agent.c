@@ -89,9 +89,9 @@ static void collect(const l4_word_t *agents, l4_word_t *results, unsigned n)
             continue;
         }
         if (!l4_ipc_failed(tag) && l4_tag_is_proto(tag, L4_PROTO_PAGEFAULT) &&
-            l4_mr(1) >= PROBE_BASE && l4_mr(1) < PROBE_BASE + (1ul << 30)) {
-            l4_word_t page = l4_mr(1) & ~0xFFFul;
-            if ((tag >> 16) & L4_W)
+            l4_mr(L4_PF_ADDR) >= PROBE_BASE && l4_mr(L4_PF_ADDR) < PROBE_BASE + (1ul << 30)) {
+            l4_word_t page = l4_mr(L4_PF_ADDR) & ~0xFFFul;
+            if (l4_pagefault_access(tag) & L4_W)
                 agent_write_faults++;
             else
                 agent_read_faults++;

@@ -44,7 +44,7 @@ static void expect_halted(void (*fn)(void))
     l4_word_t t = tu_space_thread(fn, 100);
     CHECK(t != 0);
     CHECK_EQ(tu_wait_quiet(), 0);
-    CHECK_EQ(tu_state(t), 2);           /* inactive: halted */
+    CHECK_EQ(tu_state(t), L4_SCHEDULE_INACTIVE);    /* halted */
     tu_kill(t);
 }
 
@@ -83,19 +83,19 @@ TEST(exception_ipc_round_trip)
     l4_word_t from, tag = tu_serve(&from);
     CHECK_EQ(from, t);
     CHECK(l4_tag_is_proto(tag, L4_PROTO_EXCEPTION), "tag %lx", tag);
-    CHECK_EQ(l4_tag_u(tag), 20);
-    CHECK_EQ(l4_mr(19), 6);             /* #UD */
-    CHECK_EQ(l4_mr(8), 42);             /* RAX */
+    CHECK_EQ(l4_tag_u(tag), L4_EXC_WORDS);
+    CHECK_EQ(l4_mr(L4_EXC_VECTOR), 6);  /* #UD */
+    CHECK_EQ(l4_mr(L4_EXC_RAX), 42);
     uint8_t insn[2];
-    memcpy(insn, (void *)l4_mr(1), 2);
+    memcpy(insn, (void *)l4_mr(L4_EXC_RIP), 2);
     CHECK(insn[0] == 0x0F && insn[1] == 0x0B, "MR1 is the address of the ud2");
     /* Reply: RIP past the ud2, RAX + 1000 (MR1..MR8). */
-    l4_word_t rip = l4_mr(1) + 2, rax = l4_mr(8) + 1000;
-    for (int i = 2; i <= 7; i++)
+    l4_word_t rip = l4_mr(L4_EXC_RIP) + 2, rax = l4_mr(L4_EXC_RAX) + 1000;
+    for (int i = L4_EXC_RIP + 1; i < L4_EXC_RAX; i++)
         l4_set_mr(i, l4_mr(i));
-    l4_set_mr(0, l4_tag_make(0, 8, 0));
-    l4_set_mr(1, rip);
-    l4_set_mr(8, rax);
+    l4_set_mr(0, l4_tag_make(0, L4_EXC_RAX, 0));
+    l4_set_mr(L4_EXC_RIP, rip);
+    l4_set_mr(L4_EXC_RAX, rax);
     tag = tu_serve_continue(l4_reply_wait(from, &from), &from);
     CHECK(!l4_ipc_failed(tag));
     CHECK_EQ(l4_tag_label(tag), 7);
@@ -115,7 +115,7 @@ TEST(syscall_outside_stubs_is_an_exception)
     l4_word_t from, tag = tu_serve(&from);
     CHECK_EQ(from, t);
     CHECK(l4_tag_is_proto(tag, L4_PROTO_EXCEPTION));
-    CHECK_EQ(l4_mr(19), 6);
+    CHECK_EQ(l4_mr(L4_EXC_VECTOR), 6);
     tu_kill(t);
 }
 
@@ -131,7 +131,7 @@ TEST(plain_int3_is_an_exception)
     l4_word_t from, tag = tu_serve(&from);
     CHECK_EQ(from, t);
     CHECK(l4_tag_is_proto(tag, L4_PROTO_EXCEPTION));
-    CHECK_EQ(l4_mr(19), 3);
+    CHECK_EQ(l4_mr(L4_EXC_VECTOR), 3);
     tu_kill(t);
 }
 

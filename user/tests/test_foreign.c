@@ -62,7 +62,7 @@ static l4_word_t serve(l4_word_t t, l4_word_t tag)
     for (;;) {
         if (l4_ipc_failed(tag))
             return 0;
-        l4_word_t addr = l4_mr(1);
+        l4_word_t addr = l4_mr(L4_PF_ADDR);
         if (!l4_tag_is_proto(tag, L4_PROTO_PAGEFAULT) ||
             addr < (l4_word_t)__executable_start || addr >= (l4_word_t)_end)
             return tag;
@@ -214,7 +214,7 @@ TEST(get_and_set_register_set)
     l4_set_mr(0, l4_tag_make(L4_FOREIGN_SET_REGS, L4_FREG_WORDS, 0));
     tag = reply_next(t);
     CHECK_EQ(tag & L4_PROTO_MASK, L4_PROTO_PAGEFAULT);    /* %fs:0 at address 0 */
-    CHECK_EQ(l4_mr(1), 0);
+    CHECK_EQ(l4_mr(L4_PF_ADDR), 0);
     tu_kill(t);
 }
 
@@ -298,15 +298,15 @@ TEST(exceptions_and_faults_go_to_the_handler)
     CHECK(next_step(t, &tag, 6));
     /* A page fault uses the page-fault message; the reply may set registers (a signal). */
     CHECK_EQ(tag & L4_PROTO_MASK, L4_PROTO_PAGEFAULT);
-    CHECK_EQ(l4_mr(1), 0x7000000000ul);
-    l4_word_t rip = l4_mr(2);
-    l4_set_mr(0, l4_tag_make(L4_FOREIGN_SET_REGS, 1, 0));
-    l4_set_mr(1, rip + 3);
+    CHECK_EQ(l4_mr(L4_PF_ADDR), 0x7000000000ul);
+    l4_word_t rip = l4_mr(L4_PF_IP);
+    l4_set_mr(0, l4_tag_make(L4_FOREIGN_SET_REGS, L4_FREG_RIP, 0));
+    l4_set_mr(L4_FREG_RIP, rip + 3);
     CHECK(next_step(t, &tag, 7), "seen %lu", seen[0]);
     CHECK_EQ(tag & L4_PROTO_MASK, L4_PROTO_PAGEFAULT);
-    CHECK_EQ(l4_mr(1), UTCB_AREA);
-    l4_set_mr(0, l4_tag_make(L4_FOREIGN_SET_REGS, 1, 0));
-    l4_set_mr(1, l4_mr(2) + 3);
+    CHECK_EQ(l4_mr(L4_PF_ADDR), UTCB_AREA);
+    l4_set_mr(0, l4_tag_make(L4_FOREIGN_SET_REGS, L4_FREG_RIP, 0));
+    l4_set_mr(L4_FREG_RIP, l4_mr(L4_PF_IP) + 3);
     CHECK(next_step(t, &tag, 8), "seen %lu", seen[0]);
     tu_kill(t);
 }
@@ -509,7 +509,7 @@ TEST(thread_without_handler_is_halted)
         tu_wait_blocked();                  /* t waits to send its first page fault to h */
     tu_kill(h);
     tu_wait_blocked();
-    CHECK(tu_state(t) == 2, "state %u", tu_state(t));      /* halted */
+    CHECK(tu_state(t) == L4_SCHEDULE_INACTIVE, "state %u", tu_state(t));      /* halted */
     tu_kill(t);
 }
 

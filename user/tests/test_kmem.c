@@ -12,20 +12,7 @@ static l4_word_t tids[MAX];
 /* New spaces with one active thread each, until the kernel runs out of memory. */
 static unsigned fill_spaces(void)
 {
-    l4_word_t me = l4_my_global_id(), old;
-    unsigned n = 0;
-    for (; n < MAX; n++) {
-        l4_word_t t = tu_new_tid();
-        if (!l4_thread_control(t, t, me, 0, ~0ul))
-            break;
-        tids[n] = t;
-        if (!l4_space_control(t, 0, l4_fpage_log2(0xBFF00000, 12), l4_fpage_log2(0xBF000000, 12), 0, &old) ||
-            !l4_thread_control(t, t, 0, me, 0xBF000000)) {
-            n++;
-            break;
-        }
-    }
-    return n;
+    return tu_fill_spaces(tids, MAX);
 }
 
 static void free_spaces(unsigned n)

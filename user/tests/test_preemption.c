@@ -71,7 +71,7 @@ static bool is_preemption(l4_word_t tag, unsigned u)
 static void set_preemption_control(l4_word_t t, unsigned max_delay_us, unsigned sensitive)
 {
     l4_word_t old;
-    l4_schedule(t, ~0ul, ~0ul, ~0ul, (l4_word_t)sensitive << 16 | max_delay_us, &old);
+    l4_schedule(t, ~0ul, ~0ul, ~0ul, l4_preemption_control(sensitive, max_delay_us), &old);
 }
 
 TEST(preempted_thread_tells_its_scheduler)
@@ -82,14 +82,14 @@ TEST(preempted_thread_tells_its_scheduler)
     l4_word_t from = 0, before = l4_system_clock();
     for (int i = 0; i < 3; i++) {
         l4_word_t tag = next_message(&from);
-        CHECK(is_preemption(tag, 2), "message %d: tag %lx error %lx", i, tag, l4_error_code());
+        CHECK(is_preemption(tag, L4_PREEMPTION_WORDS), "message %d: tag %lx error %lx", i, tag, l4_error_code());
         CHECK_EQ(from, l4_local_id_of(a));
-        l4_word_t when = l4_mr(1);
+        l4_word_t when = l4_mr(L4_PREEMPTION_CLOCK);
         CHECK(when >= before && when <= l4_system_clock(), "clock %lu not in [%lu, now]", when, before);
-        CHECK_EQ(l4_mr(2), 0);
+        CHECK_EQ(l4_mr(L4_PREEMPTION_CLOCK_HIGH), 0);
         before = when;
         /* Until we reply, a waits: it is blocked in its call to us. */
-        CHECK_EQ(tu_state(a), 6);
+        CHECK_EQ(tu_state(a), L4_SCHEDULE_WAITING);
         l4_set_mr(0, 0);
         CHECK(!l4_ipc_failed(l4_reply(from)));
     }
@@ -167,23 +167,23 @@ TEST(total_quantum_ends_in_a_time_fault)
 {
     l4_word_t t = tu_thread_create(SPIN_PRIO), old;
     /* 5 ms of total quantum, time slice unchanged. */
-    CHECK(l4_schedule(t, 0xFFFFul << 16 | l4_period_from_us(5000), ~0ul, ~0ul, ~0ul, &old));
+    CHECK(l4_schedule(t, l4_time_control(L4_TIME_CTL_KEEP, l4_period_from_us(5000)), ~0ul, ~0ul, ~0ul, &old));
     spins[0] = 0;
     tu_start(t, spin_plain);
     l4_word_t from, tag = next_message(&from);
-    CHECK(is_preemption(tag, 3), "tag %lx", tag);
+    CHECK(is_preemption(tag, L4_TIMEFAULT_WORDS), "tag %lx", tag);
     CHECK_EQ(from, l4_local_id_of(t));
-    CHECK_EQ(l4_mr(3), 1);
+    CHECK_EQ(l4_mr(L4_PREEMPTION_TIMEFAULT), 1);
     l4_word_t ran = spins[0];
     CHECK(ran > 0);
     /* Its quantum is used up: Schedule reports a zero period. */
     CHECK(l4_schedule(t, ~0ul, ~0ul, ~0ul, ~0ul, &old));
     CHECK_EQ(old & 0xFFFF, l4_period_from_us(0));
     /* It waits for our reply (blocked in its call to us). */
-    CHECK_EQ(tu_state(t), 6);
+    CHECK_EQ(tu_state(t), L4_SCHEDULE_WAITING);
     /* A new, unlimited quantum; the reply lets it go on, and no time fault comes again
      * while it runs a whole time slice (10 ms) on ours. */
-    CHECK(l4_schedule(t, 0xFFFFul << 16 | L4_NEVER, ~0ul, ~0ul, ~0ul, &old));
+    CHECK(l4_schedule(t, l4_time_control(L4_TIME_CTL_KEEP, L4_NEVER), ~0ul, ~0ul, ~0ul, &old));
     l4_set_mr(0, 0);
     CHECK(!l4_ipc_failed(l4_reply(from)));
     unsigned st = tu_state(t);

@@ -370,8 +370,8 @@ static void start_stuck_transfer(void)
 TEST(abort_during_transfer)
 {
     start_stuck_transfer();
-    CHECK_EQ(tu_state(stuck_s), 5);             /* sending */
-    CHECK_EQ(tu_state(stuck_r), 7);             /* receiving */
+    CHECK_EQ(tu_state(stuck_s), L4_SCHEDULE_SENDING);
+    CHECK_EQ(tu_state(stuck_r), L4_SCHEDULE_RECEIVING);
     struct l4_exregs old;
     l4_exchange_registers(stuck_r, L4_EXREGS_ABORT_RECV, 0, 0, 0, 0, 0, &old);
     CHECK_EQ(old.control & 6, 2);

@@ -68,7 +68,7 @@ TEST(new_task_paged_by_us)
     l4_word_t from, tag = l4_wait(&from);
     CHECK_EQ(from, t);
     CHECK(l4_tag_is_proto(tag, L4_PROTO_PAGEFAULT));
-    CHECK_EQ(l4_mr(1), 0x400000);
+    CHECK_EQ(l4_mr(L4_PF_ADDR), 0x400000);
     CHECK(l4_root_call(ROOT_THREAD_DELETE, t, 0, 0, 0, &err) && !err);
 }
 
@@ -92,7 +92,7 @@ static l4_word_t serve_task(l4_word_t t)
         l4_word_t tag = l4_receive(t);
         if (l4_ipc_failed(tag) || !l4_tag_is_proto(tag, L4_PROTO_PAGEFAULT))
             return tag;
-        l4_word_t page = l4_mr(1) & ~0xFFFul;
+        l4_word_t page = l4_mr(L4_PF_ADDR) & ~0xFFFul;
         (void)*(volatile char *)page;
         l4_set_mr(0, l4_tag_make(0, 0, 2));
         l4_set_mr(1, l4_map_item(page));
@@ -151,7 +151,7 @@ static bool serve_until_done(l4_word_t t, l4_word_t *tag)
         *tag = l4_receive(t);
         if (l4_ipc_failed(*tag) || !l4_tag_is_proto(*tag, L4_PROTO_PAGEFAULT))
             return false;
-        l4_word_t page = l4_mr(1) & ~0xFFFul;
+        l4_word_t page = l4_mr(L4_PF_ADDR) & ~0xFFFul;
         if (page == DONE_ADDR)
             return true;
         (void)*(volatile char *)page;
@@ -245,8 +245,8 @@ TEST(exception_reaches_the_handler)
     CHECK(t && !err, "error %lu", err);
     CHECK(!serve_until_done(t, &tag));
     CHECK(l4_tag_is_proto(tag, L4_PROTO_EXCEPTION), "tag %lx", tag);
-    CHECK_EQ(l4_mr(19), 6);                             /* #UD */
-    CHECK_EQ(l4_mr(1), (l4_word_t)exception_main);
+    CHECK_EQ(l4_mr(L4_EXC_VECTOR), 6);                  /* #UD */
+    CHECK_EQ(l4_mr(L4_EXC_RIP), (l4_word_t)exception_main);
     CHECK(delete_task(t));
 }
 

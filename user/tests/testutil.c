@@ -27,6 +27,24 @@ l4_word_t tu_new_tid(void)
     return l4_global_id(l4_kip_user_base() + 3 + next_number++, 1);
 }
 
+unsigned tu_fill_spaces(l4_word_t *tids, unsigned max)
+{
+    l4_word_t me = l4_my_global_id(), old;
+    unsigned n = 0;
+    for (; n < max; n++) {
+        l4_word_t t = tu_new_tid();
+        if (!l4_thread_control(t, t, me, 0, ~0ul))
+            break;
+        tids[n] = t;
+        if (!l4_space_control(t, 0, l4_fpage_log2(0xBFF00000, 12), l4_fpage_log2(0xBF000000, 12), 0, &old) ||
+            !l4_thread_control(t, t, 0, me, 0xBF000000)) {
+            n++;
+            break;
+        }
+    }
+    return n;
+}
+
 static l4_word_t stack_top(void)
 {
     if (next_stack == MAX_STACKS)
@@ -162,7 +180,7 @@ static bool handle_fault(l4_word_t from, l4_word_t tag, bool *answered)
 {
     *answered = false;
     if (l4_tag_is_proto(tag, L4_PROTO_IO_PAGEFAULT)) {
-        l4_word_t fp = l4_mr(1);
+        l4_word_t fp = l4_mr(L4_PF_ADDR);
         l4_sigma0_get_ports(l4_sigma0_tid(), fp);
         l4_set_mr(0, l4_tag_make(0, 0, 2));
         l4_set_mr(1, l4_map_item(0));
@@ -172,8 +190,8 @@ static bool handle_fault(l4_word_t from, l4_word_t tag, bool *answered)
     }
     if (!l4_tag_is_proto(tag, L4_PROTO_PAGEFAULT))
         return false;
-    l4_word_t addr = l4_mr(1);
-    unsigned access = (tag >> 16) & 7;
+    l4_word_t addr = l4_mr(L4_PF_ADDR);
+    unsigned access = l4_pagefault_access(tag);
     if (addr >= TU_WINDOW && addr < TU_WINDOW + TU_WINDOW_SIZE && addr < tu_window_refuse_from) {
         l4_word_t page = addr & ~0xFFFul;
         l4_word_t mine = (l4_word_t)tu_window_backing + (page - TU_WINDOW);

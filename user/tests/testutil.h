@@ -17,6 +17,9 @@ extern l4_word_t tu_window_refuse_from;
 
 /* A new thread id (fresh thread number, version 1). */
 l4_word_t tu_new_tid(void);
+/* New spaces with one active thread each (ids into tids[], at most max) until the kernel
+ * runs out of memory; returns how many threads were created (the last may be inactive). */
+unsigned tu_fill_spaces(l4_word_t *tids, unsigned max);
 /* A thread in our space running fn at priority prio, paged by us (main thread). */
 l4_word_t tu_thread(void (*fn)(void), unsigned prio);
 /* Create (without starting) a thread in our space; start it with tu_start. */

@@ -13,6 +13,7 @@
 #include <l4/types.h>
 #include <l4/thread.h>
 #include <l4/pecan.h>
+#include <l4/control.h>
 #include "utcb.h"
 
 #if !defined(__x86_64__)
@@ -71,21 +72,7 @@ void l4lib_init(void);
 /* --- ExchangeRegisters (§4.4.2) -------------------------------------------------------
  * In: RAX dest, RSI control, RDX SP, R8 IP, R9 FLAGS, R10 handle, RDI pager.
  * Out: the same registers (RAX = result id); everything else clobbered. */
-#define L4_EXREGS_HALT          0x001u  /* H */
-#define L4_EXREGS_ABORT_RECV    0x002u  /* R */
-#define L4_EXREGS_ABORT_SEND    0x004u  /* S */
-#define L4_EXREGS_SET_SP        0x008u  /* s */
-#define L4_EXREGS_SET_IP        0x010u  /* i */
-#define L4_EXREGS_SET_FLAGS     0x020u  /* f */
-#define L4_EXREGS_SET_HANDLE    0x040u  /* u */
-#define L4_EXREGS_SET_PAGER     0x080u  /* p */
-#define L4_EXREGS_SET_HALT      0x100u  /* h: apply H */
-#define L4_EXREGS_DELIVER       0x200u  /* d */
-/* Returned control bits (state before the call). */
-#define L4_EXREGS_WAS_HALTED    0x1u
-#define L4_EXREGS_WAS_RECEIVING 0x2u
-#define L4_EXREGS_WAS_SENDING   0x4u
-
+/* The control bits (L4_EXREGS_*) are in <l4/control.h>. */
 struct l4_exregs {
     l4_word_t control, sp, ip, flags, handle, pager;
 };
@@ -208,17 +195,8 @@ static inline void l4_yield(void) { l4_thread_switch(L4_NILTHREAD); }
 
 /* --- Schedule (§4.4.6) ----------------------------------------------------------------
  * In: RDI dest, RDX TimeControl, R8 ProcessorControl, RSI PrioControl, R9 PreemptionControl.
- * Out: RAX result (thread state, 0 = error), RDX old TimeControl.  ~0 = no change. */
-#define L4_SCHEDULE_NO_CHANGE (~0ull)
-#define L4_SCHEDULE_ERROR        0
-#define L4_SCHEDULE_DEAD         1
-#define L4_SCHEDULE_INACTIVE     2
-#define L4_SCHEDULE_RUNNING      3
-#define L4_SCHEDULE_PENDING_SEND 4
-#define L4_SCHEDULE_SENDING      5
-#define L4_SCHEDULE_WAITING      6
-#define L4_SCHEDULE_RECEIVING    7
-
+ * Out: RAX result (thread state L4_SCHEDULE_*, 0 = error), RDX old TimeControl.
+ * L4_SCHEDULE_NO_CHANGE (~0) = no change; the words' fields are in <l4/control.h>. */
 static inline l4_word_t l4_schedule(l4_word_t dest, l4_word_t time_control,
                                     l4_word_t processor_control, l4_word_t prio_control,
                                     l4_word_t preemption_control, l4_word_t *old_time_control)
@@ -237,7 +215,7 @@ static inline l4_word_t l4_schedule(l4_word_t dest, l4_word_t time_control,
 }
 static inline l4_word_t l4_set_priority(l4_word_t dest, unsigned prio)
 {
-    return l4_schedule(dest, L4_SCHEDULE_NO_CHANGE, L4_SCHEDULE_NO_CHANGE, prio & 0xFF,
+    return l4_schedule(dest, L4_SCHEDULE_NO_CHANGE, L4_SCHEDULE_NO_CHANGE, prio & L4_PRIO_CTL_MAX,
                        L4_SCHEDULE_NO_CHANGE, NULL);
 }
 
@@ -269,9 +247,8 @@ L4LIB_DEFINE_IPC(l4_lipc, lipc)
 
 /* --- Unmap (§4.4.8) -------------------------------------------------------------------
  * In: RDX control, MR0-MR7 in R9/RAX/RBX/R10/R12-R15 and in the UTCB, RDI UTCB pointer.
- * Out: the eight MR registers = result MR0-MR7 (stored back into the UTCB), RDI. */
-#define L4_UNMAP_FLUSH 0x40u
-
+ * Out: the eight MR registers = result MR0-MR7 (stored back into the UTCB), RDI.
+ * control: k | L4_UNMAP_FLUSH (<l4/control.h>). */
 static inline void l4_unmap(l4_word_t control)
 {
     l4_word_t *utcb = l4_utcb();

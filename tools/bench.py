@@ -68,7 +68,7 @@ WALL = "tcg_ns"                 # without icount: wall-clock ns per op in the em
 SLOWPATH = "_slowpath"
 
 # The benchmark root tasks: (program, required).  vmbench may not be built yet.
-PROGRAMS = (("pingpong", True), ("vmbench", False))
+PROGRAMS = (("pingpong", True), ("vmbench", False), ("foreignbench", False))
 SLOWPATH_PROGRAM = "pingpong"
 SLOWPATH_RE = re.compile(r"^ipc_(roundtrip|pistachio)_")   # what a fastpath=off run reports
 
@@ -88,6 +88,9 @@ PAIRS = (
      "Pistachio's own pingpong reports"),
     (re.compile(r"^ipc_"), "pipe_pingpong_1b", "futex_pingpong", None),
     (re.compile(r"^syscall_null$"), "getpid", None, None),
+    (re.compile(r"^foreign_syscall_null$"), "getpid", None,
+     "a Linux-style getpid by a thread of a foreign space, reflected to its handler as IPC "
+     "and answered at once (docs/linux-abi.md): the personality's system-call round trip"),
     (re.compile(r"^syscall_system_clock$"), None, None,
      "SystemClock runs in its user-mode stub (no kernel entry); the Linux counterpart, a "
      "vDSO clock_gettime, is not among the reference programs"),
@@ -108,6 +111,7 @@ BAR_PISTACHIO_INTER = 99    # (e) instructions per one-way inter-space IPC, Pist
 # (f) Pistachio's own fast path in the same QEMU, measured by its pingpong (issue 7): guest
 # instructions per one-way IPC with 0 words.  Every mode of that convention on Pecan: at most.
 PISTACHIO_FIGURES = {"inter": 99.9, "intra": 98.8, "lipc": 111.3}
+BAR_FOREIGN_NULL = 250      # (g) reflected null system call round trip, user code included
 
 
 class BenchError(RuntimeError):
@@ -360,6 +364,12 @@ def evaluate_bars(records: list) -> list:
                     na if ok is None else
                     ", ".join(f"{k} {pist[k]:.1f}" for k in PISTACHIO_FIGURES),
                     ok, tuple(f"ipc_pistachio_{k}_0w" for k in PISTACHIO_FIGURES)))
+    fnull = g.get("foreign_syscall_null")
+    bars.append(Bar("g", f"foreign_syscall_null <= {BAR_FOREIGN_NULL} guest instructions per "
+                         f"reflected system call (native Linux getpid beside it)",
+                    na if fnull is None else f"{fnull:.1f}",
+                    None if fnull is None else fnull <= BAR_FOREIGN_NULL,
+                    ("foreign_syscall_null",)))
     return bars
 
 

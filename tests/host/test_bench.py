@@ -66,9 +66,17 @@ def measurements(text, icount=True):
     return bench.parse_pecan(text, icount)
 
 
+FOREIGN_ICOUNT = """\
+# foreign: 10000 reflected system calls per measurement
+BENCH name=foreign_syscall_null iters=10000 tsc_per_op=242.05 tsc=2420535 ns=2474000
+BENCH-DONE
+"""
+
+
 def full_records(linux=True):
     pecan = {bench.GUEST: measurements(PINGPONG_ICOUNT), bench.WALL: {}}
     pecan[bench.GUEST].update(measurements(VMBENCH_ICOUNT))
+    pecan[bench.GUEST].update(measurements(FOREIGN_ICOUNT))
     pecan[bench.GUEST].update(bench.slowpath_names(measurements(
         PINGPONG_ICOUNT.replace("tsc_per_op=208.00", "tsc_per_op=1097.22"))))
     pecan[bench.WALL] = measurements(PINGPONG_WALL, icount=False)
@@ -187,8 +195,9 @@ def bars_by_key(records):
 
 def test_bars_pass_on_the_canned_figures():
     bars = bars_by_key(full_records())
-    assert [bars[k].verdict for k in "abcdef"] == ["PASS"] * 6
+    assert [bars[k].verdict for k in "abcdefg"] == ["PASS"] * 7
     assert bars["e"].measured == "97.0"
+    assert bars["g"].measured == "242.1"
     assert bars["f"].measured == "inter 97.0, intra 91.0, lipc 111.0"
     assert "62.6" in bars["b"].measured
     assert "2.00/round trip = 1.00/word/message" in bars["d"].measured
@@ -231,6 +240,16 @@ def test_bar_f_fails_when_a_mode_exceeds_pistachio(mode, value):
     assert bars["f"].verdict == "FAIL"
 
 
+def test_bar_g_fails_above_250_per_reflected_system_call():
+    bars = bars_by_key(with_value(full_records(), "foreign_syscall_null", 251.0))
+    assert bars["g"].verdict == "FAIL"
+
+
+def test_reflected_system_call_pairs_with_getpid():
+    r = find(full_records(), "foreign_syscall_null")
+    assert r["linux_name"] == "getpid" and r["ratio"] is not None and "reflected" in r["note"]
+
+
 def test_pistachio_rows_are_one_way_and_unpaired():
     records = full_records()
     r = find(records, "ipc_pistachio_inter_0w")
@@ -245,7 +264,7 @@ def test_bars_not_measured_are_na():
     bars = bars_by_key(full_records(linux=False))
     assert bars["b"].verdict == "n/a" and bars["a"].verdict == "PASS"
     bars = bars_by_key([])
-    assert [bars[k].verdict for k in "abcdef"] == ["n/a"] * 6
+    assert [bars[k].verdict for k in "abcdefg"] == ["n/a"] * 7
 
 
 def test_word_slope():
@@ -392,7 +411,9 @@ def test_measure_pecan_skips_an_optional_program_not_built(monkeypatch, tmp_path
     fake_build(monkeypatch, tmp_path, ["pingpong"])
     runner, skipped = FakeRunner(), []
     pecan = bench.measure_pecan(runner, quick=False, repeat=2, skipped=skipped)
-    assert skipped == ["vmbench: build/user/vmbench.elf not built"] and not runner.failures
+    assert skipped == ["vmbench: build/user/vmbench.elf not built",
+                       "foreignbench: build/user/foreignbench.elf not built"]
+    assert not runner.failures
     assert runner.calls == [("pingpong", True, "kdb=batch"),
                             ("pingpong", True, "kdb=batch fastpath=off"),
                             ("pingpong", False, "kdb=batch"), ("pingpong", False, "kdb=batch")]
@@ -415,7 +436,7 @@ def test_measure_pecan_only_pingpong(monkeypatch, tmp_path):
     fake_build(monkeypatch, tmp_path, ["pingpong", "vmbench"])
     runner, skipped = FakeRunner(), []
     pecan = bench.measure_pecan(runner, quick=True, repeat=1, skipped=skipped, only="pingpong")
-    assert skipped == ["vmbench: not selected"]
+    assert skipped == ["vmbench: not selected", "foreignbench: not selected"]
     assert runner.calls == [("pingpong", True, "kdb=batch"),
                             ("pingpong", True, "kdb=batch fastpath=off")]
     assert "ipc_pistachio_inter_0w_slowpath" in pecan[bench.GUEST]

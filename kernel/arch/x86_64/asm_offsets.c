@@ -31,6 +31,8 @@ void asm_offsets(void)
     DEFINE(SPACE_PCID, offsetof(struct space, pcid));
     DEFINE(SPACE_TLB_STALE, offsetof(struct space, tlb_stale));
     DEFINE(SPACE_IPC_SLOW, offsetof(struct space, ipc_slow));
+    DEFINE(SPACE_FOREIGN_HANDLER, offsetof(struct space, foreign_handler));
+    DEFINE(TF_FOREIGN_, TF_FOREIGN);
     DEFINE(TS_WAIT_RECV_, TS_WAIT_RECV);
     DEFINE(TS_READY_, TS_READY);
     DEFINE(WAKE_DONE_, WAKE_DONE);

@@ -234,7 +234,11 @@ bool cpu_has_pcid, cpu_has_fsgsbase, cpu_has_smap;
  * rdfsbase at `site`; without FSGSBASE that becomes `jmp site_msr` (E9 rel32), written
  * through the physmap alias because the kernel text is mapped read-only. */
 extern char ts_fsgs[], ts_fsgs_msr[], fp_fsgs[], fp_fsgs_msr[];
-static char *const fsgs_sites[][2] = { { ts_fsgs, ts_fsgs_msr }, { fp_fsgs, fp_fsgs_msr } };
+extern char ffp_fsgs_call[], ffp_fsgs_call_msr[], ffp_fsgs_reply[], ffp_fsgs_reply_msr[];
+static char *const fsgs_sites[][2] = {
+    { ts_fsgs, ts_fsgs_msr }, { fp_fsgs, fp_fsgs_msr },
+    { ffp_fsgs_call, ffp_fsgs_call_msr }, { ffp_fsgs_reply, ffp_fsgs_reply_msr },
+};
 
 static void cpu_patch_fsgsbase(void)
 {

@@ -1,5 +1,6 @@
 /* Kernel entry and exit: exceptions, interrupts, the syscall instruction, context switch. */
 #include "frame.h"
+#include "asm_offsets.h"
 
     .text
 
@@ -89,6 +90,10 @@ syscall_full:
     pushq $0
     pushq $VEC_SYSCALL
     SAVE_GPRS
+    /* A thread of a foreign space: its own fast path (foreign_fastpath.S), else the C path. */
+    movq cpu0 + CPU_CURRENT(%rip), %rdi
+    testb $TF_FOREIGN_, TCB_FLAGS(%rdi)
+    jnz  foreign_syscall_fast
     movq %rsp, %rdi
     call syscall_dispatch           /* C: returns when this thread goes back to user mode */
     /* fall through */

@@ -33,7 +33,7 @@
  * and on the line that copies MR8..MRu first.  In: RDI self, RSI to, RDX from-specifier,
  * R8 timeouts.  Out: RBP dest; RDX the from-specifier to wait for (a Call to a local id
  * waits for the global one).  Clobbers RCX. */
-.macro FP_GUARDS
+.macro FP_GUARDS flagged=fp_slow
     /* Call (from = to) or ReplyWait (from = anythread or anylocalthread), receive timeout
      * never. */
     cmpq %rsi, %rdx
@@ -72,7 +72,7 @@
     cmpq TCB_SPACE(%rdi), %rcx
     jne  fp_slow
 2:  cmpb $0, TCB_FLAGS(%rbp)
-    jne  fp_slow
+    jne  \flagged
     cmpb $0, TCB_WAKEUP_QUEUED(%rbp)
     jne  fp_slow
     /* No redirection; nothing more important than dest ready (stale entries count too). */
@@ -135,7 +135,7 @@ syscall_entry:
      * other line (fp_long) handles u > 7. */
     testl $0x1FF8, %r9d
     jnz  fp_long
-    FP_GUARDS
+    FP_GUARDS fp_flagged
 
 fp_commit:
     movb $TS_WAIT_RECV_, TCB_STATE(%rdi)
@@ -211,8 +211,18 @@ fp_long:
     xorl %r8d, %r8d                                 /* (it held `to`) */
     jmp  fp_commit
 
+/* dest has flags: the only case for us is a thread of a foreign space waiting for our reply
+ * to its system call (foreign_fastpath.S); anything else pending goes to the C path. */
+    .pushsection .text.fastpath_cold, "ax"
+fp_flagged:
+    cmpb $TF_FOREIGN_, TCB_FLAGS(%rbp)
+    je   foreign_reply_fast
+    jmp  fp_slow
+    .popsection
+
 /* A guard failed: nothing has changed.  Complete the user frame (RBP and RCX were scratch;
  * both may be clobbered by Ipc) and take the slow path. */
+    .global fp_slow
 fp_slow:
     movq %rax, FR_RAX * 8(%rsp)
     movq %rbx, FR_RBX * 8(%rsp)

@@ -68,6 +68,7 @@ static void sys_exchange_registers(struct tcb *self, struct frame *f)
         f->rax = L4_NILTHREAD;
         return;
     }
+    thread_start_settle(t);
     word_t old_ctl = ((t->state == TS_HALTED || (t->flags & TF_HALT_PENDING)) ? 1 : 0) |
                      ipc_exregs_state(t);
     word_t old_sp = arch_user_sp(t), old_ip = arch_user_ip(t), old_fl = arch_user_flags(t);

@@ -10,8 +10,11 @@
  * Phases (one TEST each): IPC, typed items and UTCB words, the other calls from unprivileged
  * spaces (privileged ones must fail with error 1 at once), and the privileged calls from the
  * root task's space on a reserved range of thread numbers that the test owns (victims); then
- * the checks that the system still works.  Everything derives from one seed (FZ_SEED, or
- * seed=N on the module command line; rounds=N changes the length): a failure repeats, exactly
+ * the checks that the system still works.  Fuzz threads also check that their x87/SSE
+ * registers survive system calls (op_fpu) and read their I/O ports (op_port; the main thread
+ * answers the I/O faults).  Everything derives from one seed (FZ_SEED, or seed=N on the module
+ * command line; rounds=N changes the length; squeeze=N runs one round in N with the kernel
+ * pool full; leak=1 measures kernel memory after every round): a failure repeats, exactly
  * so under -icount, e.g.
  *     tools/qemu_run.py --icount build/kernel-debug.bin sigma0 test_fuzz:"seed=7 rounds=4"
  *
@@ -21,7 +24,10 @@
  * answers preemption messages and "ping" calls (which take the IPC fast path), drops
  * everything else, and ends the round when every fuzz thread has finished its budget or is
  * stuck: when a priority-1 thread says nothing else can run and, a few milliseconds later,
- * nobody has made progress or is ready to run.  Then it deletes them all.
+ * nobody has made progress or is ready to run.  Then it deletes them all.  A watchdog thread
+ * above everyone ends a round whose fuzz threads keep each other busy without ever calling the
+ * main thread (which would wait for ever): it deletes them after 800 ms, and that fails the
+ * phase.  tools/fuzz.py runs campaigns of many seeds (make fuzz, docs/testing.md).
  *
  * Containment.  Fuzz threads must be able to wreck only themselves, never the harness.  So:
  *  - their code lives in its own section ("fuzztext"), the only image pages they get executable;
@@ -37,11 +43,13 @@
  *    address points at them: whatever a fuzz thread maps, grants, copies or has an exception
  *    reply load into its registers, it never executes our code at a wrong address or writes
  *    into a stack or the control page;
- *  - ExchangeRegisters changes the IP/SP of the caller itself only (to the sled, a system-call
- *    stub or garbage), never of a sibling halfway through its code; pager and exception handler
- *    TCRs name only threads that never answer a fault with a fault (no ping-pong): the main
- *    thread, nobody, kernel and interrupt threads, the thread itself, or a fuzz thread with a
- *    lower index.
+ *  - ExchangeRegisters changes the IP/SP of the caller itself (to the sled, a system-call stub
+ *    or garbage), or of a sibling only with both IP and SP (and maybe flags) at once, which
+ *    takes the sibling out of its code for good (counted as wrecked), never its SP or flags
+ *    alone halfway through its code; pager and exception handler TCRs name only threads that
+ *    never answer a fault with a fault (no ping-pong): the main thread, nobody, kernel and
+ *    interrupt threads, the thread itself, or a fuzz thread with a lower index; a sibling's
+ *    pager is never set to the caller (which may be the sibling's client already).
  * The privileged fuzz thread never names a thread outside its victims as a target or space. */
 #include "testlib.h"
 #include "testutil.h"

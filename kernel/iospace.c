@@ -2,8 +2,17 @@
  * by the CPU behind the TSS through the space's own PML4 entry 509 (layout.h), so a space
  * switch switches the bitmap at no cost.  Port mappings form derivation trees like memory
  * mappings: sigma0 holds the root (all ports); map creates children, Unmap revokes
- * recursively.  A node covers a naturally aligned power-of-two port range.  Revoking part of a
- * node's range revokes the whole node (ports are mapped back on the next I/O fault). */
+ * recursively.  A node covers a naturally aligned power-of-two port range.
+ *
+ * Invariants (iospace_check tests them; docs/memory.md section 4):
+ *  - a space's nodes are disjoint and sorted by base: a space holds a port through at most one
+ *    node, so the bitmap bit of a port is exactly "some node of the space covers it", and a
+ *    space never holds more than 65536 nodes however often ports travel back and forth;
+ *  - a node's range lies within its parent's, and a node's parent is in another space.  So a
+ *    chain of ancestors visits each space at most once: it is never longer than the number of
+ *    spaces, and a node's descendants never include another node of its own space.
+ * Every operation walks the affected spaces' lists once, in port order, with a cursor that the
+ * removal of any node keeps valid (node_unlink), so nothing restarts a scan. */
 #include "iospace.h"
 #include "space.h"
 #include "slab.h"
@@ -12,22 +21,41 @@
 #include "console.h"
 #include <l4/fpage.h>
 
+#ifdef CONFIG_INVARIANTS
+/* The debug kernel checks the lists of the spaces an operation touched (the bitmap too would
+ * cost 64 Ki steps a space: the host tests do that). */
+static void check(const struct space *s)
+{
+    const char *bad = iospace_check(s, false);
+    if (bad)
+        panic("invariant: I/O ports of space %p: %s", s, bad);
+}
+#else
+static inline void check(const struct space *s) { (void)s; }
+#endif
+
 struct ionode {
     struct space *space;
     uint32_t base, size;                /* ports [base, base + size) */
     struct ionode *parent, *child, *next, *prev;
-    struct ionode *snext;               /* list of the space's nodes */
+    struct ionode *snext, *sprev;       /* the space's nodes, sorted by base */
 };
 
 struct iospace {
     pte_t *pdpt, *pd, *pt;              /* the space's TSS window tables */
     uint8_t *bitmap;                    /* 8 KiB: bit clear = port allowed */
-    struct ionode *nodes;
+    struct ionode *head, *tail;
+    struct ionode *cursor;              /* the next node of a walk in progress */
 };
 
 static struct slab_cache ionode_cache = SLAB_CACHE_INIT("ionode", struct ionode);
 static struct slab_cache iospace_cache = SLAB_CACHE_INIT("iospace", struct iospace);
+static word_t live_nodes;
 
+static inline uint32_t end_of(const struct ionode *n)
+{
+    return n->base + n->size;
+}
 
 /* Give s its own TSS window with a deny-all bitmap. */
 static struct iospace *io_get(struct space *s)
@@ -49,6 +77,7 @@ static struct iospace *io_get(struct space *s)
         slab_free(&iospace_cache, io);
         return NULL;
     }
+    io->head = io->tail = io->cursor = NULL;
     memset(io->bitmap, 0xFF, 2 * PAGE_SIZE);
     arch_iowin_build(io->pdpt, io->pd, io->pt, physmap_to_phys(io->bitmap));
     s->pml4[PML4_IOWIN] = physmap_to_phys(io->pdpt) | PTE_P | PTE_W;
@@ -57,106 +86,61 @@ static struct iospace *io_get(struct space *s)
     return io;
 }
 
-static void set_bits(struct iospace *io, uint32_t base, uint32_t size, bool allow)
+/* Allow or deny [base, base + size): whole bytes at once. */
+static void set_bits(struct space *s, uint32_t base, uint32_t size, bool allow)
 {
-    for (uint32_t p = base; p < base + size; p++) {
-        if (allow)
-            io->bitmap[p >> 3] &= ~(1u << (p & 7));
-        else
-            io->bitmap[p >> 3] |= 1u << (p & 7);
+    uint8_t *bm = s->io->bitmap;
+    uint32_t p = base, end = base + size;
+    for (; p < end && (p & 7); p++)
+        bm[p >> 3] = allow ? bm[p >> 3] & ~(1u << (p & 7)) : bm[p >> 3] | (1u << (p & 7));
+    if (end - p >= 8) {
+        memset(bm + (p >> 3), allow ? 0 : 0xFF, (end - p) >> 3);
+        p += (end - p) & ~7u;
     }
+    for (; p < end; p++)
+        bm[p >> 3] = allow ? bm[p >> 3] & ~(1u << (p & 7)) : bm[p >> 3] | (1u << (p & 7));
+    /* No TLB work: the bitmap's contents change, not its translation. */
 }
 
-/* After nodes were removed: re-derive the bitmap of [base, base + size) from what is left. */
-static void recompute(struct space *s, uint32_t base, uint32_t size)
+/* --- the space's sorted list ------------------------------------------------------------- */
+
+/* Put n into s's list before `before` (NULL: at the end) and allow its ports. */
+static void space_link(struct space *s, struct ionode *n, struct ionode *before)
 {
     struct iospace *io = s->io;
-    if (!io)
-        return;
-    set_bits(io, base, size, false);
-    for (struct ionode *n = io->nodes; n; n = n->snext) {
-        uint32_t lo = MAX(base, n->base), hi = MIN(base + size, n->base + n->size);
-        if (lo < hi)
-            set_bits(io, lo, hi - lo, true);
-    }
-    space_tlb_invalidate(s, IOWIN_BASE + PAGE_SIZE, 2 * PAGE_SIZE);
-}
-
-static struct ionode *node_new(struct space *s, uint32_t base, uint32_t size, struct ionode *parent)
-{
-    struct iospace *io = io_get(s);
-    if (!io)
-        return NULL;
-    struct ionode *n = slab_alloc(&ionode_cache);
-    if (!n)
-        return NULL;
     n->space = s;
-    n->base = base;
-    n->size = size;
-    n->parent = parent;
-    n->child = n->next = n->prev = NULL;
-    if (parent) {
-        n->next = parent->child;
-        if (n->next)
-            n->next->prev = n;
-        parent->child = n;
-    }
-    n->snext = io->nodes;
-    io->nodes = n;
-    set_bits(io, base, size, true);
-    return n;
+    n->snext = before;
+    n->sprev = before ? before->sprev : io->tail;
+    if (n->sprev)
+        n->sprev->snext = n;
+    else
+        io->head = n;
+    if (before)
+        before->sprev = n;
+    else
+        io->tail = n;
+    set_bits(s, n->base, n->size, true);
 }
 
-static void node_unlink(struct ionode *n)
+/* Take n out of its space's list and deny its ports: no other node of the space covers them. */
+static void space_unlink(struct ionode *n)
 {
-    if (n->prev)
-        n->prev->next = n->next;
-    else if (n->parent)
-        n->parent->child = n->next;
-    if (n->next)
-        n->next->prev = n->prev;
     struct iospace *io = n->space->io;
-    for (struct ionode **pp = &io->nodes; *pp; pp = &(*pp)->snext)
-        if (*pp == n) {
-            *pp = n->snext;
-            break;
-        }
+    if (io->cursor == n)
+        io->cursor = n->snext;
+    if (n->sprev)
+        n->sprev->snext = n->snext;
+    else
+        io->head = n->snext;
+    if (n->snext)
+        n->snext->sprev = n->sprev;
+    else
+        io->tail = n->sprev;
+    n->snext = n->sprev = NULL;
+    set_bits(n->space, n->base, n->size, false);
 }
 
-/* Remove n and everything derived from it (iteratively), fixing each space's bitmap. */
-static void remove_subtree(struct ionode *root)
-{
-    struct ionode *n = root;
-    for (;;) {
-        while (n->child)
-            n = n->child;
-        struct ionode *p = n->parent;
-        struct space *s = n->space;
-        uint32_t base = n->base, size = n->size;
-        node_unlink(n);
-        slab_free(&ionode_cache, n);
-        recompute(s, base, size);
-        if (n == root)
-            break;
-        n = p;
-    }
-}
-
-bool iospace_init_sigma0(struct space *s)
-{
-    return node_new(s, 0, 65536, NULL) != NULL;
-}
-
-static void fpage_ports(word_t fp, uint32_t *base, uint32_t *size)
-{
-    unsigned s = l4_io_fpage_log2(fp);
-    if (s > 16)
-        s = 16;
-    *base = l4_io_fpage_port(fp);
-    *size = 1u << s;
-    if (*base + *size > 65536)
-        *size = 65536 - *base;
-}
+/* --- the derivation tree ----------------------------------------------------------------- */
 
 static void child_unlink(struct ionode *c)
 {
@@ -174,28 +158,145 @@ static void child_link(struct ionode *parent, struct ionode *c)
 {
     c->parent = parent;
     c->prev = NULL;
+    c->next = NULL;
+    if (!parent)
+        return;
     c->next = parent->child;
     if (c->next)
         c->next->prev = c;
     parent->child = c;
 }
 
-/* Grant [lo, hi) of n to dst: dst's new node takes n's place in the tree, the mappings
- * derived from n inside that range follow it, and n goes with whatever else was derived
- * from it (a node is revoked whole, see the top of the file). */
-static bool grant_node(struct ionode *n, struct space *dst, uint32_t lo, uint32_t hi)
+/* Move every child of `from` under `to` (to's range contains from's). */
+static void adopt_children(struct ionode *to, struct ionode *from)
 {
-    struct ionode *g = node_new(dst, lo, hi - lo, n->parent);
+    while (from->child) {
+        struct ionode *c = from->child;
+        child_unlink(c);
+        child_link(to, c);
+    }
+}
+
+static struct ionode *node_alloc(uint32_t base, uint32_t size)
+{
+    struct ionode *n = slab_alloc(&ionode_cache);
+    if (!n)
+        return NULL;
+    memset(n, 0, sizeof *n);
+    n->base = base;
+    n->size = size;
+    live_nodes++;
+    return n;
+}
+
+static void node_free(struct ionode *n)
+{
+    slab_free(&ionode_cache, n);
+    live_nodes--;
+}
+
+/* Remove root and everything derived from it, deepest first, without recursion. */
+static void remove_subtree(struct ionode *root)
+{
+    struct ionode *n = root;
+    for (;;) {
+        while (n->child)
+            n = n->child;
+        struct ionode *p = n->parent;
+        bool last = n == root;
+        child_unlink(n);
+        space_unlink(n);
+        node_free(n);
+        if (last)
+            break;
+        n = p;
+    }
+}
+
+bool iospace_init_sigma0(struct space *s)
+{
+    struct ionode *n = io_get(s) ? node_alloc(0, 65536) : NULL;
+    if (!n)
+        return false;
+    space_link(s, n, NULL);
+    return true;
+}
+
+static void fpage_ports(word_t fp, uint32_t *base, uint32_t *size)
+{
+    unsigned s = l4_io_fpage_log2(fp);
+    if (s > 16)
+        s = 16;
+    *base = l4_io_fpage_port(fp);
+    *size = 1u << s;
+    if (*base >= 65536)
+        *size = 0;
+    else if (*base + *size > 65536)
+        *size = 65536 - *base;
+}
+
+/* The ancestor of n that dst holds, if any (at most one: see the top of the file). */
+static struct ionode *ancestor_in(const struct ionode *n, const struct space *dst)
+{
+    for (struct ionode *a = n->parent; a; a = a->parent)
+        if (a->space == dst)
+            return a;
+    return NULL;
+}
+
+/* Give dst the ports [lo, hi) of src's node n (by map, or by grant).  dst's cursor is at the
+ * first of its nodes that ends after lo.  The ports merge with what dst holds, as a memory
+ * mapping onto an existing one does (docs/memory.md section 1):
+ *  - dst holds them through an ancestor of n: left alone (so no cycle can form);
+ *  - map, and dst holds them through a child of n that covers them: nothing to do;
+ *  - dst's children of n inside [lo, hi) merge into the new node (their derived nodes follow);
+ *  - anything else dst holds there is revoked first, with what derives from it.
+ * False: out of kernel memory, nothing changed for this range. */
+static bool give(struct ionode *n, struct space *dst, uint32_t lo, uint32_t hi, bool grant)
+{
+    struct iospace *io = dst->io;
+    while (io->cursor && end_of(io->cursor) <= lo)
+        io->cursor = io->cursor->snext;
+    struct ionode *d = io->cursor;
+    if (d && d->base < hi && d->base <= lo && end_of(d) >= hi) {
+        if (d == ancestor_in(n, dst))
+            return true;
+        if (!grant && d->parent == n)
+            return true;
+    }
+    bool whole = grant && n->base == lo && end_of(n) == hi;
+    struct ionode *g = whole ? n : node_alloc(lo, hi - lo);
     if (!g)
         return false;
-    for (struct ionode *c = n->child, *cn; c; c = cn) {
-        cn = c->next;
-        if (c->base >= lo && c->base + c->size <= hi) {
-            child_unlink(c);
-            child_link(g, c);
+    while ((d = io->cursor) && d->base < hi) {
+        if (d->parent == n && d->base >= lo && end_of(d) <= hi) {
+            adopt_children(g, d);           /* merge */
+            child_unlink(d);
+            space_unlink(d);
+            node_free(d);
+        } else {
+            remove_subtree(d);              /* d is no ancestor of n (checked above) */
         }
     }
-    remove_subtree(n);
+    if (whole) {
+        space_unlink(n);                    /* n moves, with its place in the tree */
+    } else if (grant) {
+        /* g takes n's place for [lo, hi); n is revoked with whatever else derives from it
+         * (a node is revoked whole, docs/memory.md section 4). */
+        struct ionode *p = n->parent;
+        for (struct ionode *c = n->child, *cn; c; c = cn) {
+            cn = c->next;
+            if (c->base >= lo && end_of(c) <= hi) {
+                child_unlink(c);
+                child_link(g, c);
+            }
+        }
+        remove_subtree(n);
+        child_link(p, g);
+    } else {
+        child_link(n, g);
+    }
+    space_link(dst, g, io->cursor);
     return true;
 }
 
@@ -203,57 +304,50 @@ bool iospace_map(struct space *src, struct space *dst, word_t fp, bool grant)
 {
     uint32_t base, size;
     fpage_ports(fp, &base, &size);
-    if (!src->io || src == dst)
+    if (!src->io || src == dst || size == 0)
         return true;
-    if (grant) {
-        for (struct ionode *n = src->io->nodes; n; ) {
-            uint32_t lo = MAX(base, n->base), hi = MIN(base + size, n->base + n->size);
-            if (lo >= hi) {
-                n = n->snext;
-                continue;
-            }
-            if (!grant_node(n, dst, lo, hi))
-                return false;
-            n = src->io ? src->io->nodes : NULL;    /* the list changed: start over */
-        }
-        return true;
+    if (!io_get(dst))
+        return false;
+    struct iospace *sio = src->io, *dio = dst->io;
+    sio->cursor = sio->head;
+    dio->cursor = dio->head;
+    bool ok = true;
+    struct ionode *n;
+    while (ok && (n = sio->cursor) && n->base < base + size) {
+        sio->cursor = n->snext;
+        uint32_t lo = MAX(base, n->base), hi = MIN(base + size, end_of(n));
+        if (lo < hi)
+            ok = give(n, dst, lo, hi, grant);
     }
-    for (struct ionode *n = src->io->nodes; n; n = n->snext) {
-        uint32_t lo = MAX(base, n->base), hi = MIN(base + size, n->base + n->size);
-        if (lo >= hi)
-            continue;
-        /* Already held by dst through a node of the same origin and range? */
-        bool have = false;
-        for (struct ionode *c = n->child; c; c = c->next)
-            if (c->space == dst && c->base == lo && c->size == hi - lo)
-                have = true;
-        if (!have && !node_new(dst, lo, hi - lo, n))
-            return false;
-    }
-    return true;
+    sio->cursor = dio->cursor = NULL;
+    check(src);
+    check(dst);
+    return ok;
 }
 
 void iospace_unmap(struct space *s, word_t fp, bool own)
 {
     uint32_t base, size;
     fpage_ports(fp, &base, &size);
-    if (!s->io)
+    if (!s->io || size == 0)
         return;
-    for (struct ionode *n = s->io->nodes, *next; n; n = next) {
+    /* What derives from s's nodes lies in other spaces (top of the file), so only `own`
+     * removes nodes of s, and then only the one at hand. */
+    for (struct ionode *n = s->io->head, *next; n && n->base < base + size; n = next) {
         next = n->snext;
-        if (n->base >= base + size || base >= n->base + n->size)
+        if (end_of(n) <= base)
             continue;
         if (own) {
             remove_subtree(n);
-            next = s->io ? s->io->nodes : NULL;     /* the list changed: start over */
-        } else {
-            for (struct ionode *c = n->child, *cn; c; c = cn) {
-                cn = c->next;
-                if (c->base < base + size && base < c->base + c->size)
-                    remove_subtree(c);
-            }
+            continue;
+        }
+        for (struct ionode *c = n->child, *cn; c; c = cn) {
+            cn = c->next;
+            if (c->base < base + size && base < end_of(c))
+                remove_subtree(c);
         }
     }
+    check(s);
 }
 
 bool iospace_has(struct space *s, unsigned port, unsigned count)
@@ -271,8 +365,8 @@ void iospace_destroy(struct space *s)
     struct iospace *io = s->io;
     if (!io)
         return;
-    while (io->nodes)
-        remove_subtree(io->nodes);
+    while (io->head)
+        remove_subtree(io->head);
     s->pml4[PML4_IOWIN] = iowin_shared_pdpt_phys | PTE_P | PTE_W;
     kmem_free_page(io->pdpt);
     kmem_free_page(io->pd);
@@ -280,4 +374,54 @@ void iospace_destroy(struct space *s)
     kmem_free(io->bitmap, 1);
     slab_free(&iospace_cache, io);
     s->io = NULL;
+}
+
+word_t iospace_node_count(void)
+{
+    return live_nodes;
+}
+
+word_t iospace_space_nodes(const struct space *s)
+{
+    word_t k = 0;
+    if (s->io)
+        for (const struct ionode *n = s->io->head; n; n = n->snext)
+            k++;
+    return k;
+}
+
+const char *iospace_check(const struct space *s, bool bitmap)
+{
+    const struct iospace *io = s->io;
+    if (!io)
+        return NULL;
+    uint32_t covered_to = 0;
+    const struct ionode *prev = NULL;
+    for (const struct ionode *n = io->head; n; prev = n, n = n->snext) {
+        if (n->space != s || n->sprev != prev)
+            return "space list links";
+        if (n->size == 0 || (n->size & (n->size - 1)) || (n->base & (n->size - 1)) ||
+            end_of(n) > 65536)
+            return "node range not an aligned power of two";
+        if (n->base < covered_to)
+            return "nodes of one space overlap or are unsorted";
+        for (uint32_t p = covered_to; bitmap && p < end_of(n); p++)
+            if (!(io->bitmap[p >> 3] & (1u << (p & 7))) != (p >= n->base))
+                return "bitmap differs from the nodes";
+        covered_to = end_of(n);
+        if (n->parent && (n->parent->space == s || n->base < n->parent->base ||
+                          end_of(n) > end_of(n->parent)))
+            return "node not inside its parent, or parent in the same space";
+        if (n->prev ? n->prev->next != n : (n->parent && n->parent->child != n))
+            return "sibling links";
+        for (const struct ionode *c = n->child; c; c = c->next)
+            if (c->parent != n)
+                return "child's parent link";
+    }
+    if (io->tail != prev)
+        return "space list tail";
+    for (uint32_t p = covered_to; bitmap && p < 65536; p++)
+        if (!(io->bitmap[p >> 3] & (1u << (p & 7))))
+            return "bitmap allows a port no node covers";
+    return NULL;
 }

@@ -65,6 +65,7 @@ static void sys_exchange_registers(struct tcb *self, struct frame *f)
         f->rax = L4_NILTHREAD;
         return;
     }
+    thread_start_settle(t);
     word_t old_ctl = ((t->state == TS_HALTED || (t->flags & TF_HALT_PENDING)) ? L4_EXREGS_WAS_HALTED : 0) |
                      ipc_exregs_state(t) |
                      ((t->flags & TF_FOREIGN_INTR) ? L4_EXREGS_OUT_INTERRUPT : 0);

@@ -130,6 +130,19 @@ void thread_start_cont(struct tcb *t)
     thread_return_to_user_checks(t);
 }
 
+/* ExchangeRegisters is about to read or change t.  If t has received its start message but
+ * not run yet, apply the message now: ExchangeRegisters then sees the IP/SP the thread starts
+ * at, and what it sets is not overwritten when thread_start_cont runs (issue 7). */
+void thread_start_settle(struct tcb *t)
+{
+    if (t->cont != thread_start_cont || t->state == TS_WAIT_RECV || t->wake != WAKE_DONE ||
+        l4_tag_u(t->mr[0]) < 2)
+        return;
+    arch_thread_init_frame(t, t->mr[1], t->mr[2]);
+    t->flags |= TF_USER_STATE;              /* the IP may be non-canonical: checked on return */
+    t->wake = WAKE_CANCEL;                  /* thread_start_cont: run at the IP/SP it has */
+}
+
 void thread_return_to_user_checks(struct tcb *t)
 {
     if (t->flags & TF_HALT_PENDING) {

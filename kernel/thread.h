@@ -23,6 +23,8 @@ struct tcb *thread_space_specifier(word_t id);
 
 /* Continuation of a thread waiting for its start message (§6.5). */
 void thread_start_cont(struct tcb *t);
+/* Before ExchangeRegisters: apply a start message that arrived but has not taken effect. */
+void thread_start_settle(struct tcb *t);
 /* Last checks before a thread goes back to user mode (pending halt). */
 void thread_return_to_user_checks(struct tcb *t);
 /* Stop a thread (it stays halted until ExchangeRegisters resumes it). */

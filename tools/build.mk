@@ -7,6 +7,7 @@
 #   make iso                                       build/pecan.iso (GRUB, boots the demo)
 #   make debug                                     QEMU waiting for gdb (gdb -x tools/gdbinit)
 #   make bench                                     tools/bench.py
+#   make fuzz   [FUZZ_ARGS="--seeds 20 --budget 600"]   a fuzzing campaign (tools/fuzz.py)
 #   make deps                                      install missing Debian packages (tools/deps.sh)
 #
 # run, test, debug and bench first run tools/deps.sh, then build through a sub-make, so that a
@@ -20,8 +21,9 @@ QEMU_RUN     := $(PYTHON) tools/qemu_run.py
 SUBMAKE      := $(MAKE) --no-print-directory -s
 RUN_ARGS     ?=
 TEST_ARGS    ?=
+FUZZ_ARGS    ?=
 
-.PHONY: programs
+.PHONY: programs fuzz
 
 # Every native program, in-system tests and benchmarks included.
 programs: $(USER_PROGRAMS)
@@ -59,3 +61,8 @@ debug: deps
 bench: deps
 	@$(SUBMAKE) all programs
 	@$(PYTHON) tools/bench.py $(BENCH_ARGS)
+
+# The system-call fuzzer with many seeds across the kernel configurations (docs/testing.md).
+fuzz: deps
+	@$(SUBMAKE) all programs
+	@$(PYTHON) tools/fuzz.py $(FUZZ_ARGS)

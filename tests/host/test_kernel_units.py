@@ -15,6 +15,8 @@ shows its FAIL lines (and any sanitizer report).
                        (kshim/): sigma0 roots, map/grant/unmap chains, splitting, status bits,
                        KIP/UTCB areas, memory exhaustion, leak checks
   mapdb_random_test.c  the same units: random operations against a reference model
+  iospace_test.c       kernel/iospace.c on the same arena: merging, grants, no cycles, bounded
+                       node counts (the ping-pong of issue 7), memory exhaustion, random calls
   mapdb_stack_test.c   the same units without sanitizers, kernel code generation: stack use
                        against the kernel stack
 
@@ -56,6 +58,7 @@ PROGRAMS = {
     "regions_test": ([SIGMA0 / "regions.c"], [], [f"-I{HOST}", f"-I{SIGMA0}"]),
     "mapdb_test": (MAPDB_UNITS, [], MAPDB_INC),
     "mapdb_random_test": (MAPDB_UNITS, [], MAPDB_INC),
+    "iospace_test": (MAPDB_UNITS + [KERNEL / "iospace.c"], [], MAPDB_INC),
 }
 
 CASES = {
@@ -74,6 +77,10 @@ CASES = {
                    "status_bits", "grant_keeps_status", "kip_utcb_areas", "no_cycles", "self_map",
                    "flush_all", "cache_attributes", "oom_map", "oom_unmap_split", "oom_grant_split",
                    "grant_2m_over_4k", "grant_2m_over_4k_then_split"],
+    "iospace_test": ["map_is_idempotent", "ping_pong_stays_bounded", "smaller_nodes_merge",
+                     "other_source_replaces", "larger_holding_is_replaced_whole",
+                     "grant_moves_node", "grant_part_of_node", "no_cycles",
+                     "unmap_own_and_derived", "out_of_memory", "random_ops", "many_nodes"],
     "mapdb_stack_test": ["split_one_level", "split_grant", "split_two_levels", "split_chain",
                          "split_long_chain", "long_chain_4k", "map_2m"],
 }
@@ -271,6 +278,11 @@ def test_sigma0_regions(builder, case):
 @pytest.mark.parametrize("case", CASES["mapdb_test"])
 def test_mapdb(builder, case):
     run_case(builder, "mapdb_test", case)
+
+
+@pytest.mark.parametrize("case", CASES["iospace_test"])
+def test_iospace(builder, case):
+    run_case(builder, "iospace_test", case)
 
 
 @pytest.mark.parametrize("variant,seed,ops", RANDOM_RUNS)

@@ -10,8 +10,11 @@
  * Phases (one TEST each): IPC, typed items and UTCB words, the other calls from unprivileged
  * spaces (privileged ones must fail with error 1 at once), and the privileged calls from the
  * root task's space on a reserved range of thread numbers that the test owns (victims); then
- * the checks that the system still works.  Everything derives from one seed (FZ_SEED, or
- * seed=N on the module command line; rounds=N changes the length): a failure repeats, exactly
+ * the checks that the system still works.  Fuzz threads also check that their x87/SSE
+ * registers survive system calls (op_fpu) and read their I/O ports (op_port; the main thread
+ * answers the I/O faults).  Everything derives from one seed (FZ_SEED, or seed=N on the module
+ * command line; rounds=N changes the length; squeeze=N runs one round in N with the kernel
+ * pool full; leak=1 measures kernel memory after every round): a failure repeats, exactly
  * so under -icount, e.g.
  *     tools/qemu_run.py --icount build/kernel-debug.bin sigma0 test_fuzz:"seed=7 rounds=4"
  *
@@ -21,7 +24,10 @@
  * answers preemption messages and "ping" calls (which take the IPC fast path), drops
  * everything else, and ends the round when every fuzz thread has finished its budget or is
  * stuck: when a priority-1 thread says nothing else can run and, a few milliseconds later,
- * nobody has made progress or is ready to run.  Then it deletes them all.
+ * nobody has made progress or is ready to run.  Then it deletes them all.  A watchdog thread
+ * above everyone ends a round whose fuzz threads keep each other busy without ever calling the
+ * main thread (which would wait for ever): it deletes them after 800 ms, and that fails the
+ * phase.  tools/fuzz.py runs campaigns of many seeds (make fuzz, docs/testing.md).
  *
  * Containment.  Fuzz threads must be able to wreck only themselves, never the harness.  So:
  *  - their code lives in its own section ("fuzztext"), the only image pages they get executable;
@@ -37,11 +43,13 @@
  *    address points at them: whatever a fuzz thread maps, grants, copies or has an exception
  *    reply load into its registers, it never executes our code at a wrong address or writes
  *    into a stack or the control page;
- *  - ExchangeRegisters changes the IP/SP of the caller itself only (to the sled, a system-call
- *    stub or garbage), never of a sibling halfway through its code; pager and exception handler
- *    TCRs name only threads that never answer a fault with a fault (no ping-pong): the main
- *    thread, nobody, kernel and interrupt threads, the thread itself, or a fuzz thread with a
- *    lower index.
+ *  - ExchangeRegisters changes the IP/SP of the caller itself (to the sled, a system-call stub
+ *    or garbage), or of a sibling only with both IP and SP (and maybe flags) at once, which
+ *    takes the sibling out of its code for good (counted as wrecked), never its SP or flags
+ *    alone halfway through its code; pager and exception handler TCRs name only threads that
+ *    never answer a fault with a fault (no ping-pong): the main thread, nobody, kernel and
+ *    interrupt threads, the thread itself, or a fuzz thread with a lower index; a sibling's
+ *    pager is never set to the caller (which may be the sibling's client already).
  * The privileged fuzz thread never names a thread outside its victims as a target or space. */
 #include "testlib.h"
 #include "testutil.h"
@@ -77,6 +85,7 @@
 #define FZ_QUIET_LABEL  0x0F11
 #define FZ_PING_LABEL   0x0F13          /* a call the main thread answers at once */
 #define PRIV_DONE_LABEL 0x0F12
+#define FZ_SQUEEZE_EVERY 8          /* one round in 8 runs with the kernel pool full (squeeze=N) */
 #define FZ_ROUND_MAX_US 400000ul    /* a round that takes longer is reported (livelock) */
 #define FZ_SETTLE_US    2000        /* after "all blocked": look again after this long ... */
 #define FZ_SETTLE_STEPS 5           /* ... and give up on threads that did nothing for 5 looks */
@@ -92,12 +101,12 @@ enum { ST_IPC, ST_LIPC, ST_UNMAP, ST_EXREGS, ST_TC, ST_SC, ST_PC, ST_MC, ST_CLOC
 
 /* What a fuzz thread does (weights per phase in fz_weights). */
 enum { OP_IPC, OP_LIPC, OP_UNMAP, OP_EXREGS, OP_SCHED, OP_TSWITCH, OP_CLOCK, OP_KI, OP_TC,
-       OP_SC, OP_PC, OP_MC, OP_UTCB, OP_TOUCH, OP_WRECK, OP_PING, OP_COUNT };
+       OP_SC, OP_PC, OP_MC, OP_UTCB, OP_TOUCH, OP_WRECK, OP_PING, OP_FPU, OP_PORT, OP_COUNT };
 enum { PH_IPC, PH_ITEMS, PH_OTHER, PH_COUNT };
 
 /* Violation codes: which check failed (reported with three values, see fz_check_names). */
 enum { V_IPC_RDI = 1, V_IPC_ERRCODE, V_IPC_FROM, V_UNMAP_RDI, V_UNMAP_MR, V_EXREGS_OTHER,
-       V_EXREGS_RESULT, V_SCHED, V_CLOCK, V_KI, V_KI_PRESERVED, V_PRIV, V_MC, V_PING,
+       V_EXREGS_RESULT, V_SCHED, V_CLOCK, V_KI, V_KI_PRESERVED, V_PRIV, V_MC, V_PING, V_FPU,
        /* the privileged thread's */
        PV_TC_RESULT, PV_TC_SYSTEM_SPACE, PV_SC_RESULT, PV_SC_SYSTEM_SPACE, PV_SCHED_RESULT,
        PV_EXREGS_OTHER, PV_MC_RESULT, PV_PC_RESULT, PV_DELETE, PV_DELETED_EXISTS, PV_MC_RESET,
@@ -213,7 +222,37 @@ __asm__(".pushsection fuzztext, \"ax\", @progbits\n"
         "popq %r15\n popq %r14\n popq %r13\n popq %r12\n popq %rbp\n popq %rbx\n"
         "ret\n"
         ".size fz_raw_ki, . - fz_raw_ki\n"
+        /* fz_fpu_call(r, pattern, out): load XMM0-15 from pattern[0..31] and the x87 stack
+         * from pattern[32..39] (as integers), fz_raw_call(r), store them into out (x87 in
+         * pop order: out[32] = pattern[39]). */
+        ".p2align 4\n"
+        ".type fz_fpu_call, @function\n"
+        "fz_fpu_call:\n"
+        "pushq %rdx\n"
+        "movdqu 0(%rsi), %xmm0\n movdqu 16(%rsi), %xmm1\n movdqu 32(%rsi), %xmm2\n"
+        "movdqu 48(%rsi), %xmm3\n movdqu 64(%rsi), %xmm4\n movdqu 80(%rsi), %xmm5\n"
+        "movdqu 96(%rsi), %xmm6\n movdqu 112(%rsi), %xmm7\n movdqu 128(%rsi), %xmm8\n"
+        "movdqu 144(%rsi), %xmm9\n movdqu 160(%rsi), %xmm10\n movdqu 176(%rsi), %xmm11\n"
+        "movdqu 192(%rsi), %xmm12\n movdqu 208(%rsi), %xmm13\n movdqu 224(%rsi), %xmm14\n"
+        "movdqu 240(%rsi), %xmm15\n"
+        "fninit\n"
+        "fildq 256(%rsi)\n fildq 264(%rsi)\n fildq 272(%rsi)\n fildq 280(%rsi)\n"
+        "fildq 288(%rsi)\n fildq 296(%rsi)\n fildq 304(%rsi)\n fildq 312(%rsi)\n"
+        "call fz_raw_call\n"
+        "popq %rdx\n"
+        "movdqu %xmm0, 0(%rdx)\n movdqu %xmm1, 16(%rdx)\n movdqu %xmm2, 32(%rdx)\n"
+        "movdqu %xmm3, 48(%rdx)\n movdqu %xmm4, 64(%rdx)\n movdqu %xmm5, 80(%rdx)\n"
+        "movdqu %xmm6, 96(%rdx)\n movdqu %xmm7, 112(%rdx)\n movdqu %xmm8, 128(%rdx)\n"
+        "movdqu %xmm9, 144(%rdx)\n movdqu %xmm10, 160(%rdx)\n movdqu %xmm11, 176(%rdx)\n"
+        "movdqu %xmm12, 192(%rdx)\n movdqu %xmm13, 208(%rdx)\n movdqu %xmm14, 224(%rdx)\n"
+        "movdqu %xmm15, 240(%rdx)\n"
+        "fistpq 256(%rdx)\n fistpq 264(%rdx)\n fistpq 272(%rdx)\n fistpq 280(%rdx)\n"
+        "fistpq 288(%rdx)\n fistpq 296(%rdx)\n fistpq 304(%rdx)\n fistpq 312(%rdx)\n"
+        "ret\n"
+        ".size fz_fpu_call, . - fz_fpu_call\n"
         ".popsection\n");
+void fz_fpu_call(struct fz_regs *r, const uint64_t *pattern, uint64_t *out);
+#define FZ_FPU_WORDS 40
 
 struct fz {
     uint64_t x;                     /* xorshift64* state */
@@ -706,9 +745,21 @@ FZ_TEXT static void op_exregs(struct fz *f, bool may_wreck, bool must_wreck)
     }
     }
     l4_word_t ctl = RB(4) ? RB(0x4000) : rnd(f);
-    bool wreck = false;
-    if (kind == SIB)
-        ctl &= ~0x38ul;                         /* never its SP, IP or flags: see the top */
+    /* TODO(FS/GS bases): control bits 14/15 set FS/GS base from R12/R13, bit 16 delivers the
+     * old bases in R12/R13 (being added to the kernel).  Once they exist: keep them in ctl
+     * here (random bases, for us and the sibling), check the delivered bases of a thread we
+     * set, and check in op_fpu that our own bases survive the kernel calls like the FPU. */
+    ctl &= ~(7ul << 14);
+    bool wreck = false, wreck_sib = false;
+    if (kind == SIB) {
+        /* Its SP, IP or flags only all at once and only now and then: it then leaves its code
+         * for good, like a thread that wrecked itself (never SP or flags alone: see the top). */
+        ctl &= ~0x38ul;
+        if (may_wreck && RB(24) == 0) {
+            wreck_sib = true;
+            ctl |= 0x18 | (RB(2) ? 0x20 : 0);
+        }
+    }
     if (kind == SELF) {
         if (must_wreck || (may_wreck && RB(40) == 0)) {
             wreck = true;                       /* our own IP and/or SP: we do not come back */
@@ -736,6 +787,10 @@ FZ_TEXT static void op_exregs(struct fz *f, bool may_wreck, bool must_wreck)
     r.r9 = rnd(f);                              /* flags: only the arithmetic ones apply */
     r.r10 = rnd_word(f);
     r.rdi = rnd_safe(f, true);
+    /* A sibling's pager must be safe for the sibling: not us (we may be its pager's client:
+     * the two would answer each other's faults with faults forever, issue 7). */
+    if (kind == SIB && (r.rdi == f->me || r.rdi == f->me_local))
+        r.rdi = fz_ctl.main_tid;
     r.target = fz_ctl.stub[ST_EXREGS];
     /* Pecan's FS/GS-base bits (include/l4/pecan.h): a non-canonical base fails the call. */
     bool bad_base = ((ctl & L4_EXREGS_SET_FS_BASE) && !fz_canonical(r.r12)) ||
@@ -744,6 +799,8 @@ FZ_TEXT static void op_exregs(struct fz *f, bool may_wreck, bool must_wreck)
         r.r12 = r.r13 = 0;                      /* (a wreck must take effect) */
     if (wreck)
         f->sl->wrecked = 1;
+    if (wreck_sib)
+        fz_ctl.slot[f->idx ^ 1].wrecked = 1;
     fz_raw_call(&r);
     if (wreck)
         return;                                 /* (if the new IP was a stub: garbage registers) */
@@ -882,6 +939,57 @@ FZ_TEXT static void op_ping(struct fz *f)
     }
 }
 
+/* FPU state: a random pattern in XMM0-15 and the x87 stack across a system call that may
+ * switch to the sibling (which uses them too), to the main thread, or to nobody. */
+FZ_TEXT static void op_fpu(struct fz *f)
+{
+    uint64_t pat[FZ_FPU_WORDS], out[FZ_FPU_WORDS];
+    for (unsigned i = 0; i < FZ_FPU_WORDS; i++)
+        pat[i] = rnd(f);
+    struct fz_regs r;
+    fz_regs_random(f, &r);
+    bool ping = false;
+    switch (RB(4)) {
+    case 0: r.rdi = f->sib; r.target = fz_ctl.stub[ST_TSWITCH]; break;
+    case 1: r.rdi = L4_NILTHREAD; r.target = fz_ctl.stub[ST_TSWITCH]; break;
+    case 2: r.target = fz_ctl.stub[ST_CLOCK]; break;
+    default:                                    /* a ping: main answers at once */
+        ping = true;
+        r.r9 = (l4_word_t)FZ_PING_LABEL << 16;
+        r.rsi = r.rdx = fz_ctl.main_tid;
+        r.r8 = 0;
+        r.rdi = (l4_word_t)f->u;
+        r.target = fz_ctl.stub[ST_IPC];
+        break;
+    }
+    fz_fpu_call(&r, pat, out);
+    if (ping)
+        fz_scrub(f);
+    for (unsigned i = 0; i < FZ_FPU_WORDS; i++) {
+        l4_word_t want = i < 32 ? pat[i] : pat[FZ_FPU_WORDS - 1 - (i - 32)];
+        if (out[i] != want) {
+            fz_violation(f, V_FPU, i, want, out[i]);
+            return;
+        }
+    }
+}
+
+/* Port I/O: read one of the ports our space was given (POST code, DMA page registers: reading
+ * them does nothing).  If a map, grant or unmap took them away, that is an I/O fault that the
+ * main thread answers by mapping them again. */
+FZ_TEXT static void op_port(struct fz *f)
+{
+    unsigned port = FZ_PORTS + (unsigned)RB(1u << FZ_PORTS_LOG2);
+    l4_word_t v = 0;
+    switch (RB(4)) {
+    case 0:  __asm__ volatile("inb %%dx, %%al" : "+a"(v) : "d"(port)); break;
+    case 1:  __asm__ volatile("inw %%dx, %%ax" : "+a"(v) : "d"(port & ~1u)); break;
+    case 2:  __asm__ volatile("inl %%dx, %%eax" : "+a"(v) : "d"(port & ~3u)); break;
+    default: __asm__ volatile("inb $0x84, %%al" : "+a"(v)); break;
+    }
+    (void)v;
+}
+
 /* Memory: fault playground pages in (and write them), read the KIP and our UTCB. */
 FZ_TEXT static void op_touch(struct fz *f)
 {
@@ -965,6 +1073,8 @@ FZ_TEXT __attribute__((noreturn, used)) static void fz_entry(void)
         case OP_TOUCH:  op_touch(&f); break;
         case OP_WRECK:  op_wreck(&f); break;
         case OP_PING:   op_ping(&f); break;
+        case OP_FPU:    op_fpu(&f); break;
+        case OP_PORT:   op_port(&f); break;
         default:        op_simple(&f, op); break;
         }
         f.sl->iterations++;
@@ -981,7 +1091,7 @@ FZ_TEXT __attribute__((noreturn, used)) static void fz_entry(void)
 
 struct fz_stats {
     l4_word_t calls, rounds, threads, finished, wrecked, faults, refused, discarded, overruns;
-    l4_word_t pings;
+    l4_word_t pings, io_faults, watchdog, squeezed;
     l4_word_t stray_x;              /* refused instruction fetches in our image (notes) */
 };
 static const char *const fz_check_names[V_COUNT] = {
@@ -1000,6 +1110,7 @@ static const char *const fz_check_names[V_COUNT] = {
     [V_PRIV] = "privileged calls must fail with 1 (operation, result, ErrorCode)",
     [V_MC] = "MemoryControl must fail with 1 and return RCX = MR0 (rdx, rcx, rdi)",
     [V_PING] = "the main thread's answer must arrive unchanged (from, mr0, tag)",
+    [V_FPU] = "x87 and SSE registers must survive system calls (register, expected, found)",
     [PV_TC_RESULT] = "ThreadControl must return 1, or 0 with an error code (result, ErrorCode)",
     [PV_TC_SYSTEM_SPACE] = "ThreadControl must not put a thread into a system or interrupt "
                            "thread's space (dest, space)",
@@ -1031,14 +1142,15 @@ static bool fzq_waiting;
 
 /* Per phase: the weight of each operation (in 1/1000). */
 static const uint16_t fz_weights[PH_COUNT][OP_COUNT] = {
-    [PH_IPC]   = { [OP_IPC] = 560, [OP_LIPC] = 140, [OP_PING] = 50, [OP_UTCB] = 90,
+    [PH_IPC]   = { [OP_IPC] = 550, [OP_LIPC] = 140, [OP_FPU] = 5, [OP_PORT] = 5, [OP_PING] = 50, [OP_UTCB] = 90,
                    [OP_TOUCH] = 80, [OP_CLOCK] = 20, [OP_TSWITCH] = 25, [OP_UNMAP] = 15,
                    [OP_EXREGS] = 19, [OP_WRECK] = 1 },
-    [PH_ITEMS] = { [OP_IPC] = 500, [OP_LIPC] = 100, [OP_PING] = 20, [OP_UTCB] = 150,
+    [PH_ITEMS] = { [OP_IPC] = 490, [OP_LIPC] = 100, [OP_FPU] = 5, [OP_PORT] = 5, [OP_PING] = 20, [OP_UTCB] = 150,
                    [OP_TOUCH] = 150, [OP_UNMAP] = 60, [OP_TSWITCH] = 19, [OP_WRECK] = 1 },
     [PH_OTHER] = { [OP_EXREGS] = 170, [OP_UNMAP] = 140, [OP_SCHED] = 80, [OP_TSWITCH] = 60,
                    [OP_CLOCK] = 40, [OP_KI] = 50, [OP_TC] = 50, [OP_SC] = 50, [OP_PC] = 30,
-                   [OP_MC] = 50, [OP_UTCB] = 60, [OP_TOUCH] = 60, [OP_IPC] = 138,
+                   [OP_MC] = 50, [OP_UTCB] = 60, [OP_TOUCH] = 60, [OP_IPC] = 128,
+                   [OP_FPU] = 5, [OP_PORT] = 5,
                    [OP_PING] = 20, [OP_WRECK] = 2 },
 };
 
@@ -1136,6 +1248,90 @@ static int fz_slot_of(l4_word_t from)
 }
 
 /* A message for the main thread during a round: serve it, answer it, or drop it. */
+static unsigned km_capacity(l4_word_t *err);
+static unsigned km_baseline;
+
+/* --- kernel memory squeeze: rounds that run with (almost) no kernel memory left ------------- */
+
+#define KM_MAX 2048
+static l4_word_t sq_tids[KM_MAX];
+static unsigned sq_n;               /* spaces held to fill the pool */
+static unsigned fz_squeeze_every;   /* squeeze=N: one round in N (0: never) */
+static bool fz_leak_each_round;     /* leak=1: measure kernel memory after every round */
+
+/* Fill the kernel pool with spaces of one thread each, then give a random few back. */
+static void fz_squeeze_fill(void)
+{
+    l4_word_t me = tu_main_tid(), old;
+    sq_n = 0;
+    while (sq_n < KM_MAX) {
+        l4_word_t t = l4_global_id(kmem_no(sq_n), 1);
+        if (!l4_thread_control(t, t, me, 0, ~0ul))
+            break;
+        sq_tids[sq_n++] = t;
+        if (!l4_space_control(t, 0, l4_fpage_log2(0xBFF00000, 12), l4_fpage_log2(0xBF000000, 12),
+                              0, &old) ||
+            !l4_thread_control(t, t, 0, me, 0xBF000000))
+            break;
+    }
+    for (unsigned k = (unsigned)(fz_mrnd() % 3); k > 0 && sq_n > 0; k--)
+        tu_kill(sq_tids[--sq_n]);
+    fz_st.squeezed++;
+}
+
+/* A fault we answered failed (out of kernel memory, say): give one space back, so that the
+ * round goes on instead of faulting forever. */
+static void fz_squeeze_relax(void)
+{
+    if (sq_n > 0)
+        tu_kill(sq_tids[--sq_n]);
+}
+
+static void fz_squeeze_end(void)
+{
+    while (sq_n > 0)
+        tu_kill(sq_tids[--sq_n]);
+}
+
+/* --- the watchdog: a thread above everyone else that ends a round whose fuzz threads keep
+ * each other busy without ever calling us (two threads each other's pager, say), which the
+ * main thread, waiting for a message, would never notice ------------------------------------ */
+
+#define WD_ARM_LABEL    0x0F14
+#define WD_DISARM_LABEL 0x0F15
+#define WD_PRIO         250
+static l4_word_t wd_tid;
+static l4_word_t wd_victims[FZ_THREADS];
+static volatile l4_word_t wd_fired;
+
+static void fz_watchdog_fn(void)
+{
+    for (;;) {
+        l4_word_t tag = l4_receive(tu_main_tid());
+        if (l4_ipc_failed(tag) || l4_tag_label(tag) != WD_ARM_LABEL)
+            continue;
+        tag = l4_receive_timeout(tu_main_tid(), l4_period_from_us(2 * FZ_ROUND_MAX_US));
+        if (!l4_ipc_failed(tag) || l4_ipc_last_error() != L4_IPC_TIMEOUT)
+            continue;                           /* disarmed in time */
+        wd_fired = 1;
+        for (unsigned i = 0; i < FZ_THREADS; i++)
+            tu_kill(wd_victims[i]);             /* the main thread notices the rest */
+    }
+}
+
+static void fz_watchdog_create(void)
+{
+    if (!wd_tid)
+        wd_tid = tu_thread(fz_watchdog_fn, WD_PRIO);
+}
+
+/* It only ever receives from us, and runs above us: it waits for this whenever we run. */
+static void fz_watchdog_send(l4_word_t label)
+{
+    l4_set_mr(0, l4_tag_make(label, 0, 0));
+    l4_send(wd_tid);
+}
+
 static void fz_handle(l4_word_t tag, l4_word_t from)
 {
     bool ours = fz_slot_of(from) >= 0;
@@ -1148,13 +1344,31 @@ static void fz_handle(l4_word_t tag, l4_word_t from)
             l4_set_mr(0, l4_tag_make(0, 0, 2));
             l4_set_mr(1, l4_map_item(addr & ~0xFFFul));
             l4_set_mr(2, l4_fpage_log2(src, 12) | rights);
-            l4_reply(from);
+            if (l4_ipc_failed(l4_reply(from)))
+                fz_squeeze_relax();             /* it will fault again: give memory back */
             return;
         }
         fz_st.refused++;
         if ((access & L4_X) && addr >= (l4_word_t)__executable_start && addr < (l4_word_t)_end)
             fz_st.stray_x = addr;
         return;                                 /* no answer: that thread is stuck now */
+    }
+    if (ours && l4_tag_is_proto(tag, L4_PROTO_IO_PAGEFAULT) && l4_tag_u(tag) == 2 &&
+        l4_tag_t(tag) == 0) {
+        l4_word_t fp = l4_mr(1);
+        if (l4_is_io_fpage(fp) && l4_io_fpage_port(fp) >= FZ_PORTS &&
+            l4_io_fpage_log2(fp) <= FZ_PORTS_LOG2 &&
+            l4_io_fpage_port(fp) < FZ_PORTS + (1u << FZ_PORTS_LOG2)) {
+            fz_st.io_faults++;
+            l4_set_mr(0, l4_tag_make(0, 0, 2));
+            l4_set_mr(1, l4_map_item(0));
+            l4_set_mr(2, fp);
+            if (l4_ipc_failed(l4_reply(from)))
+                fz_squeeze_relax();
+            return;
+        }
+        fz_st.refused++;
+        return;
     }
     if (ours && l4_tag_label(tag) == FZ_PING_LABEL) {
         fz_st.pings++;
@@ -1314,6 +1528,12 @@ static bool fz_round(unsigned phase, unsigned round)
             return false;
         }
     }
+    for (unsigned i = 0; i < FZ_THREADS; i++)
+        wd_victims[i] = tids[i];
+    if (fz_squeeze_every && fz_gen % fz_squeeze_every == 0)
+        fz_squeeze_fill();
+    wd_fired = 0;
+    fz_watchdog_send(WD_ARM_LABEL);
     /* Serve until the quiet thread says that everything is blocked; then give threads that
      * wait with a timeout FZ_SETTLE_STEPS * FZ_SETTLE_US to go on; if none did, the round is
      * over.  (A watchdog, not synchronisation: it only decides when to give up on them.) */
@@ -1355,6 +1575,10 @@ static bool fz_round(unsigned phase, unsigned round)
             fz_arm_quiet();
         }
     }
+    fz_watchdog_send(WD_DISARM_LABEL);
+    if (wd_fired)
+        fz_st.watchdog++;
+    fz_squeeze_end();
     /* The end: delete them in a random order (their spaces go with the last thread), then
      * look at the results. */
     unsigned order[FZ_THREADS];
@@ -1384,6 +1608,15 @@ static bool fz_round(unsigned phase, unsigned round)
                      "round %u thread %u, call %lu: %s: %lx %lx %lx (%lu violations)", round, i,
                      s->bad_at, v < V_COUNT && fz_check_names[v] ? fz_check_names[v] : "?",
                      s->bad[1], s->bad[2], s->bad[3], s->violations);
+            return false;
+        }
+    }
+    if (fz_leak_each_round) {
+        l4_word_t err;
+        unsigned n = km_capacity(&err);
+        if (n + 1 < km_baseline) {
+            snprintf(fz_msg, sizeof(fz_msg), "round %u: only %u spaces fit, %u before: kernel "
+                     "memory leaked", round, n, km_baseline);
             return false;
         }
     }
@@ -1427,16 +1660,23 @@ static bool fz_phase(unsigned phase, const char *name)
             return false;
     l4_word_t us = l4_system_clock() - t0;
     test_note("%s: %lu rounds, %lu threads (%lu finished, %lu wrecked themselves), %lu calls, "
-              "%lu faults served, %lu refused, %lu calls answered, %lu messages dropped, "
-              "%lu.%03lu s",
+              "%lu faults served, %lu I/O faults served, %lu refused, %lu calls answered, "
+              "%lu messages dropped, %lu rounds with the kernel pool full, %lu.%03lu s",
               name, fz_st.rounds - before.rounds, fz_st.threads - before.threads,
               fz_st.finished - before.finished, fz_st.wrecked - before.wrecked,
               fz_st.calls - before.calls, fz_st.faults - before.faults,
+              fz_st.io_faults - before.io_faults,
               fz_st.refused - before.refused, fz_st.pings - before.pings,
-              fz_st.discarded - before.discarded,
+              fz_st.discarded - before.discarded, fz_st.squeezed - before.squeezed,
               us / 1000000, us / 1000 % 1000);
     if (fz_st.stray_x)
         test_note("a fuzz thread fetched instructions at %lx (refused)", fz_st.stray_x);
+    if (fz_st.watchdog != before.watchdog) {
+        snprintf(fz_msg, sizeof(fz_msg), "%lu rounds: fuzz threads kept each other busy for "
+                 "%lu ms without a word to us (the watchdog ended them)",
+                 fz_st.watchdog - before.watchdog, 2 * FZ_ROUND_MAX_US / 1000);
+        return false;
+    }
     if (fz_st.overruns != before.overruns) {
         snprintf(fz_msg, sizeof(fz_msg), "%lu rounds did not end within %lu ms",
                  fz_st.overruns - before.overruns, FZ_ROUND_MAX_US / 1000);
@@ -1447,7 +1687,6 @@ static bool fz_phase(unsigned phase, const char *name)
 
 /* --- kernel memory: how many spaces fit (test_kmem's measure) ------------------------------ */
 
-#define KM_MAX 2048
 static l4_word_t km_tids[KM_MAX];
 static unsigned km_baseline;
 
@@ -2041,6 +2280,7 @@ TEST(baseline_before_fuzzing)
     CHECK(l4_thread_control(t1, t1, me, 0, ~0ul) && l4_thread_control(t2, t2, me, 0, ~0ul));
     tu_kill(t1);
     tu_kill(t2);
+    fz_watchdog_create();                       /* our helper threads' memory counts too */
     l4_word_t err;
     km_baseline = km_capacity(&err);
     CHECK(err == L4_ERR_NO_MEM, "filling kernel memory stopped with error %lu after %u spaces",
@@ -2055,5 +2295,7 @@ int main(void)
     cmdline_init();
     fz_seed = cmdline_value("seed", FZ_SEED);
     fz_rounds = (unsigned)cmdline_value("rounds", FZ_ROUNDS);
+    fz_squeeze_every = (unsigned)cmdline_value("squeeze", FZ_SQUEEZE_EVERY);
+    fz_leak_each_round = cmdline_value("leak", 0) != 0;
     tests_run("fuzz");
 }

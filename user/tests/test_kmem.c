@@ -39,6 +39,30 @@ TEST(space_creation_until_exhausted_and_back)
     CHECK_EQ(n3, n2);
 }
 
+/* Issue 7: a thread number in a 2 MiB region of the TCB array that no thread used before
+ * costs the region a page table; deleting the region's last thread must give it back, or
+ * creating and deleting threads with ever new numbers uses up the pool for good.  Each of the
+ * 512 threads here lies in a region of its own (256 slots of 8 KiB a region). */
+TEST(fresh_thread_numbers_leave_no_page_tables)
+{
+    unsigned n1 = fill_spaces();
+    free_spaces(n1);
+    l4_word_t me = l4_my_global_id();
+    unsigned made = 0;
+    for (unsigned i = 0; i < 512; i++) {
+        l4_word_t t = l4_global_id(l4_kip_user_base() + 8192 + i * 256, 1);
+        if (!l4_thread_control(t, me, me, 0, ~0ul))
+            break;
+        made++;
+        CHECK(l4_thread_control(t, 0, 0, 0, ~0ul), "deleting %lx: error %lu", t, l4_error_code());
+    }
+    CHECK_EQ(made, 512);
+    unsigned n2 = fill_spaces();
+    free_spaces(n2);
+    test_note("%u spaces fit before, %u after 512 threads in fresh regions", n1, n2);
+    CHECK(n2 + 1 >= n1, "kernel memory lost: %u spaces fit, %u before", n2, n1);
+}
+
 static uint8_t page[4096] __attribute__((aligned(4096)));
 
 TEST(mapping_until_exhausted_and_back)

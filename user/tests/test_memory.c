@@ -390,6 +390,41 @@ TEST(io_ports_can_be_granted)
     tu_kill(a);
 }
 
+/* Issue 7: two spaces that map ports to each other and grant them back.  A space holds a
+ * port through one node at most, so this stays a handful of nodes; before the fix every
+ * round trip doubled them (a grant made a new node although the receiver held the ports, a
+ * map copied every duplicate): after a few dozen rounds the kernel ran out of memory, or ran
+ * for minutes inside one system call. */
+TEST(io_ports_back_and_forth_stay_bounded)
+{
+    l4_word_t a = agent_start(), b = agent_start();
+    l4_sigma0_get_ports(l4_sigma0_tid(), l4_io_fpage(0x80, 3));
+    l4_word_t r = agent_map(0, a, 0, l4_io_fpage(0x80, 3), L4_COMPLETE_FPAGE, false);
+    CHECK(!(r & (1ul << 63)), "map to a failed: %lx", r);
+    r = agent_map(0, b, 0, l4_io_fpage(0x80, 3), L4_COMPLETE_FPAGE, false);
+    CHECK(!(r & (1ul << 63)), "map to b failed: %lx", r);
+    for (unsigned i = 0; i < 64; i++) {
+        unsigned log2 = i % 4, port = 0x80 + ((i * 5) & 7 & ~((1u << log2) - 1));
+        r = agent_map(a, b, 0, l4_io_fpage(port, log2), L4_COMPLETE_FPAGE, false);
+        CHECK(!(r & (1ul << 63)), "round %u: map a to b failed: %lx", i, r);
+        r = agent_map(b, a, 0, l4_io_fpage(0x80, 3), L4_COMPLETE_FPAGE, true);
+        CHECK(!(r & (1ul << 63)), "round %u: grant b to a failed: %lx", i, r);
+        r = agent_map(a, b, 0, l4_io_fpage(0x80, 3), L4_COMPLETE_FPAGE, i & 1);
+        CHECK(!(r & (1ul << 63)), "round %u: map or grant a to b failed: %lx", i, r);
+    }
+    /* Both still hold what they should: a reads its ports without an I/O fault. */
+    r = agent_map(0, a, 0, l4_io_fpage(0x80, 3), L4_COMPLETE_FPAGE, false);
+    agent_read_faults = 0;
+    l4_set_mr(0, l4_tag_make(AG_INB, 4, 0));
+    l4_set_mr(1, 0x84); l4_set_mr(2, 0); l4_set_mr(3, 0); l4_set_mr(4, 0);
+    l4_send(a);
+    l4_word_t from, tag = l4_wait(&from);
+    CHECK_EQ(from, a);
+    CHECK(!l4_tag_is_proto(tag, L4_PROTO_IO_PAGEFAULT), "a lost the ports we mapped it");
+    tu_kill(a);
+    tu_kill(b);
+}
+
 int main(void)
 {
     tests_run("memory");

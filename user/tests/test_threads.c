@@ -199,6 +199,41 @@ TEST(exchange_registers_reads_and_sets)
     tu_kill(t);
 }
 
+/* Issue 7: ExchangeRegisters on a thread that has received its start message but not run
+ * yet.  Before the fix the start message's IP/SP overwrote what ExchangeRegisters set. */
+static uint8_t settle_stack[4096] __attribute__((aligned(16)));
+static void started_by_message(void) { result[3] = 0xBAD; l4_sleep_forever(); }
+static void started_by_exregs(void)
+{
+    l4_word_t sp;
+    __asm__ volatile("movq %%rsp, %0" : "=r"(sp));
+    result[4] = sp;
+    counter[3] = 1;
+    l4_sleep_forever();
+}
+
+TEST(exchange_registers_after_start_message)
+{
+    result[3] = result[4] = 0;
+    counter[3] = 0;
+    l4_word_t t = tu_thread_create(10);             /* below us: it cannot run yet */
+    CHECK(t != 0);
+    tu_start(t, started_by_message);                /* received, not run */
+    struct l4_exregs old;
+    l4_word_t sp = (l4_word_t)&settle_stack[4096 - 8];
+    l4_word_t r = l4_exchange_registers(t, L4_EXREGS_SET_SP | L4_EXREGS_SET_IP, sp,
+                                        (l4_word_t)started_by_exregs, 0, 0, 0, &old);
+    CHECK_EQ(r, l4_local_id_of(t));
+    CHECK_EQ(old.ip, (l4_word_t)started_by_message);    /* the state it would have started in */
+    CHECK_EQ(old.control & 6, 0);                       /* no longer in an IPC */
+    for (unsigned i = 0; i < 1000 && counter[3] == 0; i++)
+        l4_thread_switch(t);
+    CHECK_EQ(counter[3], 1);                            /* it ran at the IP we set ... */
+    CHECK_EQ(result[4], sp);                            /* ... on the stack we set */
+    CHECK_EQ(result[3], 0);                             /* and never at the message's */
+    tu_kill(t);
+}
+
 static void in_other_space(void) { l4_sleep_forever(); }
 
 TEST(exchange_registers_errors)

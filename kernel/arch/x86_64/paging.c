@@ -201,6 +201,22 @@ static void kernel_translation_changed(word_t va)
     write_cr4(cr4);
 }
 
+/* The region of va has no backed slot left: back to the shared table, free the private one.
+ * Its translations all named the zero page, as the shared table's do; what must go are cached
+ * references to the table itself (invlpg drops the paging-structure caches; with PCIDs
+ * kernel_translation_changed flushes everything). */
+static void region_release_if_unused(word_t va, pte_t *pde)
+{
+    pte_t *pt = phys_to_virt(*pde & PTE_ADDR);
+    paddr_t zero = kernel_virt_to_phys(zero_page);
+    for (int i = 0; i < 512; i++)
+        if ((pt[i] & PTE_ADDR) != zero)
+            return;                         /* another slot of the region is in use */
+    *pde = zero_pt_phys() | PTE_P;         /* as map_tcb_area left it: read-only */
+    kernel_translation_changed(va);
+    kmem_free_page(pt);
+}
+
 bool arch_tcb_back(word_t va)
 {
     paddr_t shared = zero_pt_phys();
@@ -225,6 +241,7 @@ bool arch_tcb_back(word_t va)
         if (!frames[i]) {
             if (frames[0])
                 kmem_free_page(frames[0]);
+            region_release_if_unused(va, pde);   /* a table made for this slot alone */
             return false;
         }
     }
@@ -238,10 +255,15 @@ bool arch_tcb_back(word_t va)
     return true;
 }
 
-/* Give the slot's frames back; lookups of the old thread read zeros again. */
+/* Give the slot's frames back; lookups of the old thread read zeros again.  When the last
+ * slot of the 2 MiB region goes, its private page table goes too and the region points at the
+ * shared one again: otherwise creating and deleting threads with ever new numbers would use
+ * up the pool for good (issue 7). */
 void arch_tcb_release(word_t va)
 {
     pte_t *pde = walk_create(va, 1, 0);
+    if ((*pde & PTE_ADDR) == zero_pt_phys())
+        return;                             /* never backed */
     pte_t *pt = phys_to_virt(*pde & PTE_ADDR);
     paddr_t zero = kernel_virt_to_phys(zero_page);
     for (int i = 0; i < 2; i++) {
@@ -252,6 +274,7 @@ void arch_tcb_release(word_t va)
             kernel_translation_changed(va + i * PAGE_SIZE);
         }
     }
+    region_release_if_unused(va, pde);
 }
 
 /* A space's own TSS window: TSS page, its two bitmap pages, then the 0xFF terminator page. */

@@ -16,5 +16,6 @@
 bool arch_has_1g_pages(void);
 bool arch_has_nx(void);
 bool arch_phys_addressable(paddr_t pa);
+void arch_iowin_build(pte_t *pdpt, pte_t *pd, pte_t *pt, paddr_t bitmap);   /* iospace_test.c */
 
 #endif

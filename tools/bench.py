@@ -556,6 +556,27 @@ def update_docs(meta, records, bars, plots) -> None:
     DOC.write_text(replace_section(DOC.read_text(), render_doc(meta, records, bars, plots)))
 
 
+# --------------------------------------------------------------------------- kernel bounds
+
+BOUNDS_PROGRAM = "unmapbench"   # user/bench/unmapbench.c; docs/scheduling.md "Interrupts off"
+
+
+def measure_bounds(runner: Runner, out_dir: pathlib.Path) -> None:
+    """Guest instructions the longest kernel operations run with interrupts off (one Unmap of
+    a large region, one space deletion), under icount: printed and written to bounds.json;
+    not part of the Linux comparison, the bars or docs/performance.md."""
+    if not (ROOT / "build" / "user" / f"{BOUNDS_PROGRAM}.elf").is_file():
+        log(f"build/user/{BOUNDS_PROGRAM}.elf not built: no interrupts-off bounds")
+        return
+    rows = [{"name": n, "mappings": r["iters"], "instructions_per_mapping": r["value"],
+             "instructions": round(r["value"] * r["iters"])}
+            for n, r in (runner.pecan(BOUNDS_PROGRAM, icount=True) or {}).items()]
+    (out_dir / "bounds.json").write_text(json.dumps(rows, indent=1) + "\n")
+    for r in rows:
+        print(f"{r['name']:<20} {r['mappings']:>7} mappings {r['instructions_per_mapping']:>7.2f}"
+              f" instr/mapping {r['instructions']:>9} instr with interrupts off")
+
+
 # --------------------------------------------------------------------------- main
 
 def measure_pecan(runner: Runner, quick: bool, repeat: int, skipped: list) -> dict:
@@ -631,6 +652,7 @@ def main(argv: Optional[list] = None) -> int:
     meta = collect_meta()
     skipped: list = []
     pecan = measure_pecan(runner, args.quick, args.repeat, skipped)
+    measure_bounds(runner, out_dir)
     linux = None
     if args.no_linux:
         skipped.append("linux: --no-linux")

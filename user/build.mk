@@ -26,6 +26,7 @@ $(eval $(call user_program,pingpong,user/bench/pingpong.c user/tests/testutil.c 
 $(eval $(call user_program,test_threads,user/tests/test_threads.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_memory,user/tests/test_memory.c user/tests/agent.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,vmbench,user/bench/vmbench.c user/tests/testutil.c $(TESTLIB),0x1000000))
+$(eval $(call user_program,unmapbench,user/bench/unmapbench.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_irq,user/tests/test_irq.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_kmem,user/tests/test_kmem.c user/tests/agent.c user/tests/testutil.c $(TESTLIB),0x1000000))
 # Started by the root task as a boot module (not a root task itself).

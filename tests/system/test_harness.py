@@ -102,3 +102,12 @@ def test_timeout_kills_qemu_and_keeps_output():
     assert r.timed_out and r.status is None, r.describe()
     assert "Pecan 0.1" in r.output, r.describe()
     assert "timed out" in r.describe()
+
+
+def test_in_system_programs_run_in_virtual_time():
+    """Every configuration of test_programs boots under -icount: the programs check timeouts,
+    time slices and CPU shares, which in real time depend on the host's load
+    (docs/testing.md, "Time")."""
+    import test_programs
+    assert test_programs.CONFIGS and all(c.get("icount", True) for c in test_programs.CONFIGS.values())
+    assert "-icount" in qemu_run.qemu_command(KERNEL, [SIGMA0, program_path("root")], icount=True)

@@ -568,9 +568,11 @@ def measure_bounds(runner: Runner, out_dir: pathlib.Path) -> None:
     if not (ROOT / "build" / "user" / f"{BOUNDS_PROGRAM}.elf").is_file():
         log(f"build/user/{BOUNDS_PROGRAM}.elf not built: no interrupts-off bounds")
         return
-    rows = [{"name": n, "mappings": r["iters"], "instructions_per_mapping": r["value"],
-             "instructions": round(r["value"] * r["iters"])}
-            for n, r in (runner.pecan(BOUNDS_PROGRAM, icount=True) or {}).items()]
+    if runner.pecan(BOUNDS_PROGRAM, icount=True) is None:
+        return
+    console = (out_dir / f"pecan-{BOUNDS_PROGRAM}-icount.log").read_text()
+    rows = [{"name": n, "mappings": r["iters"], "instructions_per_mapping": r["tsc_per_op"],
+             "instructions": r["tsc"]} for n, r in linuxref.parse_console(console).results.items()]
     (out_dir / "bounds.json").write_text(json.dumps(rows, indent=1) + "\n")
     for r in rows:
         print(f"{r['name']:<20} {r['mappings']:>7} mappings {r['instructions_per_mapping']:>7.2f}"

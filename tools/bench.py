@@ -589,6 +589,29 @@ def update_docs(meta, records, bars, plots) -> None:
     DOC.write_text(replace_section(DOC.read_text(), render_doc(meta, records, bars, plots)))
 
 
+# --------------------------------------------------------------------------- kernel bounds
+
+BOUNDS_PROGRAM = "unmapbench"   # user/bench/unmapbench.c; docs/scheduling.md "Interrupts off"
+
+
+def measure_bounds(runner: Runner, out_dir: pathlib.Path) -> None:
+    """Guest instructions the longest kernel operations run with interrupts off (one Unmap of
+    a large region, one space deletion), under icount: printed and written to bounds.json;
+    not part of the Linux comparison, the bars or docs/performance.md."""
+    if not (ROOT / "build" / "user" / f"{BOUNDS_PROGRAM}.elf").is_file():
+        log(f"build/user/{BOUNDS_PROGRAM}.elf not built: no interrupts-off bounds")
+        return
+    if runner.pecan(BOUNDS_PROGRAM, icount=True) is None:
+        return
+    console = (out_dir / f"pecan-{BOUNDS_PROGRAM}-icount.log").read_text()
+    rows = [{"name": n, "mappings": r["iters"], "instructions_per_mapping": r["tsc_per_op"],
+             "instructions": r["tsc"]} for n, r in linuxref.parse_console(console).results.items()]
+    (out_dir / "bounds.json").write_text(json.dumps(rows, indent=1) + "\n")
+    for r in rows:
+        print(f"{r['name']:<20} {r['mappings']:>7} mappings {r['instructions_per_mapping']:>7.2f}"
+              f" instr/mapping {r['instructions']:>9} instr with interrupts off")
+
+
 # --------------------------------------------------------------------------- main
 
 def measure_pecan(runner: Runner, quick: bool, repeat: int, skipped: list,
@@ -674,6 +697,8 @@ def main(argv: Optional[list] = None) -> int:
     skipped: list = []
     pecan = measure_pecan(runner, args.quick, args.repeat, skipped,
                           only=SLOWPATH_PROGRAM if args.pingpong else None)
+    if not args.pingpong:
+        measure_bounds(runner, out_dir)
     linux = None
     if args.no_linux:
         skipped.append("linux: --no-linux")

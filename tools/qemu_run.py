@@ -169,8 +169,14 @@ def _expect_list(serial_input):
 
 
 def run(kernel, modules=(), cmdline="", memory=128, cpu="max", machine="q35", timeout=120,
-        iso=None, icount=False, extra=(), serial_input=None, echo=None) -> RunResult:
+        iso=None, icount=False, extra=(), serial_input=None, echo=None,
+        timeout_from=None, hang_timeout=180) -> RunResult:
     """Boot and wait until QEMU exits or `timeout` seconds have passed (then kill it).
+
+    timeout_from: a regular expression; the `timeout` seconds count from its first
+    appearance in the output instead of from the start (so a test that expects a run to time
+    out after printing something does not depend on how fast a loaded host boots); until it
+    appears, the run ends after `hang_timeout` seconds.
 
     iso: boot from this ISO image (-cdrom, GRUB).  If `kernel` is given too, the image is
     (re)built first from kernel, modules and cmdline (tools/mkiso.py); kernel=None boots the
@@ -194,6 +200,9 @@ def run(kernel, modules=(), cmdline="", memory=128, cpu="max", machine="q35", ti
     sel.register(proc.stdout, selectors.EVENT_READ, out)
     sel.register(proc.stderr, selectors.EVENT_READ, err)
     deadline = start + timeout if timeout else None
+    started = re.compile(timeout_from) if timeout_from else None
+    if started is not None:
+        deadline = start + hang_timeout
     timed_out = False
     searched = 0            # output offset after which the next expectation is looked for
 
@@ -229,6 +238,10 @@ def run(kernel, modules=(), cmdline="", memory=128, cpu="max", machine="q35", ti
                     continue
                 key.data.extend(chunk)
                 if key.data is out:
+                    if started is not None and started.search(
+                            out.decode("utf-8", "replace").replace("\r", "")):
+                        started = None
+                        deadline = time.monotonic() + timeout if timeout else None
                     if echo is not None:
                         try:
                             echo.write(decoder.decode(chunk).replace("\r", ""))

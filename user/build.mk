@@ -28,6 +28,7 @@ $(eval $(call user_program,test_threads,user/tests/test_threads.c user/tests/tes
 $(eval $(call user_program,test_fsbase,user/tests/test_fsbase.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_memory,user/tests/test_memory.c user/tests/agent.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,vmbench,user/bench/vmbench.c user/tests/testutil.c $(TESTLIB),0x1000000))
+$(eval $(call user_program,unmapbench,user/bench/unmapbench.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_irq,user/tests/test_irq.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_kmem,user/tests/test_kmem.c user/tests/agent.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_tcontrol,user/tests/test_tcontrol.c user/tests/testutil.c $(TESTLIB),0x1000000))

@@ -3,7 +3,7 @@ demo shell (all modules started by the root task).  Driven through QEMU's real s
 typed lines reach the shell as receive interrupts (IRQ 4) delivered as IPC to the driver, and
 its answers go out through the driver.  Booted directly and from the demo ISO."""
 import qemu_run
-from harness import BUILD, LOGS, kernel_path, kernel_trouble, require_built
+from harness import BOOT_TIMEOUT, BUILD, LOGS, kernel_path, kernel_trouble, require_built
 
 ISO = BUILD / "pecan.iso"
 DEMO = [BUILD / "user" / n for n in ("sigma0.elf", "root.elf", "serial.elf", "shell.elf")]
@@ -37,7 +37,7 @@ def check_demo(result):
 
 
 def _run(**kw):
-    result = qemu_run.run(serial_input=SESSION, timeout=60, **kw)
+    result = qemu_run.run(serial_input=SESSION, timeout=BOOT_TIMEOUT, **kw)
     LOGS.mkdir(parents=True, exist_ok=True)
     (LOGS / ("demo-iso.log" if kw.get("iso") else "demo.log")).write_text(result.output)
     return result

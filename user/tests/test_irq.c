@@ -33,6 +33,16 @@ static uint8_t uart_read(void)
     return inb(COM1);
 }
 
+/* The looped-back byte is in the receive buffer (data ready): from then on the UART holds its
+ * interrupt line raised.  A bounded poll of the device, not a wait for time to pass. */
+static bool uart_received(void)
+{
+    for (unsigned i = 0; i < 100000; i++)
+        if (inb(COM1 + 5) & 1)
+            return true;
+    return false;
+}
+
 static bool attach(l4_word_t handler)
 {
     return l4_thread_control(irq_tid(), irq_tid(), 0, handler, ~0ul);
@@ -98,11 +108,13 @@ TEST(deassociated_line_stays_quiet)
     attach(irq_tid());                      /* deassociate again */
     uart_loopback(true);
     uart_send('C');
-    l4_sleep_us(2000);
+    bool raised = uart_received();
+    tu_wait_blocked();                      /* a handler the interrupt reached has run */
     unsigned n = ngot;
     (void)uart_read();
     uart_loopback(false);
     tu_kill(h);
+    CHECK(raised);
     CHECK_EQ(n, 0);
 }
 
@@ -144,7 +156,8 @@ TEST(deleted_handler_disables_the_line)
     tu_kill(h);                             /* the line must not deliver to a stale id */
     uart_loopback(true);
     uart_send('D');
-    l4_sleep_us(2000);
+    bool raised = uart_received();
+    tu_wait_blocked();
     (void)uart_read();
     uart_loopback(false);
     /* It can be associated again afterwards. */
@@ -157,6 +170,7 @@ TEST(deleted_handler_disables_the_line)
     uart_loopback(false);
     attach(irq_tid());
     tu_kill(h2);
+    CHECK(raised);
     CHECK(ok);
     CHECK_EQ(n, 1);
     CHECK_EQ(got[0], 'E');

@@ -252,20 +252,22 @@ TEST(halt_and_resume)
 {
     l4_word_t t = tu_thread(spin1, 50);          /* runs whenever we block */
     counter[1] = 0;
-    l4_sleep_us(3000);
+    for (unsigned i = 0; i < 10 && counter[1] == 0; i++)
+        l4_thread_switch(t);                     /* our slice, until it has counted */
     CHECK(counter[1] > 0);
     struct l4_exregs old;
     l4_exchange_registers(t, L4_EXREGS_HALT | L4_EXREGS_SET_HALT, 0, 0, 0, 0, 0, &old);
     CHECK_EQ(old.control & 1, 0);
-    l4_sleep_us(2000);                           /* it reaches user mode and stops there */
+    tu_wait_blocked();                           /* it reaches user mode and stops there */
     l4_word_t c = counter[1];
-    l4_sleep_us(5000);
+    l4_sleep_us(5000);                           /* the CPU is free, and it still does not run */
     CHECK_EQ(counter[1], c);
     CHECK_EQ(tu_state(t), 2);
     l4_exchange_registers(t, 0, 0, 0, 0, 0, 0, &old);
     CHECK_EQ(old.control & 1, 1);                /* reported halted */
     l4_exchange_registers(t, L4_EXREGS_SET_HALT, 0, 0, 0, 0, 0, &old);     /* resume */
-    l4_sleep_us(3000);
+    for (unsigned i = 0; i < 10 && counter[1] == c; i++)
+        l4_thread_switch(t);
     CHECK(counter[1] != c);
     tu_kill(t);
 }
@@ -288,10 +290,11 @@ TEST(halt_while_in_ipc_takes_effect_after)
     counter[3] = 0;
     l4_set_mr(0, 0);
     CHECK(!l4_ipc_failed(l4_send(t)));           /* its IPC completes ... */
-    l4_sleep_us(3000);
+    l4_sleep_us(3000);                           /* the CPU is free ... */
     CHECK_EQ(counter[3], 0);                     /* ... but it does not run */
     l4_exchange_registers(t, L4_EXREGS_SET_HALT, 0, 0, 0, 0, 0, &old);
-    l4_sleep_us(3000);
+    for (unsigned i = 0; i < 10 && counter[3] == 0; i++)
+        l4_thread_switch(t);
     CHECK(counter[3] > 0);
     tu_kill(t);
 }

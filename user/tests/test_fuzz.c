@@ -745,11 +745,11 @@ FZ_TEXT static void op_exregs(struct fz *f, bool may_wreck, bool must_wreck)
     }
     }
     l4_word_t ctl = RB(4) ? RB(0x4000) : rnd(f);
-    /* TODO(FS/GS bases): control bits 14/15 set FS/GS base from R12/R13, bit 16 delivers the
-     * old bases in R12/R13 (being added to the kernel).  Once they exist: keep them in ctl
-     * here (random bases, for us and the sibling), check the delivered bases of a thread we
-     * set, and check in op_fpu that our own bases survive the kernel calls like the FPU. */
-    ctl &= ~(7ul << 14);
+    /* FS/GS bases (include/l4/pecan.h): bit 14 sets the FS base from R12 (random, sometimes
+     * non-canonical: the call then fails), bit 16 delivers the old bases.  Not the GS base:
+     * our %gs:0 is the UTCB pointer libl4 reads.  (Still open: checking the delivered
+     * bases, and that our own survive the kernel calls like the FPU state.) */
+    ctl &= ~(1ul << 15);
     bool wreck = false, wreck_sib = false;
     if (kind == SIB) {
         /* Its SP, IP or flags only all at once and only now and then: it then leaves its code

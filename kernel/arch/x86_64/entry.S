@@ -114,8 +114,9 @@ return_to_user:
 
 /* switch_context(word_t *save_ksp, word_t new_ksp): save callee-saved registers and the stack
  * pointer of the running thread, continue the thread whose stack is new_ksp. */
-    .global switch_context
-switch_context:
+/* Push the callee-saved registers and store the stack pointer in *RDI (the thread's ksp);
+ * then switch to the stack in RSI.  switch_context's pops undo it when the thread resumes. */
+.macro SUSPEND_AND_SWITCH_STACK
     pushq %rbp
     pushq %rbx
     pushq %r12
@@ -124,6 +125,11 @@ switch_context:
     pushq %r15
     movq %rsp, (%rdi)
     movq %rsi, %rsp
+.endm
+
+    .global switch_context
+switch_context:
+    SUSPEND_AND_SWITCH_STACK
     popq %r15
     popq %r14
     popq %r13
@@ -137,14 +143,7 @@ switch_context:
  * to's kernel stack (just below its user frame) and return to user mode through that frame. */
     .global switch_to_continuation
 switch_to_continuation:
-    pushq %rbp
-    pushq %rbx
-    pushq %r12
-    pushq %r13
-    pushq %r14
-    pushq %r15
-    movq %rsp, (%rdi)
-    movq %rsi, %rsp
+    SUSPEND_AND_SWITCH_STACK
     movq %rcx, %rdi
     call *%rdx
     movq tss_rsp0_field(%rip), %rsp

@@ -24,10 +24,7 @@
 #include "config.h"
 #include "asm_offsets.h"
 #include "switch_tail.h"
-
-/* The thread-number bits of a global id, moved to a TCB offset by one shift and one mask: a
- * number beyond CONFIG_MAX_THREADS aliases a slot whose gid then does not match. */
-#define TCB_NO_MASK ((CONFIG_MAX_THREADS - 1) << TCB_BITS)
+#include "fastpath.h"
 
 /* The guards between the tag check and the commit, expanded twice: on the main line (u <= 7)
  * and on the line that copies MR8..MRu first.  In: RDI self, RSI to, RDX from-specifier,
@@ -48,19 +45,10 @@
      * reply within one space) is accepted if it is the thread that last sent to us. */
     testb $0x3F, %sil
     jz   5f
-    movq %rsi, %rbp
-    shrq $(32 - TCB_BITS), %rbp
-    andq $TCB_NO_MASK, %rbp
-    movabsq $TCB_AREA_BASE, %rcx
-    addq %rcx, %rbp                                 /* dest */
-    cmpq %rsi, TCB_GID(%rbp)
-    jne  fp_slow
+    TCB_OF_GID %rsi, %rbp, %rcx, fp_slow            /* dest */
     /* It waits in a user-level receive that accepts us, without a timeout; nothing pending
      * for it (halt, changed user state). */
-    cmpb $TS_WAIT_RECV_, TCB_STATE(%rbp)
-    jne  fp_slow
-    cmpq $ipc_user_return, TCB_CONT(%rbp)
-    jne  fp_slow
+    WAITS_IN_USER_RECEIVE %rbp, fp_slow
     movq TCB_WAIT_FOR(%rbp), %rcx
     cmpq TCB_GID(%rdi), %rcx
     je   2f
@@ -100,10 +88,7 @@
     movq TCB_SPACE(%rbp), %rcx
     cmpq TCB_SPACE(%rdi), %rcx
     jne  fp_slow
-    cmpb $TS_WAIT_RECV_, TCB_STATE(%rbp)
-    jne  fp_slow
-    cmpq $ipc_user_return, TCB_CONT(%rbp)
-    jne  fp_slow
+    WAITS_IN_USER_RECEIVE %rbp, fp_slow
     movq TCB_WAIT_FOR(%rbp), %rcx
     cmpq $-64, %rcx
     je   7f
@@ -138,13 +123,7 @@ syscall_entry:
     FP_GUARDS fp_flagged
 
 fp_commit:
-    movb $TS_WAIT_RECV_, TCB_STATE(%rdi)
-    movq %rdx, TCB_WAIT_FOR(%rdi)
-    movq $ipc_user_return, TCB_CONT(%rdi)
-    movb $WAKE_NONE_, TCB_WAKE(%rdi)
-    movb $TS_READY_, TCB_STATE(%rbp)
-    movb $WAKE_DONE_, TCB_WAKE(%rbp)
-    movq $0, TCB_CONT(%rbp)
+    HAND_OVER %rdi, %rbp, %rdx
     movq %rdi, TCB_LAST_SENDER(%rbp)
     andq $~0xE000, %r9                              /* MR0 for the receiver: r, x, e = 0 */
     /* `from`: the local id within one space, else the global id (§5.3); the space switch
@@ -158,37 +137,9 @@ fp_commit:
 4:  /* dest becomes current: FS/GS bases, %gs:0, kernel stack, lazy FPU.  RDI = dest's local
      * id, also its RDI on return (the UTCB pointer). */
     SWITCH_THREAD %rdi, %rbp, %rdi, fp_fsgs
-fp_enter:
-#ifdef CONFIG_INVARIANTS
-    /* The debug kernel checks its invariants here too, on dest's kernel stack (below its
-     * frame: dest waited with a continuation, so nothing else is there); the live registers
-     * are kept.  RSP is reloaded from dest's frame below anyway. */
-    leaq TCB_FRAME(%rbp), %rsp
-    andq $-16, %rsp
-    pushq %rax
-    pushq %rsi
-    pushq %rdi
-    pushq %r9
-    pushq %r10
-    pushq %r10                                      /* (16-byte alignment at the call) */
-    leaq fp_where(%rip), %rdi
-    call invariants_check
-    popq %r10
-    popq %r10
-    popq %r9
-    popq %rdi
-    popq %rsi
-    popq %rax
-    xorl %edx, %edx                                 /* (the call left kernel values there) */
-    xorl %r8d, %r8d
-#endif
     /* RDX and R8 still hold the sender's from-specifier and timeouts (values the guards
      * checked, or dest's own); RCX and R11 are reloaded; RBP held dest's TCB. */
-    movq TCB_FRAME + FR_RIP * 8(%rbp), %rcx
-    movq TCB_FRAME + FR_RFLAGS * 8(%rbp), %r11
-    movq TCB_FRAME + FR_RSP * 8(%rbp), %rsp
-    xorl %ebp, %ebp
-    sysretq
+    SYSRET_TO_CURRENT fp_where
 
 /* u > 7, or typed items or propagation: the latter go to the C path; MR8..MRu are copied from
  * the sender's UTCB to the receiver's once the guards passed. */

@@ -16,8 +16,7 @@
 #include "config.h"
 #include "asm_offsets.h"
 #include "switch_tail.h"
-
-#define TCB_NO_MASK ((CONFIG_MAX_THREADS - 1) << TCB_BITS)
+#include "fastpath.h"
 #define FSC_TAG     (0xFFFFFFFFFF600000 | 10)   /* L4_PROTO_FOREIGN_SYSCALL, u = 10 */
 #define BR0_OFFSET  (-16 * 8)                   /* L4_UTCB_BR(0), from MR0 */
 #define COMPLETE_FPAGE 0x10
@@ -35,19 +34,10 @@ foreign_syscall_fast:
     /* The handler: its TCB through the thread number, checked against the whole id. */
     movq TCB_SPACE(%rdi), %rsi
     movq SPACE_FOREIGN_HANDLER(%rsi), %rsi
-    movq %rsi, %rbp
-    shrq $(32 - TCB_BITS), %rbp
-    andq $TCB_NO_MASK, %rbp
-    movabsq $TCB_AREA_BASE, %rcx
-    addq %rcx, %rbp
-    cmpq %rsi, TCB_GID(%rbp)
-    jne  ffp_slow
+    TCB_OF_GID %rsi, %rbp, %rcx, ffp_slow
     /* It waits in a user-level receive for us or anybody, without a timeout, with nothing
      * pending, and nothing more important is ready. */
-    cmpb $TS_WAIT_RECV_, TCB_STATE(%rbp)
-    jne  ffp_slow
-    cmpq $ipc_user_return, TCB_CONT(%rbp)
-    jne  ffp_slow
+    WAITS_IN_USER_RECEIVE %rbp, ffp_slow
     movq TCB_WAIT_FOR(%rbp), %rcx
     cmpq $-1, %rcx
     je   1f
@@ -62,15 +52,9 @@ foreign_syscall_fast:
     jl   ffp_slow
 
     /* Commit.  We wait for the handler's reply (the acceptor of foreign_syscall's Call). */
-    movb $TS_WAIT_RECV_, TCB_STATE(%rdi)
-    movq %rsi, TCB_WAIT_FOR(%rdi)
-    movq $ipc_user_return, TCB_CONT(%rdi)
-    movb $WAKE_NONE_, TCB_WAKE(%rdi)
+    HAND_OVER %rdi, %rbp, %rsi
     movq TCB_MR(%rdi), %rcx
     movq $COMPLETE_FPAGE, BR0_OFFSET(%rcx)
-    movb $TS_READY_, TCB_STATE(%rbp)
-    movb $WAKE_DONE_, TCB_WAKE(%rbp)
-    movq $0, TCB_CONT(%rbp)
     movq %rdi, TCB_LAST_SENDER(%rbp)
     /* The message: MR8-MR10 (RIP, RSP, RFLAGS) into the handler's UTCB; MR1-MR7 in the
      * registers that carry them (RAX is MR1 already: the number). */
@@ -92,31 +76,7 @@ foreign_syscall_fast:
     movq TCB_SPACE(%rbp), %rcx
     SWITCH_SPACE
     SWITCH_THREAD %rdi, %rbp, %rdi, ffp_fsgs_call
-#ifdef CONFIG_INVARIANTS
-    leaq TCB_FRAME(%rbp), %rsp
-    andq $-16, %rsp
-    pushq %rax
-    pushq %rsi
-    pushq %rdi
-    pushq %r9
-    pushq %r10
-    pushq %r10
-    leaq ffp_where_call(%rip), %rdi
-    call invariants_check
-    popq %r10
-    popq %r10
-    popq %r9
-    popq %rdi
-    popq %rsi
-    popq %rax
-#endif
-    movq TCB_FRAME + FR_RIP * 8(%rbp), %rcx
-    movq TCB_FRAME + FR_RFLAGS * 8(%rbp), %r11
-    movq TCB_FRAME + FR_RSP * 8(%rbp), %rsp
-    xorl %edx, %edx
-    xorl %r8d, %r8d
-    xorl %ebp, %ebp
-    sysretq
+    SYSRET_TO_CURRENT ffp_where_call
 
 ffp_slow:
     movq %rsp, %rdi
@@ -144,13 +104,7 @@ foreign_reply_fast:
     cmpq $0, TCB_SENDQ(%rdi)
     jne  fp_slow
 1:  /* Commit: we wait; dest returns from its `syscall` with RAX = MR1 if u = 1. */
-    movb $TS_WAIT_RECV_, TCB_STATE(%rdi)
-    movq %rdx, TCB_WAIT_FOR(%rdi)
-    movq $ipc_user_return, TCB_CONT(%rdi)
-    movb $WAKE_NONE_, TCB_WAKE(%rdi)
-    movb $TS_READY_, TCB_STATE(%rbp)
-    movb $WAKE_DONE_, TCB_WAKE(%rbp)
-    movq $0, TCB_CONT(%rbp)
+    HAND_OVER %rdi, %rbp, %rdx
     testq %r9, %r9
     jz   2f
     movq %rax, TCB_FRAME + FR_RAX * 8(%rbp)

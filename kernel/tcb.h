@@ -146,9 +146,11 @@ static inline struct tcb *tcb_lookup(word_t gid)
 }
 
 static inline word_t tcb_kstack_top(struct tcb *t) { return (word_t)t + TCB_SIZE; }
+/* The user register frame at the top of the kernel stack: opaque to generic code, which
+ * passes it to arch functions; its end is the kernel stack's end (invariants.c). */
 static inline struct frame *tcb_frame(struct tcb *t)
 {
-    return (struct frame *)(tcb_kstack_top(t) - FRAME_SIZE);
+    return (struct frame *)(tcb_kstack_top(t) - ARCH_FRAME_SIZE);
 }
 static inline void *tcb_fpu_area(struct tcb *t) { return (char *)t + TCB_FPU_OFFSET; }
 static inline word_t tcb_number(const struct tcb *t)

@@ -1,5 +1,7 @@
 /* Exceptions and interrupts: decode what happened and hand it to the generic kernel. */
 #include "arch.h"
+#include "frame.h"
+#include "paging.h"
 #include "x86.h"
 #include "intctl.h"
 #include "tcb.h"

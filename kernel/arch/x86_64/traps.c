@@ -22,7 +22,7 @@
 #include <l4/fpage.h>
 
 void arch_fpu_trap(void);
-void kdebug_trap(struct tcb *t, struct frame *f);   /* kdb/kdebug.c */
+void kdebug_trap(struct tcb *t, struct frame *f);   /* kdebug.c */
 
 static const char *const exc_names[32] = {
     "divide error", "debug", "NMI", "breakpoint", "overflow", "bound", "invalid opcode",

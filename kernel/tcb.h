@@ -36,9 +36,10 @@ enum wake_reason {
 };
 
 #define TCB_SIZE          (1ul << TCB_BITS)
-#define TCB_FPU_OFFSET    1024        /* FPU/SSE/AVX save area inside the TCB slot */
-#define TCB_FPU_SIZE      1024
+#define TCB_FPU_OFFSET    1024        /* the arch's FPU save area inside the TCB slot */
+#define TCB_FPU_SIZE      ARCH_FPU_AREA_SIZE
 #define TCB_STACK_BOTTOM  2048        /* the kernel stack grows down from TCB_SIZE to here */
+_Static_assert(TCB_FPU_OFFSET + TCB_FPU_SIZE <= TCB_STACK_BOTTOM, "FPU area below the stack");
 
 #define QUANTUM_UNLIMITED (~0ull)
 

@@ -28,6 +28,10 @@ struct arch_tcb {
 struct frame;
 #define ARCH_FRAME_SIZE     176
 
+/* Bytes of a thread's FPU/SSE/AVX save area (xsave or fxsave image, context.c); tcb.h gives
+ * it its place in the TCB slot. */
+#define ARCH_FPU_AREA_SIZE  1024
+
 /* The per-CPU block; `current` is the running thread (sched.h: current()).  The assembly
  * reads it at fixed offsets (frame.h). */
 struct tcb;

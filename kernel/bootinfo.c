@@ -4,7 +4,7 @@
 #include "bootinfo.h"
 #include "boot.h"
 #include "bootmem.h"
-#include "paging.h"
+#include "arch.h"
 #include "lib.h"
 #include "console.h"
 #include <l4/kip.h>

@@ -10,7 +10,7 @@
 #ifndef BOOTMEM_HOST_TEST
 #include "lib.h"
 #include "console.h"
-#include "paging.h"
+#include "arch.h"
 #include "config.h"
 #endif
 

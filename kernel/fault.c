@@ -128,42 +128,28 @@ bool fault_ipc_for_transfer(struct tcb *t, word_t va, bool write, uint64_t deadl
 
 void fault_exception(struct tcb *t, unsigned vector, word_t error)
 {
-    struct frame *f = tcb_frame(t);
     if (t->flags & TF_FOREIGN) {
         foreign_exception(t, vector, error, 0);
         return;
     }
     struct tcb *h = handler_of(t, L4_UTCB_EXC_HANDLER);
     if (!h)
-        unhandled(t, "exception", vector, f->rip);
+        unhandled(t, "exception", vector, arch_user_ip(t));
     struct saved_utcb sv;
     save_utcb(t, &sv, SAVED_MRS);
     word_t *mr = t->mr;
     mr[0] = L4_PROTO_EXCEPTION | L4_EXC_WORDS;
-    mr[L4_EXC_RIP] = f->rip; mr[L4_EXC_RBX] = f->rbx; mr[L4_EXC_R10] = f->r10;
-    mr[L4_EXC_R12] = f->r12; mr[L4_EXC_R13] = f->r13; mr[L4_EXC_R14] = f->r14;
-    mr[L4_EXC_R15] = f->r15; mr[L4_EXC_RAX] = f->rax; mr[L4_EXC_RCX] = f->rcx;
-    mr[L4_EXC_RDX] = f->rdx; mr[L4_EXC_RSI] = f->rsi; mr[L4_EXC_RDI] = f->rdi;
-    mr[L4_EXC_RBP] = f->rbp; mr[L4_EXC_R8] = f->r8;   mr[L4_EXC_R9] = f->r9;
-    mr[L4_EXC_R11] = f->r11; mr[L4_EXC_RSP] = f->rsp; mr[L4_EXC_RFLAGS] = f->rflags;
+    arch_exception_regs(t, mr);
     mr[L4_EXC_VECTOR] = vector; mr[L4_EXC_ERROR] = error;
     word_t br0 = utcb_get(t, L4_UTCB_BR(0));     /* the acceptor stays as the thread had it */
     bool ok = ipc_kernel_call(t, h->gid, br0, SAVED_MRS);
     if (ok) {
         /* The reply overwrote MR1..MRu: load the registers from the MRs (§6.2). */
-        f->rip = mr[L4_EXC_RIP]; f->rbx = mr[L4_EXC_RBX]; f->r10 = mr[L4_EXC_R10];
-        f->r12 = mr[L4_EXC_R12]; f->r13 = mr[L4_EXC_R13]; f->r14 = mr[L4_EXC_R14];
-        f->r15 = mr[L4_EXC_R15]; f->rax = mr[L4_EXC_RAX]; f->rcx = mr[L4_EXC_RCX];
-        f->rdx = mr[L4_EXC_RDX]; f->rsi = mr[L4_EXC_RSI]; f->rdi = mr[L4_EXC_RDI];
-        f->rbp = mr[L4_EXC_RBP]; f->r8 = mr[L4_EXC_R8];   f->r9 = mr[L4_EXC_R9];
-        f->r11 = mr[L4_EXC_R11]; f->rsp = mr[L4_EXC_RSP];
-        t->flags |= TF_USER_STATE;
-        arch_set_user_flags(t, mr[L4_EXC_RFLAGS]);
-        f->vector = 0;                  /* all registers matter: return with iret */
+        arch_exception_set_regs(t, mr);
     }
     restore_utcb(t, &sv, SAVED_MRS);
     if (!ok && !handler_of(t, L4_UTCB_EXC_HANDLER))
-        unhandled(t, "exception", vector, f->rip);
+        unhandled(t, "exception", vector, arch_user_ip(t));
 }
 
 void fault_preemption(struct tcb *t, bool timefault)

@@ -1,5 +1,5 @@
 /* I/O port permissions.  Each space that holds ports has its own I/O permission bitmap, seen
- * by the CPU behind the TSS through the space's own PML4 entry 509 (layout.h), so a space
+ * by the CPU behind the TSS through the space's own TSS window (layout.h), so a space
  * switch switches the bitmap at no cost.  Port mappings form derivation trees like memory
  * mappings: sigma0 holds the root (all ports); map creates children, Unmap revokes
  * recursively.  A node covers a naturally aligned power-of-two port range.
@@ -80,7 +80,7 @@ static struct iospace *io_get(struct space *s)
     io->head = io->tail = io->cursor = NULL;
     memset(io->bitmap, 0xFF, 2 * PAGE_SIZE);
     arch_iowin_build(io->pdpt, io->pd, io->pt, physmap_to_phys(io->bitmap));
-    s->pml4[PML4_IOWIN] = physmap_to_phys(io->pdpt) | PTE_P | PTE_W;
+    pt_set_iowin(s, io->pdpt);
     s->io = io;
     space_tlb_invalidate(s, IOWIN_BASE, 4 * PAGE_SIZE);
     return io;
@@ -367,7 +367,7 @@ void iospace_destroy(struct space *s)
         return;
     while (io->head)
         remove_subtree(io->head);
-    s->pml4[PML4_IOWIN] = iowin_shared_pdpt_phys | PTE_P | PTE_W;
+    pt_set_iowin(s, NULL);
     kmem_free_page(io->pdpt);
     kmem_free_page(io->pd);
     kmem_free_page(io->pt);

@@ -454,29 +454,6 @@ word_t ipc(struct tcb *self, word_t to, word_t from_spec, word_t timeouts, bool 
     return self->mr[0];
 }
 
-void ipc_user_return(struct tcb *t)
-{
-    if (t->flags & TF_FOREIGN) {            /* the only IPC such a thread makes */
-        foreign_syscall_return(t);
-        return;
-    }
-    struct frame *f = tcb_frame(t);
-    word_t *mr = t->mr;
-    f->r9 = mr[0];
-    f->rax = mr[1];
-    f->rbx = mr[2];
-    f->r10 = mr[3];
-    f->r12 = mr[4];
-    f->r13 = mr[5];
-    f->r14 = mr[6];
-    f->r15 = mr[7];
-    f->rsi = t->ipc.ipc_from;
-    f->rdi = t->local_id;
-    f->rdx = f->r8 = f->rbp = 0;
-    thread_return_to_user_checks(t);
-    invariants_check("IPC return");
-}
-
 /* --- kernel-generated IPC --------------------------------------------------------------- */
 
 bool ipc_kernel_call(struct tcb *self, word_t handler, word_t acceptor, unsigned reply_words)

@@ -4,7 +4,6 @@
 #include "bootmem.h"
 #include "arch.h"
 #include "irq.h"
-#include "syscall_nr.h"
 #include "lib.h"
 #include "console.h"
 #include "version.h"
@@ -18,11 +17,6 @@ uint8_t kip_page[4096] __attribute__((aligned(4096)));
 static word_t *kw(unsigned off) { return (word_t *)(kip_page + off); }
 
 paddr_t kip_phys(void) { return kernel_virt_to_phys(kip_page); }
-
-word_t kip_syscall_address(unsigned nr)
-{
-    return SYSCALL_PAGE_USER + SYSCALL_STUB_OFFSET(nr);
-}
 
 unsigned kip_system_base(void) { return irq_count(); }
 unsigned kip_user_base(void)   { return irq_count() + CONFIG_USERBASE_OFFSET; }
@@ -48,22 +42,15 @@ void kip_init(void)
     *kw(L4_KIP_OFF_PAGE_INFO) = (1ul << 12) | (1ul << 21) | (arch_has_nx() ? 7 : 6);
     *kw(L4_KIP_OFF_PROCESSOR_INFO) = (5ul << 60) | 0;       /* one CPU, 32-byte descriptors */
 
-    static const unsigned calls[][2] = {
-        { L4_KIP_OFF_SPACE_CONTROL, SYS_SPACE_CONTROL },
-        { L4_KIP_OFF_THREAD_CONTROL, SYS_THREAD_CONTROL },
-        { L4_KIP_OFF_PROC_CONTROL, SYS_PROCESSOR_CONTROL },
-        { L4_KIP_OFF_MEMORY_CONTROL, SYS_MEMORY_CONTROL },
-        { L4_KIP_OFF_IPC, SYS_IPC },
-
-        { L4_KIP_OFF_UNMAP, SYS_UNMAP },
-        { L4_KIP_OFF_EXREGS, SYS_EXCHANGE_REGISTERS },
-        { L4_KIP_OFF_SYSTEM_CLOCK, SYS_SYSTEM_CLOCK },
-        { L4_KIP_OFF_THREAD_SWITCH, SYS_THREAD_SWITCH },
-        { L4_KIP_OFF_SCHEDULE, SYS_SCHEDULE },
+    /* System-call links: the stubs are arch code (arch_syscall_link). */
+    static const unsigned calls[] = {
+        L4_KIP_OFF_SPACE_CONTROL, L4_KIP_OFF_THREAD_CONTROL, L4_KIP_OFF_PROC_CONTROL,
+        L4_KIP_OFF_MEMORY_CONTROL, L4_KIP_OFF_IPC, L4_KIP_OFF_LIPC, L4_KIP_OFF_UNMAP,
+        L4_KIP_OFF_EXREGS, L4_KIP_OFF_SYSTEM_CLOCK, L4_KIP_OFF_THREAD_SWITCH,
+        L4_KIP_OFF_SCHEDULE,
     };
     for (unsigned i = 0; i < ARRAY_SIZE(calls); i++)
-        *kw(calls[i][0]) = kip_syscall_address(calls[i][1]);
-    *kw(L4_KIP_OFF_LIPC) = kip_syscall_address(SYS_IPC);
+        *kw(calls[i]) = arch_syscall_link(calls[i]);
 
     /* Kernel descriptor: id, generation date, version, supplier, version string, and an
      * empty feature list (contract §2.4: any feature string misleads libl4). */

@@ -13,7 +13,6 @@ void kip_set_servers(void);     /* sigma0 / root task entries */
 void kip_set_bootinfo(paddr_t bootinfo);
 void kip_set_clock(uint64_t tsc_khz, uint64_t bus_khz);
 paddr_t kip_phys(void);
-word_t kip_syscall_address(unsigned nr);
 unsigned kip_system_base(void);
 unsigned kip_user_base(void);
 

@@ -4,7 +4,7 @@
 
 #ifndef KMEM_HOST_TEST
 #include "lib.h"
-#include "paging.h"
+#include "arch.h"
 #include "console.h"
 #else
 #include <string.h>

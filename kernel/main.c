@@ -16,7 +16,6 @@
 #include "arch.h"
 #include "lib.h"
 #include "version.h"
-#include "syscall_nr.h"
 #include "kdb/kdb.h"
 #include <l4/utcb.h>
 #include <l4/fpage.h>
@@ -27,7 +26,6 @@ void cpu_detect(void);
 void cpu_print_features(void);
 void cpu_init_tables(void);
 void cpu_init_features(void);
-void cpu_enable_pcid(void);
 void intctl_init(void);
 void time_init(void);
 
@@ -54,9 +52,6 @@ static struct tcb *start_server(unsigned idx, word_t no, word_t pager, word_t sc
     thread_start_now(t, bootmem.elf[idx].entry, 0);
     return t;
 }
-
-/* The return address of the Ipc stub's syscall, or 0: syscall_entry compares RCX with it. */
-word_t ipc_fast_rip;
 
 void kmain(uint32_t magic, uint32_t mbi)
 {
@@ -104,10 +99,10 @@ void kmain(uint32_t magic, uint32_t mbi)
     start_server(1, user_base + 2, sigma0, root);
     cpu_enable_pcid();
     if (boot_option("fastpath", &opt) && !strncmp(opt, "off", 3))
-        ipc_fast_rip = 0;
+        arch_ipc_fastpath(false);
     else
-        ipc_fast_rip = SYSCALL_PAGE_USER + SYSCALL_RET_OFFSET(SYS_IPC);
-    printk("kernel: IPC fast path %s\n", ipc_fast_rip ? "on" : "off");
+        arch_ipc_fastpath(true);
+    printk("kernel: IPC fast path %s\n", arch_ipc_fastpath_on() ? "on" : "off");
 
     printk("kernel: starting sigma0 %lx and root task %lx (%lu KiB kernel memory free)\n",
            sigma0, root, kmem_free_bytes() >> 10);

@@ -371,7 +371,7 @@ static void move_node(struct map_ctx *c, struct mapnode *n, struct pt_ref *ref, 
                       unsigned rights)
 {
     unsigned old = pte_rights(*n->pte);
-    pte_t status = *n->pte & (PTE_A | PTE_D);
+    unsigned status = pte_status(*n->pte);
     *ref->pte = pte_clear_status(pte_with_rights(*n->pte, rights));
     *ref->node = n;
     *slot_of(n->pte) = NULL;
@@ -382,9 +382,9 @@ static void move_node(struct map_ctx *c, struct mapnode *n, struct pt_ref *ref, 
     n->pte = ref->pte;
     if (old & ~rights) {
         unsigned st = revoke_tree(n, old & ~rights, false);
-        status |= (st & R ? PTE_A : 0) | (st & W ? PTE_D : 0);
+        status |= st;
     }
-    *n->pte |= status;
+    *n->pte = pte_add_status(*n->pte, status);
 }
 
 /* Install one mapping of `lvl` at dva for the frames at pa of source node n (for a grant: n
@@ -415,7 +415,7 @@ static enum map_result map_one(struct map_ctx *c, struct mapnode *n, paddr_t pa,
         break;
     }
     pte_t e = *ref.pte;
-    if ((e & PTE_P) && lvl > 0 && !(e & PTE_PS)) {
+    if (pte_is_table(e, lvl)) {
         /* Smaller mappings below the target. */
         if (!c->grant)
             return map_pieces(c, n, pa, dva, lvl, rights);
@@ -431,7 +431,7 @@ static enum map_result map_one(struct map_ctx *c, struct mapnode *n, paddr_t pa,
         space_tlb_invalidate(c->dst, dva, size);
         e = 0;
     }
-    if (e & PTE_P) {
+    if (pte_present(e)) {
         struct mapnode *m = *ref.node;
         if (!m || is_ancestor_or_self(m, n))
             return MAP_OK;
@@ -527,7 +527,7 @@ static bool sigma0_root(struct space *s, word_t pa, unsigned lvl)
     enum pt_status st = pt_walk(s, pa, lvl, true, &ref);
     if (st == PT_NOMEM)
         return false;
-    if (st == PT_LEAF_ABOVE || (*ref.pte & PTE_P))
+    if (st == PT_LEAF_ABOVE || pte_present(*ref.pte))
         return true;            /* already mapped (or a table of smaller roots below) */
     struct mapnode *m = slab_alloc(&node_cache);
     if (!m)
@@ -550,7 +550,7 @@ static bool sigma0_map_page(struct space *s, word_t pa)
     word_t big = ALIGN_DOWN(pa, SUPERPAGE_SIZE);
     struct pt_ref ref;
     enum pt_status st = pt_walk(s, big, 1, false, &ref);
-    bool pd_free = st == PT_ABSENT || (st == PT_OK && !(*ref.pte & PTE_P));
+    bool pd_free = st == PT_ABSENT || (st == PT_OK && !pte_present(*ref.pte));
     if (pd_free && !phys_kernel_reserved(big, SUPERPAGE_SIZE) &&
         arch_phys_addressable(big + SUPERPAGE_SIZE - 1))
         return sigma0_root(s, big, 1);

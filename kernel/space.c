@@ -21,8 +21,7 @@ struct space *sigma0_space;
 
 void space_init_kernel(void)
 {
-    kernel_space.pml4 = kernel_pml4;
-    kernel_space.pml4_phys = kernel_pml4_phys;
+    kernel_space.pml4 = pt_top_kernel(&kernel_space.pml4_phys);
     kernel_space.pcid = 0;
 }
 
@@ -31,15 +30,11 @@ struct space *space_create(void)
     struct space *s = slab_alloc(&space_cache);
     if (!s)
         return NULL;
-    s->pml4 = kmem_alloc_page();
+    s->pml4 = pt_top_create(&s->pml4_phys);
     if (!s->pml4) {
         slab_free(&space_cache, s);
         return NULL;
     }
-    s->pml4_phys = physmap_to_phys(s->pml4);
-    /* The kernel half is shared: copy its top-level entries once (see layout.h). */
-    for (unsigned i = PML4_KERNEL_FIRST; i < 512; i++)
-        s->pml4[i] = kernel_pml4[i];
     s->pcid = arch_pcid_alloc();
     s->tlb_stale = true;
     return s;

@@ -36,9 +36,10 @@ enum wake_reason {
 };
 
 #define TCB_SIZE          (1ul << TCB_BITS)
-#define TCB_FPU_OFFSET    1024        /* FPU/SSE/AVX save area inside the TCB slot */
-#define TCB_FPU_SIZE      1024
+#define TCB_FPU_OFFSET    1024        /* the arch's FPU save area inside the TCB slot */
+#define TCB_FPU_SIZE      ARCH_FPU_AREA_SIZE
 #define TCB_STACK_BOTTOM  2048        /* the kernel stack grows down from TCB_SIZE to here */
+_Static_assert(TCB_FPU_OFFSET + TCB_FPU_SIZE <= TCB_STACK_BOTTOM, "FPU area below the stack");
 
 #define QUANTUM_UNLIMITED (~0ull)
 
@@ -146,9 +147,11 @@ static inline struct tcb *tcb_lookup(word_t gid)
 }
 
 static inline word_t tcb_kstack_top(struct tcb *t) { return (word_t)t + TCB_SIZE; }
+/* The user register frame at the top of the kernel stack: opaque to generic code, which
+ * passes it to arch functions; its end is the kernel stack's end (invariants.c). */
 static inline struct frame *tcb_frame(struct tcb *t)
 {
-    return (struct frame *)(tcb_kstack_top(t) - FRAME_SIZE);
+    return (struct frame *)(tcb_kstack_top(t) - ARCH_FRAME_SIZE);
 }
 static inline void *tcb_fpu_area(struct tcb *t) { return (char *)t + TCB_FPU_OFFSET; }
 static inline word_t tcb_number(const struct tcb *t)

@@ -111,7 +111,6 @@ int thread_activate(struct tcb *t, word_t pager)
 
 void thread_start_cont(struct tcb *t)
 {
-    struct frame *f = tcb_frame(t);
     if (t->wake == WAKE_CANCEL) {
         /* Started by ExchangeRegisters: run at the IP/SP it has now. */
     } else if (t->wake == WAKE_DONE && l4_tag_u(t->mr[0]) >= 2) {
@@ -126,7 +125,6 @@ void thread_start_cont(struct tcb *t)
         t->cont = NULL;
         thread_halt_current();
     }
-    (void)f;
     thread_return_to_user_checks(t);
 }
 

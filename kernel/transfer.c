@@ -156,7 +156,7 @@ static void *user_byte(struct space *sp, word_t va, bool write, word_t *left)
     if (write && !(rights & PTE_RIGHTS_W))
         return NULL;
     /* Keep the referenced/written status honest for Unmap (the kernel bypasses the MMU). */
-    *ref.pte |= PTE_A | (write ? PTE_D : 0);
+    *ref.pte = pte_touch(*ref.pte, write);
     word_t size = level_size(ref.level);
     word_t off = va - ref.va;
     *left = size - off;

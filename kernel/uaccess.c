@@ -11,7 +11,7 @@ static void *resolve(struct space *s, word_t va, bool write, size_t *left)
         return NULL;
     if (write && !(pte_rights(*ref.pte) & PTE_RIGHTS_W))
         return NULL;
-    *ref.pte |= PTE_A | (write ? PTE_D : 0);
+    *ref.pte = pte_touch(*ref.pte, write);
     size_t off = va - ref.va;
     *left = level_size(ref.level) - off;
     return (char *)phys_to_virt(pte_frame(*ref.pte, ref.level)) + off;

@@ -16,7 +16,6 @@
 
 #define KDB_EXIT_CODE 2         /* QEMU exit status (2 << 1) | 1 = 5 */
 
-void arch_dump_frame(const struct frame *f);
 static bool batch;
 
 bool kdb_batch(void)

@@ -46,7 +46,7 @@ CC = "gcc"
 BASE = ["-std=gnu11", "-g", "-Wall", "-Wextra", "-Werror"]
 KERNEL_WARN = ["-Wno-unused-parameter", "-fno-builtin"]
 MAPDB_INC = ["-include", str(KSHIM / "host_prelude.h"), f"-I{HOST}", f"-I{KSHIM}", f"-I{KERNEL}",
-             f"-I{ARCH}", f"-I{ROOT / 'include'}"]
+             f"-I{ARCH}", f"-I{ARCH / 'api'}", f"-I{ROOT / 'include'}"]
 MAPDB_UNITS = [KERNEL / "mapdb.c", ARCH / "pagetable.c", KERNEL / "slab.c", KERNEL / "kmem.c"]
 MAPDB_HARNESS = [KSHIM / "kstubs.c", KSHIM / "mapdb_harness.c"]
 
@@ -216,7 +216,7 @@ def define(path, name):
 def kernel_stack_budget():
     """Bytes of a thread's kernel stack left for the mapping database: the TCB slot above
     TCB_STACK_BOTTOM, minus the user register frame and 1 KiB for the system-call path."""
-    tcb_size = 1 << define(ARCH / "layout.h", "TCB_BITS")
+    tcb_size = 1 << define(ARCH / "api" / "layout.h", "TCB_BITS")
     bottom = define(KERNEL / "tcb.h", "TCB_STACK_BOTTOM")
     frame = define(ARCH / "frame.h", "FRAME_WORDS") * 8
     return tcb_size - bottom - frame - 1024

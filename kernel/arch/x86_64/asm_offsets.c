@@ -1,6 +1,8 @@
 /* Structure offsets and constants for the assembly code, extracted at build time into
  * asm_offsets.h (see kernel/build.mk): the assembly never hard-codes a C layout. */
 #include "tcb.h"
+#include "frame.h"
+#include "paging.h"
 #include "space.h"
 #include "sched.h"
 #include "ipc.h"

@@ -1,5 +1,7 @@
 /* Thread context on x86-64: the user frame, switching threads and address spaces, lazy FPU. */
 #include "arch.h"
+#include "frame.h"
+#include "paging.h"
 #include "x86.h"
 #include "cpu.h"
 #include "tcb.h"

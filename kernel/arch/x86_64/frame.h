@@ -44,6 +44,7 @@
 
 #ifndef __ASSEMBLER__
 #include "types.h"
+#include "arch.h"
 
 struct frame {
     word_t r15, r14, r13, r12, r11, r10, r9, r8;
@@ -51,16 +52,6 @@ struct frame {
     word_t vector, error;
     word_t rip, cs, rflags, rsp, ss;
 };
-
-struct tcb;
-
-struct cpu_local {
-    word_t kstack_top;          /* top of the current thread's kernel stack (syscall entry) */
-    word_t user_rsp;            /* scratch: user RSP at syscall entry */
-    struct tcb *current;        /* the thread this CPU runs */
-};
-
-extern struct cpu_local cpu0;
 
 static inline bool frame_from_user(const struct frame *f) { return (f->cs & 3) == 3; }
 
@@ -70,6 +61,7 @@ _Static_assert(__builtin_offsetof(struct frame, vector) == FR_VECTOR * 8, "FR_VE
 _Static_assert(__builtin_offsetof(struct frame, rip) == FR_RIP * 8, "FR_RIP");
 _Static_assert(__builtin_offsetof(struct frame, ss) == FR_SS * 8, "FR_SS");
 _Static_assert(sizeof(struct frame) == (FR_SS + 1) * 8, "struct frame size");
+_Static_assert(FRAME_SIZE == ARCH_FRAME_SIZE, "ARCH_FRAME_SIZE (api/arch.h)");
 _Static_assert(__builtin_offsetof(struct cpu_local, kstack_top) == CPU_KSTACK_TOP, "CPU_KSTACK_TOP");
 _Static_assert(__builtin_offsetof(struct cpu_local, user_rsp) == CPU_USER_RSP, "CPU_USER_RSP");
 _Static_assert(__builtin_offsetof(struct cpu_local, current) == CPU_CURRENT, "CPU_CURRENT");

@@ -1,5 +1,6 @@
 /* User page tables with mapping-node shadows (see pagetable.h). */
 #include "pagetable.h"
+#include "paging.h"
 #include "space.h"
 #include "kmem.h"
 #include "lib.h"

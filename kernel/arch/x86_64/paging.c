@@ -8,6 +8,7 @@
 #include "console.h"
 #include "lib.h"
 #include "kmem.h"
+#include "space.h"
 
 #define BOOT_TABLES 48
 
@@ -286,4 +287,30 @@ void arch_iowin_build(pte_t *pdpt, pte_t *pd, pte_t *pt, paddr_t bitmap)
     pt[1] = bitmap | PTE_P | pte_nx;
     pt[2] = (bitmap + PAGE_SIZE) | PTE_P | pte_nx;
     pt[3] = kernel_virt_to_phys(ones_page) | PTE_P | pte_nx;
+}
+
+/* --- top-level tables of address spaces (api/pagetable.h) -------------------------------- */
+
+pte_t *pt_top_kernel(paddr_t *phys)
+{
+    *phys = kernel_pml4_phys;
+    return kernel_pml4;
+}
+
+pte_t *pt_top_create(paddr_t *phys)
+{
+    pte_t *top = kmem_alloc_page();
+    if (!top)
+        return NULL;
+    *phys = physmap_to_phys(top);
+    /* The kernel half is shared: copy its top-level entries once (see layout.h). */
+    for (unsigned i = PML4_KERNEL_FIRST; i < 512; i++)
+        top[i] = kernel_pml4[i];
+    return top;
+}
+
+void pt_set_iowin(struct space *s, pte_t *iowin_top)
+{
+    s->pml4[PML4_IOWIN] = (iowin_top ? physmap_to_phys(iowin_top) : iowin_shared_pdpt_phys) |
+                          PTE_P | PTE_W;
 }

@@ -5,9 +5,19 @@
 #include "types.h"
 #include "config.h"
 #include "layout.h"
+#include "pagetable.h"
 
-typedef uint64_t pte_t;
+/* PML4 slots of the address map (layout.h). */
+#define PML4_PHYSMAP        256
+#define PML4_TCB            384
+#define PML4_IOWIN          509
+#define PML4_USER_KPAGES    510
+#define PML4_KERNEL         511
+#define PML4_KERNEL_FIRST   256
 
+/* Entry bits: only the page-table code sees them; generic code uses the pte_* operations
+ * of api/pagetable.h (whose inline ones repeat the values of P, A, D, PS and the address
+ * masks: change them together). */
 #define PTE_P     (1ul << 0)
 #define PTE_W     (1ul << 1)
 #define PTE_U     (1ul << 2)
@@ -26,11 +36,6 @@ typedef uint64_t pte_t;
 
 /* Levels: 3 = PML4, 2 = PDPT, 1 = PD, 0 = PT.  A leaf at level l maps 2^(12 + 9l) bytes. */
 static inline unsigned pt_index(word_t va, unsigned level) { return (va >> (12 + 9 * level)) & 511; }
-static inline word_t level_size(unsigned level) { return 1ul << (12 + 9 * level); }
-
-static inline void *phys_to_virt(paddr_t p) { return (void *)(PHYSMAP_BASE + p); }
-static inline paddr_t physmap_to_phys(const void *v) { return (word_t)v - PHYSMAP_BASE; }
-paddr_t kernel_virt_to_phys(const void *v);     /* kernel image or physmap address */
 
 extern pte_t *kernel_pml4;
 extern paddr_t kernel_pml4_phys;

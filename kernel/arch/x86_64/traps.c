@@ -1,5 +1,7 @@
 /* Exceptions and interrupts: decode what happened and hand it to the generic kernel. */
 #include "arch.h"
+#include "frame.h"
+#include "paging.h"
 #include "x86.h"
 #include "intctl.h"
 #include "tcb.h"
@@ -20,7 +22,7 @@
 #include <l4/fpage.h>
 
 void arch_fpu_trap(void);
-void kdebug_trap(struct tcb *t, struct frame *f);   /* kdb/kdebug.c */
+void kdebug_trap(struct tcb *t, struct frame *f);   /* kdebug.c */
 
 static const char *const exc_names[32] = {
     "divide error", "debug", "NMI", "breakpoint", "overflow", "bound", "invalid opcode",

@@ -1,4 +1,4 @@
-/* Host stand-in for kernel/arch/x86_64/arch.h (found first through -I tests/host/kshim).
+/* Host stand-in for kernel/arch/x86_64/api/arch.h (found first through -I tests/host/kshim).
  *
  * The generic kernel files under test (mapdb.c, slab.c) include "arch.h"; the real one declares
  * CPU, console, timer and thread interfaces that a host build must not see.  This one provides

@@ -11,6 +11,9 @@
  * space's PML4 copies them from the kernel's at creation and they are never changed later.
  * Entry 509 is per space so that the TSS's I/O permission bitmap follows the address space
  * without any work at switch time (spaces without I/O ports share one deny-all window).
+ *
+ * Part of the interface header (api/arch.h): generic code may use these addresses; the
+ * PML4 slot numbers are private to the page-table code (paging.h).
  */
 #ifndef LAYOUT_H
 #define LAYOUT_H
@@ -32,12 +35,4 @@
 #define GS_PAGE_USER        (USER_KPAGES_BASE + 0x1000)
 #define KERNEL_VMA_BASE     0xFFFFFFFF80000000ul
 #define IOWIN_BASE          0xFFFFFE8000000000ul
-
-#define PML4_PHYSMAP        256
-#define PML4_TCB            384
-#define PML4_IOWIN          509
-#define PML4_USER_KPAGES    510
-#define PML4_KERNEL         511
-#define PML4_KERNEL_FIRST   256
-
 #endif

@@ -1,5 +1,7 @@
 /* The int3 conventions through which user code talks to the kernel debugger (contract §6.8). */
-#include "kdb.h"
+#include "kdb/kdb.h"
+#include "frame.h"
+#include "paging.h"
 #include "tcb.h"
 #include "space.h"
 #include "uaccess.h"

@@ -39,7 +39,18 @@ void foreign_set_control(struct space *s, bool on, word_t handler)
     s->foreign_handler = on ? handler : 0;
     space_update_ipc_slow(s);
     for (struct tcb *t = s->threads; t; t = t->space_next)
-        t->flags = on ? (t->flags | TF_FOREIGN) : (t->flags & ~TF_FOREIGN);
+        foreign_thread_mark(t, on);
+}
+
+void foreign_thread_mark(struct tcb *t, bool on)
+{
+    if (on) {
+        t->flags |= TF_FOREIGN;
+        arch_set_thread_bases(t, 0, 0);     /* as Linux starts a process (no %gs page) */
+    } else {
+        t->flags &= ~TF_FOREIGN;
+        arch_thread_init_bases(t);
+    }
 }
 
 static void orphaned(struct tcb *t, const char *what)

@@ -14,6 +14,8 @@ struct tcb *foreign_handler(struct tcb *t);
  * then apply it (cannot fail). */
 word_t foreign_check_control(struct space *s, bool on, word_t handler);
 void foreign_set_control(struct space *s, bool on, word_t handler);
+/* t joins (or leaves) a foreign space: its flag, and FS and GS base 0 as Linux starts them. */
+void foreign_thread_mark(struct tcb *t, bool on);
 
 /* `syscall` by t (the current thread): the system-call message; t waits for the reply with
  * the ordinary IPC continuation, which calls foreign_syscall_return. */

@@ -187,7 +187,7 @@ void space_add_thread(struct space *s, struct tcb *t)
     LIST_PUSH(s->threads, t, space_next, space_prev);
     s->nthreads++;
     if (s->foreign)
-        t->flags |= TF_FOREIGN;
+        foreign_thread_mark(t, true);
 }
 
 void space_update_ipc_slow(struct space *s)

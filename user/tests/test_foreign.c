@@ -183,6 +183,7 @@ TEST(get_and_set_register_set)
     CHECK_EQ(l4_mr(L4_FREG_RSP), rsp);
     CHECK_EQ(l4_mr(L4_FREG_RAX), 158);
     CHECK_EQ(l4_mr(L4_FREG_FS_BASE), 0);
+    CHECK_EQ(l4_mr(L4_FREG_GS_BASE), 0);     /* no %gs page for Linux programs */
     CHECK_EQ(l4_mr(L4_FREG_R13), 0x1313);
     /* SET_REGS: a new RIP and the FS base, everything else as it was. */
     l4_word_t regs[L4_FREG_WORDS + 1];

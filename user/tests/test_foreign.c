@@ -31,6 +31,25 @@ static l4_word_t report(unsigned slot, l4_word_t v)
     return lx_syscall(1000 + slot, v, 0, 0);
 }
 
+/* exit(0), as often as it takes (the tests kill the thread once it has reported). */
+static void __attribute__((noreturn)) linux_exit(void)
+{
+    for (;;)
+        lx_syscall(60, 0, 0, 0);
+}
+
+static void __attribute__((noreturn)) report_and_exit(unsigned slot, l4_word_t v)
+{
+    report(slot, v);
+    linux_exit();
+}
+
+/* The message is the foreign system call number nr. */
+static bool is_syscall(l4_word_t tag, l4_word_t nr)
+{
+    return l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL) && l4_mr(L4_FSC_RAX) == nr;
+}
+
 /* A thread of a new foreign space (handler `handler`, pager us) that starts at fn on the
  * given stack; 0 on failure.  Its first page fault comes to the handler. */
 static l4_word_t foreign_thread(void (*fn)(void), unsigned stack, l4_word_t handler)
@@ -115,9 +134,7 @@ static void calls_main(void)
     seen[1] = rcx;
     seen[2] = (rbx == 0xB0B0 && rdi == 0x5151 && rsi == 22 && rdx == 33 && r12 == 0x1212 &&
                r15 == 0x1515 && r10 == 44 && r8 == 55 && r9 == 66);
-    report(0, ret);
-    for (;;)
-        lx_syscall(60, 0, 0, 0);
+    report_and_exit(0, ret);
 }
 
 TEST(syscall_message_and_result)
@@ -138,8 +155,7 @@ TEST(syscall_message_and_result)
     CHECK(l4_mr(L4_FSC_RFLAGS) & 0x200);
     resume(4242);
     tag = reply_next(t);
-    CHECK(l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL), "tag %lx", tag);
-    CHECK_EQ(l4_mr(L4_FSC_RAX), 1000);
+    CHECK(is_syscall(tag, 1000), "tag %lx, number %lu", tag, l4_mr(L4_FSC_RAX));
     CHECK_EQ(seen[0], 4242);
     CHECK_EQ(seen[1], rip);                 /* as Linux: RCX = RIP after the syscall */
     CHECK_EQ(seen[2], 1);                   /* every other register as it was */
@@ -152,17 +168,14 @@ static void after_jump(void)
 {
     l4_word_t v;
     __asm__ volatile("movq %%fs:0, %0" : "=r"(v));
-    report(1, v);
-    for (;;)
-        lx_syscall(60, 0, 0, 0);
+    report_and_exit(1, v);
 }
 
 static void regs_main(void)
 {
     register l4_word_t r13 __asm__("r13") = 0x1313;
     __asm__ volatile("syscall" : "+r"(r13) : "a"(158ul) : "rcx", "r11", "memory");
-    for (;;)
-        lx_syscall(60, 0, 0, 0);            /* never: the reply moves RIP */
+    linux_exit();                       /* never: the reply moves RIP */
 }
 
 TEST(get_and_set_register_set)
@@ -170,8 +183,7 @@ TEST(get_and_set_register_set)
     l4_word_t t = foreign_thread(regs_main, 0, tu_main_tid());
     CHECK(t != 0);
     l4_word_t tag = next_from(t);
-    CHECK(l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL), "tag %lx", tag);
-    CHECK_EQ(l4_mr(L4_FSC_RAX), 158);
+    CHECK(is_syscall(tag, 158), "tag %lx, number %lu", tag, l4_mr(L4_FSC_RAX));
     l4_word_t rip = l4_mr(L4_FSC_RIP), rsp = l4_mr(L4_FSC_RSP);
     /* GET_REGS: the answer is the register set, and the thread still waits for us. */
     l4_set_mr(0, l4_tag_make(L4_FOREIGN_GET_REGS, 0, 0));
@@ -196,8 +208,7 @@ TEST(get_and_set_register_set)
     for (unsigned i = 1; i <= L4_FREG_WORDS; i++)
         l4_set_mr(i, regs[i]);
     tag = reply_next(t);
-    CHECK(l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL), "tag %lx", tag);
-    CHECK_EQ(l4_mr(L4_FSC_RAX), 1001);
+    CHECK(is_syscall(tag, 1001), "tag %lx, number %lu", tag, l4_mr(L4_FSC_RAX));
     CHECK_EQ(seen[1], 0x7153);              /* %fs:0 read through the base we set */
     /* The base stays across system calls and switches: read it back. */
     l4_set_mr(0, l4_tag_make(L4_FOREIGN_GET_REGS, 0, 0));
@@ -244,9 +255,7 @@ static void exceptions_main(void)
     load(0x7000000000ul);                           /* a page fault outside our image */
     report(0, 7);
     load(UTCB_AREA);                                /* its UTCB is the kernel's */
-    report(0, 8);
-    for (;;)
-        lx_syscall(60, 0, 0, 0);
+    report_and_exit(0, 8);
 }
 
 /* Expect the exception `vector` (error code `error`) at an instruction of `len` bytes and
@@ -322,9 +331,7 @@ static void stub_main(void)
                      : "=a"(ret) : "r"(entry), "a"(77ul), "S"(L4_NILTHREAD), "d"(L4_NILTHREAD)
                      : "rbx", "rcx", "rdi", "r8", "r9", "r10", "r11", "r12", "r13", "r14",
                        "r15", "memory");
-    report(0, ret);
-    for (;;)
-        lx_syscall(60, 0, 0, 0);
+    report_and_exit(0, ret);
 }
 
 TEST(stub_calls_are_foreign_system_calls)
@@ -332,8 +339,7 @@ TEST(stub_calls_are_foreign_system_calls)
     l4_word_t t = foreign_thread(stub_main, 2, tu_main_tid());
     CHECK(t != 0);
     l4_word_t tag = next_from(t);
-    CHECK(l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL), "tag %lx", tag);
-    CHECK_EQ(l4_mr(L4_FSC_RAX), 77);
+    CHECK(is_syscall(tag, 77), "tag %lx, number %lu", tag, l4_mr(L4_FSC_RAX));
     CHECK(l4_mr(L4_FSC_RIP) >= 0xFFFFFF0000000000ul, "rip %lx", l4_mr(L4_FSC_RIP));
     resume(31);
     tag = reply_next(t);
@@ -354,9 +360,7 @@ static void spin_main(void)
 
 static void interrupted(void)
 {
-    report(2, spin_count);
-    for (;;)
-        lx_syscall(60, 0, 0, 0);
+    report_and_exit(2, spin_count);
 }
 
 TEST(interrupt_running_thread)
@@ -385,8 +389,7 @@ TEST(interrupt_running_thread)
     l4_set_mr(L4_FREG_RIP, (l4_word_t)interrupted);
     l4_set_mr(L4_FREG_RSP, (rsp & ~15ul) - 8);
     tag = reply_next(t);
-    CHECK(l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL), "tag %lx", tag);
-    CHECK_EQ(l4_mr(L4_FSC_RAX), 1002);
+    CHECK(is_syscall(tag, 1002), "tag %lx, number %lu", tag, l4_mr(L4_FSC_RAX));
     CHECK(seen[2] > 0);
     tu_kill(t);
 }
@@ -394,9 +397,7 @@ TEST(interrupt_running_thread)
 static void blocked_main(void)
 {
     l4_word_t r = lx_syscall(0, 0, 0, 0);   /* "read": the handler answers later */
-    report(3, r);
-    for (;;)
-        lx_syscall(60, 0, 0, 0);
+    report_and_exit(3, r);
 }
 
 TEST(interrupt_blocked_thread)

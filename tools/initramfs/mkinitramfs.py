@@ -8,7 +8,7 @@ programs (user/linux/tests/build.mk) and the small files in tools/initramfs/root
   /sbin -> bin, /usr/bin -> ../bin, /usr/sbin -> ../bin
   /init                                  the init script (rootfs/init)
   /etc/{passwd,group,profile}
-  /dev/{console,tty,null,zero,full,random,urandom}   character device nodes (Linux numbers)
+  /dev/{console,ttyS0,tty,null,zero,full,random,urandom}   character devices (Linux numbers)
   /proc /root /tmp                       empty directories (/tmp is 1777)
   /test/<variant>/<program>              variant: glibc, glibc-pie, musl
 
@@ -53,8 +53,11 @@ TEST_VARIANTS = ("glibc", "glibc-pie", "musl")
 
 # name, major, minor, mode: the Linux device numbers, which lx interprets the same way.
 # /dev/console is needed by Linux itself (init's stdin/out/err) in the reference guest.
+# /dev/ttyS0 is where busybox's cttyhack (in /init) finds the serial console, as a tty that can
+# become the shell's controlling terminal (/dev/console never can on Linux).
 DEVICES = [
-    ("console", 5, 1, 0o600), ("tty", 5, 0, 0o666), ("null", 1, 3, 0o666),
+    ("console", 5, 1, 0o600), ("ttyS0", 4, 64, 0o600), ("tty", 5, 0, 0o666),
+    ("null", 1, 3, 0o666),
     ("zero", 1, 5, 0o666), ("full", 1, 7, 0o666), ("random", 1, 8, 0o666),
     ("urandom", 1, 9, 0o666),
 ]

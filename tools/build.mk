@@ -9,6 +9,8 @@
 #   make bench                                     tools/bench.py
 #   make fuzz   [FUZZ_ARGS="--seeds 20 --budget 600"]   a fuzzing campaign (tools/fuzz.py)
 #   make deps                                      install missing Debian packages (tools/deps.sh)
+#   make initramfs                                 build/linux/initramfs.cpio for the lx personality
+#                                                  (downloads busybox-static; docs/linux.md)
 #
 # run, test, debug and bench first run tools/deps.sh, then build through a sub-make, so that a
 # fresh machine gets its compiler before anything is compiled.
@@ -66,3 +68,15 @@ bench: deps
 fuzz: deps
 	@$(SUBMAKE) all programs
 	@$(PYTHON) tools/fuzz.py $(FUZZ_ARGS)
+
+# The lx personality's files (docs/linux.md, "Files: the initramfs").  Not part of `all`: it
+# downloads Debian's busybox-static (cached under $(BUILD)/linux/; never installed on the host).
+# fetch_deb.sh runs every time: without a newer candidate in apt's lists it does nothing, and
+# mkinitramfs.py writes the same bytes for the same inputs.
+include user/linux/tests/build.mk
+
+INITRAMFS := $(BUILD)/linux/initramfs.cpio
+.PHONY: initramfs
+initramfs: $(LINUX_TESTS)
+	@bash tools/initramfs/fetch_deb.sh busybox-static
+	@$(PYTHON) tools/initramfs/mkinitramfs.py -o $(INITRAMFS)

@@ -18,9 +18,11 @@ set -eu
 
 PYTHON=${PYTHON:-python3}
 
-# Debian package names.  gdb is for `make debug`, grub-*/xorriso/mtools for the GRUB ISO.
+# Debian package names.  gdb is for `make debug`, grub-*/xorriso/mtools for the GRUB ISO,
+# musl-tools (musl-gcc) and libc6-dev's static glibc for the Linux test programs of the lx
+# personality, dpkg for taking Debian packages apart into its initramfs.
 PACKAGES="make gcc binutils libc6-dev python3 qemu-system-x86 grub-pc-bin grub-common \
-xorriso mtools gdb"
+xorriso mtools gdb musl-tools dpkg"
 BENCH=0
 case "${1:-}" in
     "") ;;

@@ -29,7 +29,7 @@ include user/lib/build.mk
 include user/build.mk
 include tools/build.mk
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) -name '*.d' -type f 2>/dev/null)
 
 clean:
 	rm -rf $(BUILD)

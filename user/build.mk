@@ -49,3 +49,13 @@ $(LX_SELFTEST): user/linux/selftest/selftest.c
 		-fno-stack-protector -fno-builtin -Wall -Wextra -Werror -Wl,--build-id=none -o $@ $<
 all: $(LX_SELFTEST)
 all: $(USER_PROGRAMS)
+
+# A static glibc program for lx's test, where the host compiler has a static glibc; the
+# test that boots it is skipped where it is not built.
+ifneq ($(wildcard $(shell $(CC) -print-file-name=libc.a)),)
+LX_GLIBC_HELLO := $(BUILD)/linux/glibc_hello.elf
+$(LX_GLIBC_HELLO): user/linux/selftest/glibc_hello.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"; $(CC) -static -O2 -Wall -Wextra -Werror -o $@ $<
+all: $(LX_GLIBC_HELLO)
+endif

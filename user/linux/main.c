@@ -64,6 +64,11 @@ static void map_programs(void)
         struct program *p = &programs[i];
         if (!p->argc)
             continue;
+        for (unsigned j = 0; j < i && !p->image; j++)
+            if (programs[j].image && !strcmp(programs[j].argv[0], p->argv[0]))
+                p->image = programs[j].image, p->size = programs[j].size;
+        if (p->image)
+            continue;               /* the same module again: mapped once */
         l4_word_t err, addr = DATA_BASE + i * DATA_SLOT;
         l4_word_t size = l4_data_map(p->argv[0], 0, &err);
         if (!size || err || size > DATA_SLOT || !l4_data_map(p->argv[0], addr, &err) || err) {

@@ -18,7 +18,12 @@ static long console_from_user(struct task *t, l4_word_t buf, l4_word_t n)
     char chunk[512];
     l4_word_t done = 0;
     while (done < n) {
-        l4_word_t k = n - done < sizeof chunk ? n - done : sizeof chunk;
+        /* Never across a page: a bad page ends the write exactly at its start. */
+        l4_word_t k = LX_PAGE - ((buf + done) & ~LX_PAGE_MASK);
+        if (k > sizeof chunk)
+            k = sizeof chunk;
+        if (k > n - done)
+            k = n - done;
         if (copy_from_user(&t->mm, chunk, buf + done, k))
             return done ? (long)done : -EFAULT;
         console_write(chunk, k);

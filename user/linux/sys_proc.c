@@ -100,8 +100,10 @@ long sys_uname(struct task *t, const struct sysargs *a)
 long sys_rt_sigaction(struct task *t, const struct sysargs *a)
 {
     /* No signals yet: accept, report an empty old action (struct k_sigaction: 32 bytes). */
-    if (a->a[3] != 8 || a->a[0] == 0 || a->a[0] > 64 || a->a[0] == 9 || a->a[0] == 19)
+    if (a->a[3] != 8 || a->a[0] == 0 || a->a[0] > 64)
         return -EINVAL;
+    if (a->a[1] && (a->a[0] == 9 || a->a[0] == 19))
+        return -EINVAL;                     /* SIGKILL and SIGSTOP cannot be caught */
     static const uint8_t zero[32];
     return a->a[2] ? copy_to_user(&t->mm, a->a[2], zero, sizeof zero) : 0;
 }

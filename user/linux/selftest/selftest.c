@@ -7,6 +7,8 @@
  *   lxselftest.elf segv      a NULL store: killed by SIGSEGV
  *   lxselftest.elf textwrite a store to its own text: killed by SIGSEGV
  *   lxselftest.elf ud2       an invalid opcode: killed by SIGILL
+ *   lxselftest.elf cost      TSC ticks per getpid and per first touch of a fresh page (a
+ *                            figure to look at by hand, under -icount: guest instructions)
  * Every check prints "ok: WHAT" or "FAIL: WHAT". */
 typedef unsigned long u64;
 
@@ -189,6 +191,35 @@ static int efault(void)
     return 0;
 }
 
+static u64 rdtsc(void)
+{
+    unsigned lo, hi;
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi) :: "memory");
+    return ((u64)hi << 32) | lo;
+}
+
+static int cost(void)
+{
+    enum { N = 10000, PAGES = 256 };
+    for (int i = 0; i < 100; i++)
+        sys3(SYS_getpid, 0, 0, 0);
+    u64 t0 = rdtsc();
+    for (int i = 0; i < N; i++)
+        sys3(SYS_getpid, 0, 0, 0);
+    u64 t1 = rdtsc();
+    puts1("cost: getpid ");
+    putnum((t1 - t0) / N, 10);
+    long m = sys6(SYS_mmap, 0, PAGES * 4096, 3, 0x22, -1, 0);
+    t0 = rdtsc();
+    for (int i = 0; i < PAGES; i++)
+        ((volatile char *)m)[i * 4096] = 1;
+    t1 = rdtsc();
+    puts1(" ticks, fresh page ");
+    putnum((t1 - t0) / PAGES, 10);
+    puts1(" ticks\n");
+    return 0;
+}
+
 void cmain(u64 *sp);
 void cmain(u64 *sp)
 {
@@ -210,6 +241,8 @@ void cmain(u64 *sp)
         puts1("storing to text\n");
         *(volatile char *)_start = 0;
         status = 1;
+    } else if (argc > 1 && seq(argv[1], "cost")) {
+        status = cost();
     } else if (argc > 1 && seq(argv[1], "ud2")) {
         puts1("executing ud2\n");
         __asm__ volatile("ud2");

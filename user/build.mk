@@ -35,4 +35,27 @@ $(eval $(call user_program,test_tcontrol,user/tests/test_tcontrol.c user/tests/t
 # Started by the root task as a boot module (not a root task itself).
 $(eval $(call user_program,test_tasks,user/tests/test_tasks.c user/tests/testlib.c,0x400000))
 $(eval $(call user_program,test_servers,user/tests/test_servers.c user/tests/testlib.c,0x400000))
+
+
+# lx, the Linux server (docs/linux-server.md): a boot module started by the root task.
+$(eval $(call user_program,lx,$(wildcard user/linux/*.c),0x400000))
+
+# lx's self-test program: a static Linux executable (freestanding, raw system calls, built
+# with the host compiler for Linux, not for Pecan), booted as a data module.
+LX_SELFTEST := $(BUILD)/linux/lxselftest.elf
+$(LX_SELFTEST): user/linux/selftest/selftest.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"; $(CC) -static -nostdlib -ffreestanding -fno-pie -no-pie -O2 \
+		-fno-stack-protector -fno-builtin -Wall -Wextra -Werror -Wl,--build-id=none -o $@ $<
+all: $(LX_SELFTEST)
 all: $(USER_PROGRAMS)
+
+# A static glibc program for lx's test, where the host compiler has a static glibc; the
+# test that boots it is skipped where it is not built.
+ifneq ($(wildcard $(shell $(CC) -print-file-name=libc.a)),)
+LX_GLIBC_HELLO := $(BUILD)/linux/glibc_hello.elf
+$(LX_GLIBC_HELLO): user/linux/selftest/glibc_hello.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"; $(CC) -static -O2 -Wall -Wextra -Werror -o $@ $<
+all: $(LX_GLIBC_HELLO)
+endif

@@ -148,7 +148,8 @@ struct task *load_module(l4_word_t start, l4_word_t size, const char *cmdline)
     strncpy(ts->cmdline, cmdline, sizeof(ts->cmdline) - 1);
     if (!add_region(t, TASK_STACK_TOP - TASK_STACK_SIZE, TASK_STACK_TOP, 0, L4_R | L4_W, true) ||
         (ts->heap_size &&
-         !add_region(t, TASK_HEAP_BASE, TASK_HEAP_BASE + ts->heap_size, 0, L4_R | L4_W, true))) {
+         !add_region(t, TASK_HEAP_BASE, TASK_HEAP_BASE + ts->heap_size, 0,
+                     L4_R | L4_W | (option(cmdline, "heapx", 0) ? L4_X : 0), true))) {
         printf("root: %s: too many segments\n", t->name);
         goto fail;
     }

@@ -1,0 +1,162 @@
+/* lx, the Linux server: the declarations its layers share (docs/linux-server.md).
+ *
+ *   main.c       the receive loop: one message from a process, dispatched by its type
+ *   sys_table.c  every x86-64 system-call number -> handler or ENOSYS (counted)
+ *   sys_*.c      thin handlers by area: decode, copy in/out, call the layers below
+ *   task.c       processes: pid, L4 thread, state; start, exit, kill
+ *   elf.c        the ELF loader and the initial stack
+ *   mm.c         the memory model of a process: regions, its pages, the page-fault handler
+ *   page.c       lx's own page pool (its heap, paged by the root task)
+ *   usercopy.c   the one checked path to process memory
+ *   console.c    output of fd 1 and 2 */
+#ifndef LX_H
+#define LX_H
+
+#include <libl4.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define LX_PAGE        4096ul
+#define LX_PAGE_MASK   (~(LX_PAGE - 1))
+#define LX_NSYSCALLS   464              /* numbers 0..463 have an entry */
+#define LX_USER_END    0x7FFFFFFFF000ul /* Linux's TASK_SIZE on x86-64 (4-level paging) */
+#define LX_MMAP_MIN    0x10000ul        /* mmap_min_addr: the KIP and UTCBs live below */
+
+/* Linux error numbers used here (the handlers return -E...). */
+#define EPERM    1
+#define ESRCH    3
+#define EINTR    4
+#define EBADF    9
+#define ENOMEM  12
+#define EFAULT  14
+#define EEXIST  17
+#define ENODEV  19
+#define EINVAL  22
+#define ENOTTY  25
+#define ENOSYS  38
+
+/* --- page.c: lx's page pool ----------------------------------------------------------- */
+void page_init(l4_word_t base, l4_word_t size);
+void *page_alloc(void);             /* zeroed, present in lx's space; NULL when exhausted */
+void page_free(void *p);
+unsigned long page_free_count(void);
+
+/* --- mm.c: the memory model ----------------------------------------------------------- */
+#define PROT_READ   1
+#define PROT_WRITE  2
+#define PROT_EXEC   4
+
+#define MM_MAX_REGIONS 128
+
+struct region {
+    l4_word_t start, end;           /* [start, end), page-aligned */
+    unsigned prot;                  /* PROT_* */
+    /* File backing: bytes of the region at [fstart, fend) come from lx's address
+     * fdata + (addr - fstart); the rest is zero (bss, anonymous memory). fdata 0: none. */
+    l4_word_t fdata, fstart, fend;
+};
+
+struct mm {
+    struct region regions[MM_MAX_REGIONS];     /* sorted by start, disjoint */
+    unsigned nregions;
+    l4_word_t *pgd;                 /* four-level table: user page -> lx's page */
+    l4_word_t brk_start, brk;       /* the heap: [brk_start, page-up(brk)) is a region */
+    l4_word_t mmap_top;             /* mmap without a hint searches down from here */
+    unsigned long pages;            /* pages held */
+};
+
+bool mm_init(struct mm *mm);
+void mm_destroy(struct mm *mm);     /* every page back to the pool (the space is gone) */
+struct region *mm_find(struct mm *mm, l4_word_t addr);
+/* Map [start, end) as a new region, replacing whatever was there (MAP_FIXED). */
+int mm_map(struct mm *mm, l4_word_t start, l4_word_t end, unsigned prot, l4_word_t fdata,
+           l4_word_t fstart, l4_word_t fend);
+int mm_unmap(struct mm *mm, l4_word_t start, l4_word_t end);
+int mm_protect(struct mm *mm, l4_word_t start, l4_word_t end, unsigned prot);
+/* A free gap of len bytes, searched down from mm->mmap_top; 0 if none. */
+l4_word_t mm_find_gap(struct mm *mm, l4_word_t len);
+/* lx's page behind user page `addr` of a region, allocated and filled on first touch;
+ * NULL when memory is exhausted. */
+void *mm_page(struct mm *mm, struct region *r, l4_word_t addr);
+
+/* --- usercopy.c: the one checked path ------------------------------------------------- */
+int copy_from_user(struct mm *mm, void *dst, l4_word_t src, size_t n);    /* 0 or -EFAULT */
+int copy_to_user(struct mm *mm, l4_word_t dst, const void *src, size_t n);
+/* A NUL-terminated string of at most max bytes (with the NUL): its length or -EFAULT. */
+long strncpy_from_user(struct mm *mm, char *dst, l4_word_t src, size_t max);
+
+/* --- task.c: processes ---------------------------------------------------------------- */
+enum task_state { TASK_FREE, TASK_RUNNING, TASK_ZOMBIE };
+
+#define LX_MAX_TASKS 32
+#define LX_ARGV_MAX  16
+
+struct task {
+    enum task_state state;
+    int pid, ppid;
+    l4_word_t tid;                  /* its L4 thread (global id) */
+    struct mm mm;
+    l4_word_t clear_child_tid;      /* set_tid_address */
+    unsigned long nsyscalls;
+};
+
+/* The message being served (MRs copied out once: the handlers may use IPC). */
+struct sysargs {
+    l4_word_t nr, a[6], rip, rsp, rflags;
+};
+
+struct task *task_by_tid(l4_word_t tid);
+/* A new process running the ELF image at [image, image + size) with argv/envp. */
+struct task *task_spawn(const void *image, l4_word_t size, int argc, char *const argv[],
+                        char *const envp[]);
+/* End a process: its space and pages go away; status as wait() would report it. */
+void task_exit(struct task *t, int status);
+unsigned task_count(void);
+extern l4_word_t lx_self;           /* lx's own thread */
+
+/* --- elf.c ------------------------------------------------------------------------------ */
+/* Load a static ELF into mm and build its initial stack; *entry and *sp for the start;
+ * 0 or -errno (a message says why). */
+int elf_load(struct mm *mm, const void *image, l4_word_t size, int argc, char *const argv[],
+             char *const envp[], l4_word_t *entry, l4_word_t *sp);
+
+/* --- sys_table.c ------------------------------------------------------------------------ */
+#define LX_NOREPLY  (-0x7FFFFFFFFFFFFFFFl)  /* the handler answered (or ended) the caller */
+typedef long (*sys_handler)(struct task *t, const struct sysargs *a);
+long syscall_dispatch(struct task *t, const struct sysargs *a);
+void syscall_report(void);          /* the debug hook: unimplemented calls seen, by number */
+extern const char *const sys_names[LX_NSYSCALLS];
+
+/* The handlers, by area. */
+long sys_read(struct task *, const struct sysargs *);
+long sys_write(struct task *, const struct sysargs *);
+long sys_writev(struct task *, const struct sysargs *);
+long sys_ioctl(struct task *, const struct sysargs *);
+long sys_exit(struct task *, const struct sysargs *);
+long sys_exit_group(struct task *, const struct sysargs *);
+long sys_getpid(struct task *, const struct sysargs *);
+long sys_getppid(struct task *, const struct sysargs *);
+long sys_gettid(struct task *, const struct sysargs *);
+long sys_getuid(struct task *, const struct sysargs *);
+long sys_set_tid_address(struct task *, const struct sysargs *);
+long sys_arch_prctl(struct task *, const struct sysargs *);
+long sys_uname(struct task *, const struct sysargs *);
+long sys_rt_sigaction(struct task *, const struct sysargs *);
+long sys_rt_sigprocmask(struct task *, const struct sysargs *);
+long sys_brk(struct task *, const struct sysargs *);
+long sys_mmap(struct task *, const struct sysargs *);
+long sys_munmap(struct task *, const struct sysargs *);
+long sys_mprotect(struct task *, const struct sysargs *);
+long sys_set_robust_list(struct task *, const struct sysargs *);
+long sys_prlimit64(struct task *, const struct sysargs *);
+long sys_getrandom(struct task *, const struct sysargs *);
+
+/* --- console.c -------------------------------------------------------------------------- */
+void console_write(const char *buf, size_t n);
+
+/* --- faults (main.c) -------------------------------------------------------------------- */
+/* A fatal fault: report it and end the process as killed by signal sig. */
+void task_fault_kill(struct task *t, int sig, const char *what, l4_word_t addr, l4_word_t ip);
+
+#endif

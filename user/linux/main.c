@@ -1,0 +1,234 @@
+/* lx, the Linux server (docs/linux-server.md).  A trusted boot module: the root task pages
+ * it and gives it its heap with execute rights (`heapx=1`), which becomes the memory of the
+ * Linux processes.  It is their pager and the handler of their foreign spaces: every system
+ * call, page fault and exception of a Linux thread arrives here as a message, and the reply
+ * continues the thread (docs/linux-abi.md).  One thread, one loop; lx never waits for one
+ * process.
+ *
+ * Command line: `lx.elf heap=N heapx=1 [poweroff=1] -- PROGRAM ARGS... [-- PROGRAM ...]`.
+ * Each PROGRAM names a data module (a static x86-64 ELF); they run one after another as
+ * pids 1, 2, ... (until there is an initramfs and fork).  poweroff=1: when the last one has
+ * ended, print the report of unimplemented calls and end QEMU (isa-debug-exit), for tests. */
+#include "lx.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_PROGRAMS  8
+#define DATA_BASE     0x200000000ul     /* data modules mapped here in lx, 256 MiB apart */
+#define DATA_SLOT     0x10000000ul
+
+struct program {
+    int argc;
+    char *argv[LX_ARGV_MAX + 1];
+    const void *image;
+    l4_word_t size;
+};
+
+static char cmdline[L4_TASK_CMDLINE_MAX];
+static struct program programs[MAX_PROGRAMS];
+static unsigned nprograms, next_program;
+static bool poweroff;
+static char *const envp[] = { "HOME=/", "PATH=/bin:/usr/bin", "TERM=linux", NULL };
+
+static void parse_cmdline(void)
+{
+    strncpy(cmdline, l4_task_cmdline(), sizeof cmdline - 1);
+    struct program *p = NULL;
+    char *s = cmdline;
+    while (*s) {
+        while (*s == ' ')
+            *s++ = 0;
+        if (!*s)
+            break;
+        char *w = s;
+        while (*s && *s != ' ')
+            s++;
+        if (*s)
+            *s++ = 0;
+        if (!strcmp(w, "--")) {
+            p = nprograms < MAX_PROGRAMS ? &programs[nprograms++] : NULL;
+        } else if (p) {
+            if (p->argc < LX_ARGV_MAX)
+                p->argv[p->argc++] = w;
+        } else if (!strcmp(w, "poweroff=1")) {
+            poweroff = true;
+        }
+    }
+}
+
+/* Map each program's data module into lx (read-only, paged by the root task). */
+static void map_programs(void)
+{
+    for (unsigned i = 0; i < nprograms; i++) {
+        struct program *p = &programs[i];
+        if (!p->argc)
+            continue;
+        for (unsigned j = 0; j < i && !p->image; j++)
+            if (programs[j].image && !strcmp(programs[j].argv[0], p->argv[0]))
+                p->image = programs[j].image, p->size = programs[j].size;
+        if (p->image)
+            continue;               /* the same module again: mapped once */
+        l4_word_t err, addr = DATA_BASE + i * DATA_SLOT;
+        l4_word_t size = l4_data_map(p->argv[0], 0, &err);
+        if (!size || err || size > DATA_SLOT || !l4_data_map(p->argv[0], addr, &err) || err) {
+            printf("lx: no data module %s (error %lu)\n", p->argv[0], err);
+            continue;
+        }
+        p->image = (const void *)addr;
+        p->size = size;
+    }
+}
+
+static void power_off(void)
+{
+    /* isa-debug-exit: the root task maps the port to us, a trusted task, on the I/O fault. */
+    __asm__ volatile("outl %0, %1" :: "a"(0u), "Nd"((unsigned short)0xF4));
+}
+
+/* Start programs until one runs; with none left, the end of the run. */
+static void start_next(void)
+{
+    while (next_program < nprograms) {
+        struct program *p = &programs[next_program++];
+        if (p->image && task_spawn(p->image, p->size, p->argc, p->argv, envp))
+            return;
+    }
+    printf("lx: no processes left, %lu pages free\n", page_free_count());
+    syscall_report();
+    if (poweroff)
+        power_off();
+}
+
+static const char *signame(int sig)
+{
+    switch (sig) {
+    case 4: return "SIGILL";
+    case 5: return "SIGTRAP";
+    case 7: return "SIGBUS";
+    case 8: return "SIGFPE";
+    case 9: return "SIGKILL";
+    case 11: return "SIGSEGV";
+    default: return "signal";
+    }
+}
+
+void task_fault_kill(struct task *t, int sig, const char *what, l4_word_t addr, l4_word_t ip)
+{
+    printf("lx: pid %d: %s at %lx (ip %lx): killed by %s\n", t->pid, what, addr, ip,
+           signame(sig));
+    task_exit(t, sig);
+}
+
+static unsigned rights_of(unsigned prot)
+{
+    return ((prot & PROT_READ) ? L4_R : 0) | ((prot & PROT_WRITE) ? L4_W : 0) |
+           ((prot & PROT_EXEC) ? L4_X : 0);
+}
+
+/* A page fault: map the page with the region's rights, or the process dies (SIGSEGV, once
+ * signals exist: a SET_REGS reply to the fault). */
+static bool serve_page_fault(struct task *t, l4_word_t tag)
+{
+    l4_word_t addr = l4_mr(L4_PF_ADDR), ip = l4_mr(L4_PF_IP);
+    unsigned access = l4_pagefault_access(tag);
+    struct region *r = mm_find(&t->mm, addr);
+    unsigned rights = r ? rights_of(r->prot) : 0;
+    if (!r || (access & ~rights) || !rights) {
+        task_fault_kill(t, 11, r ? "access violation" : "segmentation fault", addr, ip);
+        return false;
+    }
+    void *page = mm_page(&t->mm, r, addr);
+    if (!page) {
+        task_fault_kill(t, 9, "out of memory", addr, ip);
+        return false;
+    }
+    l4_set_mr(0, l4_tag_make(L4_FOREIGN_RESUME, 0, 2));
+    l4_set_mr(1, l4_map_item(addr & LX_PAGE_MASK));
+    l4_set_mr(2, l4_fpage_log2((l4_word_t)page, 12) | rights);
+    return true;
+}
+
+static bool serve_syscall(struct task *t)
+{
+    struct sysargs a;
+    a.nr = l4_mr(L4_FSC_RAX);
+    for (unsigned i = 0; i < 6; i++)
+        a.a[i] = l4_mr(L4_FSC_RDI + i);
+    a.rip = l4_mr(L4_FSC_RIP);
+    a.rsp = l4_mr(L4_FSC_RSP);
+    a.rflags = l4_mr(L4_FSC_RFLAGS);
+    long r = syscall_dispatch(t, &a);
+    if (r == LX_NOREPLY)
+        return false;
+    l4_set_mr(0, l4_tag_make(L4_FOREIGN_RESUME, 1, 0));
+    l4_set_mr(1, (l4_word_t)r);
+    return true;
+}
+
+static bool serve_exception(struct task *t)
+{
+    static const struct { unsigned vector; int sig; const char *what; } map[] = {
+        { 0, 8, "divide error" }, { 1, 5, "debug trap" }, { 3, 5, "breakpoint" },
+        { 4, 11, "overflow" }, { 5, 11, "bound range" }, { 6, 4, "invalid opcode" },
+        { 13, 11, "general protection" }, { 16, 8, "x87 error" }, { 17, 7, "alignment" },
+        { 19, 8, "SIMD error" },
+    };
+    l4_word_t vector = l4_mr(L4_FEXC_VECTOR);
+    for (unsigned i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (map[i].vector == vector) {
+            task_fault_kill(t, map[i].sig, map[i].what, l4_mr(L4_FEXC_ADDR),
+                            l4_mr(L4_FREG_RIP));
+            return false;
+        }
+    task_fault_kill(t, 11, "exception", vector, l4_mr(L4_FREG_RIP));
+    return false;
+}
+
+/* One message from thread `from`: true if the MRs now hold the reply. */
+static bool serve(l4_word_t from, l4_word_t tag)
+{
+    struct task *t = task_by_tid(from);
+    if (!t)
+        return false;               /* not a process of ours (or one that ended) */
+    bool reply;
+    if (l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL))
+        reply = serve_syscall(t);
+    else if ((tag & L4_PROTO_MASK) == L4_PROTO_PAGEFAULT)
+        reply = serve_page_fault(t, tag);
+    else if (l4_tag_is_proto(tag, L4_PROTO_FOREIGN_EXCEPTION))
+        reply = serve_exception(t);
+    else if (l4_tag_is_proto(tag, L4_PROTO_FOREIGN_INTERRUPT)) {
+        l4_set_mr(0, l4_tag_make(L4_FOREIGN_RESUME, 0, 0));     /* no signals yet */
+        reply = true;
+    } else
+        return false;
+    if (!task_count())
+        start_next();               /* clobbers the MRs: only when nobody waits for a reply */
+    return reply;
+}
+
+int main(void)
+{
+    const struct l4_task_start *ts = l4_task_start();
+    lx_self = l4_my_global_id();
+    if (!ts || !ts->heap_size) {
+        printf("lx: no heap: start me as a boot module with heap=N heapx=1\n");
+        return 1;
+    }
+    page_init(ts->heap_base, ts->heap_size);
+    parse_cmdline();
+    map_programs();
+    printf("lx: Linux server, %lu KiB of memory, %u program(s)\n", ts->heap_size >> 10,
+           nprograms);
+    start_next();
+    l4_word_t from, tag = l4_wait(&from);
+    for (;;) {
+        if (l4_ipc_failed(tag))
+            tag = l4_wait(&from);
+        else if (serve(from, tag))
+            tag = l4_reply_wait(from, &from);
+        else
+            tag = l4_wait(&from);
+    }
+}

@@ -38,12 +38,12 @@ $(eval $(call user_program,test_servers,user/tests/test_servers.c user/tests/tes
 
 
 # lx, the Linux server (docs/linux-server.md): a boot module started by the root task.
-$(eval $(call user_program,lx,$(wildcard user/linux/*.c),0x400000))
+$(eval $(call user_program,lx,$(wildcard user/linux/*.c user/linux/vfs/*.c user/linux/fs/*/*.c),0x400000))
 
 # lx's self-test program: a static Linux executable (freestanding, raw system calls, built
 # with the host compiler for Linux, not for Pecan), booted as a data module.
 LX_SELFTEST := $(BUILD)/linux/lxselftest.elf
-$(LX_SELFTEST): user/linux/selftest/selftest.c
+$(LX_SELFTEST): user/linux/selftest/selftest.c user/linux/selftest/fs.c
 	@mkdir -p $(@D)
 	@echo "  CC      $<"; $(CC) -static -nostdlib -ffreestanding -fno-pie -no-pie -O2 \
 		-fno-stack-protector -fno-builtin -Wall -Wextra -Werror -Wl,--build-id=none -o $@ $<

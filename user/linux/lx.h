@@ -35,6 +35,24 @@
 #define EINVAL  22
 #define ENOTTY  25
 #define ENOSYS  38
+#define ENOENT   2
+#define EIO      5
+#define ENXIO    6
+#define ENOEXEC  8
+#define EACCES  13
+#define EXDEV   18
+#define ENOTDIR 20
+#define EISDIR  21
+#define EMFILE  24
+#define EFBIG   27
+#define ENOSPC  28
+#define ESPIPE  29
+#define EROFS   30
+#define EMLINK  31
+#define ERANGE  34
+#define ENAMETOOLONG 36
+#define ENOTEMPTY 39
+#define ELOOP   40
 
 /* --- page.c: lx's page pool ----------------------------------------------------------- */
 void page_init(l4_word_t base, l4_word_t size);
@@ -83,7 +101,8 @@ void *mm_page(struct mm *mm, struct region *r, l4_word_t addr);
 /* --- usercopy.c: the one checked path ------------------------------------------------- */
 int copy_from_user(struct mm *mm, void *dst, l4_word_t src, size_t n);    /* 0 or -EFAULT */
 int copy_to_user(struct mm *mm, l4_word_t dst, const void *src, size_t n);
-/* A NUL-terminated string of at most max bytes (with the NUL): its length or -EFAULT. */
+/* A NUL-terminated string of at most max bytes (with the NUL): its length, -EFAULT, or
+ * -ENAMETOOLONG when the first max bytes hold no NUL. */
 long strncpy_from_user(struct mm *mm, char *dst, l4_word_t src, size_t max);
 
 /* --- task.c: processes ---------------------------------------------------------------- */
@@ -98,6 +117,8 @@ struct task {
     l4_word_t tid;                  /* its L4 thread (global id) */
     struct mm mm;
     l4_word_t clear_child_tid;      /* set_tid_address */
+    struct fdtable *files;          /* vfs/: open files (shared with CLONE_FILES) */
+    struct fs_struct *fs;           /* vfs/: cwd and umask (shared with CLONE_FS) */
     unsigned long nsyscalls;
 };
 
@@ -133,6 +154,50 @@ long sys_read(struct task *, const struct sysargs *);
 long sys_write(struct task *, const struct sysargs *);
 long sys_writev(struct task *, const struct sysargs *);
 long sys_ioctl(struct task *, const struct sysargs *);
+long sys_readv(struct task *, const struct sysargs *);
+long sys_pread64(struct task *, const struct sysargs *);
+long sys_pwrite64(struct task *, const struct sysargs *);
+long sys_lseek(struct task *, const struct sysargs *);
+/* sys_fs.c: files and the tree */
+long sys_open(struct task *, const struct sysargs *);
+long sys_openat(struct task *, const struct sysargs *);
+long sys_creat(struct task *, const struct sysargs *);
+long sys_close(struct task *, const struct sysargs *);
+long sys_stat(struct task *, const struct sysargs *);
+long sys_lstat(struct task *, const struct sysargs *);
+long sys_fstat(struct task *, const struct sysargs *);
+long sys_newfstatat(struct task *, const struct sysargs *);
+long sys_getdents64(struct task *, const struct sysargs *);
+long sys_mkdir(struct task *, const struct sysargs *);
+long sys_mkdirat(struct task *, const struct sysargs *);
+long sys_rmdir(struct task *, const struct sysargs *);
+long sys_unlink(struct task *, const struct sysargs *);
+long sys_unlinkat(struct task *, const struct sysargs *);
+long sys_rename(struct task *, const struct sysargs *);
+long sys_renameat(struct task *, const struct sysargs *);
+long sys_renameat2(struct task *, const struct sysargs *);
+long sys_link(struct task *, const struct sysargs *);
+long sys_linkat(struct task *, const struct sysargs *);
+long sys_symlink(struct task *, const struct sysargs *);
+long sys_symlinkat(struct task *, const struct sysargs *);
+long sys_readlink(struct task *, const struct sysargs *);
+long sys_readlinkat(struct task *, const struct sysargs *);
+long sys_chdir(struct task *, const struct sysargs *);
+long sys_fchdir(struct task *, const struct sysargs *);
+long sys_getcwd(struct task *, const struct sysargs *);
+long sys_dup(struct task *, const struct sysargs *);
+long sys_dup2(struct task *, const struct sysargs *);
+long sys_dup3(struct task *, const struct sysargs *);
+long sys_fcntl(struct task *, const struct sysargs *);
+long sys_access(struct task *, const struct sysargs *);
+long sys_faccessat(struct task *, const struct sysargs *);
+long sys_faccessat2(struct task *, const struct sysargs *);
+long sys_chmod(struct task *, const struct sysargs *);
+long sys_fchmod(struct task *, const struct sysargs *);
+long sys_fchmodat(struct task *, const struct sysargs *);
+long sys_truncate(struct task *, const struct sysargs *);
+long sys_ftruncate(struct task *, const struct sysargs *);
+long sys_umask(struct task *, const struct sysargs *);
 long sys_exit(struct task *, const struct sysargs *);
 long sys_exit_group(struct task *, const struct sysargs *);
 long sys_getpid(struct task *, const struct sysargs *);

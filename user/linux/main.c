@@ -5,11 +5,15 @@
  * continues the thread (docs/linux-abi.md).  One thread, one loop; lx never waits for one
  * process.
  *
- * Command line: `lx.elf heap=N heapx=1 [poweroff=1] -- PROGRAM ARGS... [-- PROGRAM ...]`.
- * Each PROGRAM names a data module (a static x86-64 ELF); they run one after another as
- * pids 1, 2, ... (until there is an initramfs and fork).  poweroff=1: when the last one has
- * ended, print the report of unimplemented calls and end QEMU (isa-debug-exit), for tests. */
+ * Command line: `lx.elf heap=N heapx=1 [poweroff=1] [initrd=MODULE] [init=PATH ARGS...]
+ * [-- PROGRAM ARGS... ...]`.  initrd names a data module holding newc cpio archives, unpacked
+ * into the RAM file system at the start.  Each PROGRAM is a path in that file system (it
+ * starts with '/'; init=PATH is the same) or names a data module (a static x86-64 ELF);
+ * they run one after another as pids 1, 2, ... (until there is fork).  poweroff=1: when the
+ * last one has ended, print the report of unimplemented calls and end QEMU
+ * (isa-debug-exit), for tests. */
 #include "lx.h"
+#include "vfs/vfs.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +21,8 @@
 #define MAX_PROGRAMS  8
 #define DATA_BASE     0x200000000ul     /* data modules mapped here in lx, 256 MiB apart */
 #define DATA_SLOT     0x10000000ul
+#define INITRD_BASE   (DATA_BASE + MAX_PROGRAMS * DATA_SLOT)
+#define INITRD_MAX    0x40000000ul
 
 struct program {
     int argc;
@@ -29,6 +35,7 @@ static char cmdline[L4_TASK_CMDLINE_MAX];
 static struct program programs[MAX_PROGRAMS];
 static unsigned nprograms, next_program;
 static bool poweroff;
+static const char *initrd;
 static char *const envp[] = { "HOME=/", "PATH=/bin:/usr/bin", "TERM=linux", NULL };
 
 static void parse_cmdline(void)
@@ -46,13 +53,17 @@ static void parse_cmdline(void)
             s++;
         if (*s)
             *s++ = 0;
-        if (!strcmp(w, "--")) {
+        if (!strcmp(w, "--") || !strncmp(w, "init=", 5)) {
             p = nprograms < MAX_PROGRAMS ? &programs[nprograms++] : NULL;
+            if (p && w[0] == 'i')
+                p->argv[p->argc++] = w + 5;
         } else if (p) {
             if (p->argc < LX_ARGV_MAX)
                 p->argv[p->argc++] = w;
         } else if (!strcmp(w, "poweroff=1")) {
             poweroff = true;
+        } else if (!strncmp(w, "initrd=", 7)) {
+            initrd = w + 7;
         }
     }
 }
@@ -62,8 +73,8 @@ static void map_programs(void)
 {
     for (unsigned i = 0; i < nprograms; i++) {
         struct program *p = &programs[i];
-        if (!p->argc)
-            continue;
+        if (!p->argc || p->argv[0][0] == '/')
+            continue;               /* a path: resolved when it starts */
         for (unsigned j = 0; j < i && !p->image; j++)
             if (programs[j].image && !strcmp(programs[j].argv[0], p->argv[0]))
                 p->image = programs[j].image, p->size = programs[j].size;
@@ -86,14 +97,40 @@ static void power_off(void)
     __asm__ volatile("outl %0, %1" :: "a"(0u), "Nd"((unsigned short)0xF4));
 }
 
+/* The file system: empty, or the initramfs module's archives. */
+static void mount_root(void)
+{
+    if (!tmpfs_init()) {
+        printf("lx: no memory for the file system\n");
+        return;
+    }
+    if (!initrd)
+        return;
+    l4_word_t err, size = l4_data_map(initrd, 0, &err);
+    if (!size || err || size > INITRD_MAX || !l4_data_map(initrd, INITRD_BASE, &err) || err) {
+        printf("lx: no initramfs module %s (error %lu)\n", initrd, err);
+        return;
+    }
+    long n = cpio_unpack((const char *)INITRD_BASE, size);
+    printf("lx: initramfs %s: %ld entries, %lu pages free\n", initrd, n, page_free_count());
+}
+
 /* Start programs until one runs; with none left, the end of the run. */
 static void start_next(void)
 {
     while (next_program < nprograms) {
         struct program *p = &programs[next_program++];
+        if (p->argc && p->argv[0][0] == '/') {
+            int e = vfs_exec_image(NULL, p->argv[0], &p->image, &p->size);
+            if (e) {
+                printf("lx: cannot run %s (error %d)\n", p->argv[0], -e);
+                continue;
+            }
+        }
         if (p->image && task_spawn(p->image, p->size, p->argc, p->argv, envp))
             return;
     }
+    vfs_shutdown();                 /* the file system's pages too: the pool is complete */
     printf("lx: no processes left, %lu pages free\n", page_free_count());
     syscall_report();
     if (poweroff)
@@ -218,6 +255,7 @@ int main(void)
     }
     page_init(ts->heap_base, ts->heap_size);
     parse_cmdline();
+    mount_root();
     map_programs();
     printf("lx: Linux server, %lu KiB of memory, %u program(s)\n", ts->heap_size >> 10,
            nprograms);

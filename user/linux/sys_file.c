@@ -1,57 +1,104 @@
-/* File system calls, before there is a VFS: fd 0 reads as end of file, fd 1 and 2 write to
- * the console; every other fd is EBADF.  No fd is a tty yet (ENOTTY). */
-#include "lx.h"
+/* Reading and writing open files: read, write, readv, writev, pread64, pwrite64, lseek,
+ * ioctl.  Bytes move between the process and the file through a bounce buffer, one page
+ * of the process at a time, so a bad page ends the transfer exactly at its start (short
+ * count, or -EFAULT if nothing moved), as in Linux. */
+#include "vfs/vfs.h"
 
 #define TCGETS      0x5401
 #define TIOCGWINSZ  0x5413
 #define IOV_MAX     1024
+#define SEEK_SET 0
+#define SEEK_CUR 1
+#define SEEK_END 2
 
-static bool console_fd(l4_word_t fd)
-{
-    return fd == 1 || fd == 2;
-}
+static char bounce[LX_PAGE];
 
-/* Write n bytes at user address buf to the console: the count, or -EFAULT if nothing
- * could be read (a fault after some bytes ends the write short, as in Linux). */
-static long console_from_user(struct task *t, l4_word_t buf, l4_word_t n)
+/* Transfer n bytes between user buf and file f at *pos (advanced). */
+static long do_io(struct task *t, struct file *f, l4_word_t buf, l4_word_t n, l4_word_t *pos,
+                  bool write)
 {
-    char chunk[512];
+    if ((long)n < 0)
+        return -EINVAL;
+    unsigned acc = f->flags & O_ACCMODE;
+    if (write ? acc == O_RDONLY : acc == O_WRONLY)
+        return -EBADF;
+    if (write ? !f->ops->write : !f->ops->read)
+        return S_ISDIR(f->inode->mode) ? -EISDIR : -ENXIO;
     l4_word_t done = 0;
     while (done < n) {
-        /* Never across a page: a bad page ends the write exactly at its start. */
         l4_word_t k = LX_PAGE - ((buf + done) & ~LX_PAGE_MASK);
-        if (k > sizeof chunk)
-            k = sizeof chunk;
         if (k > n - done)
             k = n - done;
-        if (copy_from_user(&t->mm, chunk, buf + done, k))
-            return done ? (long)done : -EFAULT;
-        console_write(chunk, k);
-        done += k;
+        long r;
+        if (write) {
+            if (copy_from_user(&t->mm, bounce, buf + done, k))
+                return done ? (long)done : -EFAULT;
+            r = f->ops->write(f, bounce, k, *pos);
+        } else {
+            r = f->ops->read(f, bounce, k, *pos);
+            if (r > 0 && copy_to_user(&t->mm, buf + done, bounce, (size_t)r))
+                return done ? (long)done : -EFAULT;
+        }
+        if (r < 0)
+            return done ? (long)done : r;
+        done += (l4_word_t)r;
+        if (f->ops->seekable)
+            *pos += (l4_word_t)r;
+        if ((l4_word_t)r < k)
+            break;
     }
     return (long)done;
 }
 
+static long rw(struct task *t, const struct sysargs *a, bool write)
+{
+    struct file *f = fd_get(t, (long)a->a[0]);
+    if (!f)
+        return -EBADF;
+    if (write && (f->flags & O_APPEND) && S_ISREG(f->inode->mode))
+        f->pos = f->inode->size;
+    return do_io(t, f, a->a[1], a->a[2], &f->pos, write);
+}
+
 long sys_read(struct task *t, const struct sysargs *a)
 {
-    (void)t;
-    if (a->a[0] == 0)
-        return 0;
-    return console_fd(a->a[0]) ? -EINVAL : -EBADF;
+    return rw(t, a, false);
 }
 
 long sys_write(struct task *t, const struct sysargs *a)
 {
-    if (!console_fd(a->a[0]))
-        return -EBADF;
-    if ((long)a->a[2] < 0)
-        return -EINVAL;
-    return console_from_user(t, a->a[1], a->a[2]);
+    return rw(t, a, true);
 }
 
-long sys_writev(struct task *t, const struct sysargs *a)
+static long prw(struct task *t, const struct sysargs *a, bool write)
 {
-    if (!console_fd(a->a[0]))
+    struct file *f = fd_get(t, (long)a->a[0]);
+    if (!f)
+        return -EBADF;
+    if (!f->ops->seekable)
+        return -ESPIPE;
+    if ((long)a->a[3] < 0)
+        return -EINVAL;
+    l4_word_t pos = a->a[3];        /* pwrite ignores O_APPEND's position? Linux: no */
+    if (write && (f->flags & O_APPEND) && S_ISREG(f->inode->mode))
+        pos = f->inode->size;
+    return do_io(t, f, a->a[1], a->a[2], &pos, write);
+}
+
+long sys_pread64(struct task *t, const struct sysargs *a)
+{
+    return prw(t, a, false);
+}
+
+long sys_pwrite64(struct task *t, const struct sysargs *a)
+{
+    return prw(t, a, true);
+}
+
+static long rwv(struct task *t, const struct sysargs *a, bool write)
+{
+    struct file *f = fd_get(t, (long)a->a[0]);
+    if (!f)
         return -EBADF;
     if (a->a[2] > IOV_MAX)
         return -EINVAL;
@@ -62,7 +109,9 @@ long sys_writev(struct task *t, const struct sysargs *a)
             return total ? total : -EFAULT;
         if ((long)iov[1] < 0)
             return -EINVAL;
-        long n = console_from_user(t, iov[0], iov[1]);
+        if (write && (f->flags & O_APPEND) && S_ISREG(f->inode->mode))
+            f->pos = f->inode->size;
+        long n = do_io(t, f, iov[0], iov[1], &f->pos, write);
         if (n < 0)
             return total ? total : n;
         total += n;
@@ -72,10 +121,39 @@ long sys_writev(struct task *t, const struct sysargs *a)
     return total;
 }
 
+long sys_readv(struct task *t, const struct sysargs *a)
+{
+    return rwv(t, a, false);
+}
+
+long sys_writev(struct task *t, const struct sysargs *a)
+{
+    return rwv(t, a, true);
+}
+
+long sys_lseek(struct task *t, const struct sysargs *a)
+{
+    struct file *f = fd_get(t, (long)a->a[0]);
+    if (!f)
+        return -EBADF;
+    if (!f->ops->seekable)
+        return -ESPIPE;
+    long off = (long)a->a[1], base;
+    switch (a->a[2]) {
+    case SEEK_SET: base = 0; break;
+    case SEEK_CUR: base = (long)f->pos; break;
+    case SEEK_END: base = (long)f->inode->size; break;
+    default: return -EINVAL;
+    }
+    if ((off > 0 && base > __LONG_MAX__ - off) || base + off < 0)
+        return -EINVAL;
+    f->pos = (l4_word_t)(base + off);
+    return (long)f->pos;
+}
+
 long sys_ioctl(struct task *t, const struct sysargs *a)
 {
-    (void)t;
-    if (a->a[0] > 2)
+    if (!fd_get(t, (long)a->a[0]))
         return -EBADF;
     switch (a->a[1]) {
     case TCGETS:

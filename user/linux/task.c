@@ -1,6 +1,7 @@
 /* Processes: each is an L4 task of the foreign system-call ABI (one thread for now) whose
  * pager and handler is lx, created and deleted through the root task. */
 #include "lx.h"
+#include "vfs/vfs.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -39,13 +40,15 @@ struct task *task_spawn(const void *image, l4_word_t size, int argc, char *const
     }
     memset(t, 0, sizeof *t);
     l4_word_t entry, sp, err;
-    if (!mm_init(&t->mm)) {
+    if (!mm_init(&t->mm) || !vfs_task_init(t)) {
         printf("lx: out of memory\n");
+        mm_destroy(&t->mm);
         return NULL;
     }
     int e = elf_load(&t->mm, image, size, argc, argv, envp, &entry, &sp);
     if (e) {
         printf("lx: cannot load %s (error %d)\n", argc ? argv[0] : "?", -e);
+        vfs_task_exit(t);
         mm_destroy(&t->mm);
         return NULL;
     }
@@ -54,6 +57,7 @@ struct task *task_spawn(const void *image, l4_word_t size, int argc, char *const
     t->tid = l4_task_create(&p, &err);
     if (!t->tid || err) {
         printf("lx: cannot create a task (error %lu)\n", err);
+        vfs_task_exit(t);
         mm_destroy(&t->mm);
         return NULL;
     }
@@ -79,6 +83,7 @@ void task_exit(struct task *t, int status)
     l4_root_call(ROOT_TASK_DELETE, t->tid, 0, 0, 0, &err);
     if (err)
         printf("lx: pid %d: cannot delete its task (error %lu)\n", t->pid, err);
+    vfs_task_exit(t);
     mm_destroy(&t->mm);
     if (status & 0x7F)
         printf("lx: pid %d killed by signal %d\n", t->pid, status & 0x7F);

@@ -67,5 +67,5 @@ long strncpy_from_user(struct mm *mm, char *dst, l4_word_t src, size_t max)
         if (!*s)
             return (long)i;
     }
-    return -EFAULT;                 /* no NUL within max: callers treat it as too long */
+    return -ENAMETOOLONG;           /* no NUL within max */
 }

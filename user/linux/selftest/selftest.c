@@ -7,6 +7,8 @@
  *   lxselftest.elf segv      a NULL store: killed by SIGSEGV
  *   lxselftest.elf textwrite a store to its own text: killed by SIGSEGV
  *   lxselftest.elf ud2       an invalid opcode: killed by SIGILL
+ *   lxselftest.elf fs        files (under lx: the test's initramfs, tests/system/test_lx_fs.py):
+ *                            open/read/write/stat/getdents64/links/rename/dup/fcntl/...; exit 0
  *   lxselftest.elf cost      TSC ticks per getpid and per first touch of a fresh page (a
  *                            figure to look at by hand, under -icount: guest instructions)
  * Every check prints "ok: WHAT" or "FAIL: WHAT". */
@@ -220,6 +222,8 @@ static int cost(void)
     return 0;
 }
 
+#include "fs.c"
+
 void cmain(u64 *sp);
 void cmain(u64 *sp)
 {
@@ -241,6 +245,8 @@ void cmain(u64 *sp)
         puts1("storing to text\n");
         *(volatile char *)_start = 0;
         status = 1;
+    } else if (argc > 1 && seq(argv[1], "fs")) {
+        status = fs();
     } else if (argc > 1 && seq(argv[1], "cost")) {
         status = cost();
     } else if (argc > 1 && seq(argv[1], "ud2")) {

@@ -1,0 +1,90 @@
+"""lx's files (docs/linux-server.md, "Files"): lx unpacks an initramfs module (two newc
+archives concatenated, built here with tools/linuxref/newc.py: no download needed) into its
+RAM file system and starts its programs from paths in it.  The self-test's `fs` mode
+exercises open/read/write/stat/getdents64/links/rename/dup/fcntl/... with Linux's results
+and error codes; an ELF that is not in the tree, a directory and a non-executable file are
+refused; lx ends with every page free (all fds closed at exit, the file system freed).
+Where `make linux-tests` has built them, the musl and glibc hello programs run from the
+initramfs too (skipped otherwise)."""
+import re
+import sys
+
+import pytest
+
+from harness import BUILD, ROOT, boot
+from test_lx import LX, LX_ARGS, check_ended, section
+
+sys.path.insert(0, str(ROOT / "tools" / "linuxref"))
+import newc  # noqa: E402
+
+CPIO = BUILD / "test-data" / "lxfs.cpio"
+HELLOS = {v: BUILD / "linux" / "tests" / v / "hello" for v in ("musl", "glibc")}
+
+
+def build_initramfs():
+    one = [newc.directory("bin"), newc.directory("etc"), newc.directory("dev"),
+           newc.directory("tmp", 0o1777), newc.directory("test"),
+           newc.regular("bin/lxselftest", (BUILD / "linux" / "lxselftest.elf").read_bytes(),
+                        0o755),
+           newc.regular("etc/hello.txt", b"hello file\n"),
+           newc.regular("etc/motd", b"one\n"),
+           newc.symlink("link", "etc/hello.txt"),
+           newc.chardev("dev/null", 1, 3, 0o666), newc.chardev("dev/zero", 1, 5, 0o666),
+           newc.chardev("dev/full", 1, 7, 0o666)]
+    for variant, path in HELLOS.items():
+        if path.is_file():
+            one += [newc.directory(f"test/{variant}"),
+                    newc.regular(f"test/{variant}/hello", path.read_bytes(), 0o755)]
+    # A second archive, as a test's rcS overlay is appended: it replaces and adds.
+    two = [newc.regular("etc/motd", b"two\n"), newc.regular("etc/extra", b"", 0o600)]
+    CPIO.parent.mkdir(parents=True, exist_ok=True)
+    CPIO.write_bytes(newc.pack(one) + newc.pack(two))
+    return CPIO.relative_to(ROOT)
+
+
+def boot_fs(programs):
+    return boot("root", cmdline="kdb=batch",
+                extra_modules=[(LX, f"{LX_ARGS} initrd=lxfs.cpio {programs}"),
+                               (build_initramfs(), "data")])
+
+
+PROGRAMS = ("init=/bin/lxselftest fs -- /bin/lxselftest one -- /etc/hello.txt -- /etc "
+            "-- /nonexistent -- /bin/lxselftest efault")
+
+
+def test_fs_calls():
+    result = boot_fs(PROGRAMS)
+    check_ended(result)
+    assert re.search(r"^lx: initramfs lxfs.cpio: \d+ entries", result.output, re.M)
+    out = section(result, 1)
+    assert "FAIL" not in out, out
+    for line in ("ok: read", "ok: a second archive replaces a file", "ok: readlink",
+                 "ok: a symlink to itself: ELOOP", "ok: a 298-byte name: ENAMETOOLONG",
+                 "ok: rename over a file", "ok: getdents64", "ok: rmdir of the cwd",
+                 "dup works", "ok: F_DUPFD_CLOEXEC", "ok: /dev/full: ENOSPC",
+                 "ok: write to an initramfs file", "ok: EMFILE after fd 255",
+                 "selftest: all passed", "lx: pid 1 exited with status 0"):
+        assert line in out, f"no `{line}` in the fs self-test's output\n{out}"
+
+
+def test_programs_start_from_paths():
+    result = boot_fs(PROGRAMS)
+    out = result.output
+    two = section(result, 2)
+    assert "argv[0] /bin/lxselftest" in two and "selftest: all passed" in two, two
+    assert "lx: pid 2 exited with status 42" in two, two
+    for pattern in (r"lx: cannot run /etc/hello.txt \(error 13\)", r"lx: cannot run /etc \(error 21\)",
+                    r"lx: cannot run /nonexistent \(error 2\)"):
+        assert re.search("^" + pattern, out, re.M), f"no {pattern!r}\n" + result.describe()
+    assert "lx: pid 3 exited with status 0" in out, out
+
+
+@pytest.mark.parametrize("variant", sorted(HELLOS))
+def test_hello_from_initramfs(variant):
+    if not HELLOS[variant].is_file():
+        pytest.skip(f"{HELLOS[variant]} not built (make linux-tests)")
+    result = boot_fs(f"init=/test/{variant}/hello 3")
+    check_ended(result)
+    out = section(result, 1)
+    assert "hello, world" in out and "lx: pid 1 exited with status 3" in out, \
+        out + result.describe()

@@ -1,0 +1,702 @@
+/* System calls on the file tree and fd table: open, close, the stat family, getdents64,
+ * mkdir, rmdir, unlink, rename, link, symlink, readlink, chdir, getcwd, dup, fcntl,
+ * access, chmod, truncate, umask.  Thin: paths in through strncpy_from_user, the work in
+ * vfs/ and fs/tmpfs/.  Every caller is root: permission bits are kept and reported, and
+ * only execute permission is ever refused (as Linux refuses it to root). */
+#include "vfs/vfs.h"
+#include <string.h>
+
+#define F_DUPFD 0
+#define F_GETFD 1
+#define F_SETFD 2
+#define F_GETFL 3
+#define F_SETFL 4
+#define F_DUPFD_CLOEXEC 1030
+#define FD_CLOEXEC 1
+#define O_LARGEFILE 0100000
+#define SETFL_MASK (O_APPEND | O_NONBLOCK)
+#define RENAME_NOREPLACE 1
+#define EBUSY 16
+
+static char path1[PATH_MAX], path2[PATH_MAX];
+static char last1[NAME_MAX + 1], last2[NAME_MAX + 1];
+
+static int get_path(struct task *t, l4_word_t u, char *buf)
+{
+    long n = strncpy_from_user(&t->mm, buf, u, PATH_MAX);
+    return n < 0 ? (int)n : 0;
+}
+
+/* The directory a *at call starts from (NULL: cwd, or the path is absolute). */
+static int at_dir(struct task *t, long dirfd, const char *path, struct inode **dir)
+{
+    *dir = NULL;
+    if (path[0] == '/' || (int)dirfd == AT_FDCWD)
+        return 0;
+    struct file *f = fd_get(t, (int)dirfd);
+    if (!f)
+        return -EBADF;
+    if (!S_ISDIR(f->inode->mode))
+        return -ENOTDIR;
+    *dir = f->inode;
+    return 0;
+}
+
+/* Path at (dirfd, user path) into buf, then walked. */
+static struct inode *lookup_at(struct task *t, long dirfd, l4_word_t upath, char *buf,
+                               bool follow, int *err)
+{
+    struct inode *dir;
+    if ((*err = get_path(t, upath, buf)) || (*err = at_dir(t, dirfd, buf, &dir)))
+        return NULL;
+    return path_walk(t, dir, buf, follow, err);
+}
+
+static struct inode *parent_at(struct task *t, long dirfd, l4_word_t upath, char *buf,
+                               char *last, bool *trailing, int *err)
+{
+    struct inode *dir;
+    if ((*err = get_path(t, upath, buf)) || (*err = at_dir(t, dirfd, buf, &dir)))
+        return NULL;
+    struct inode *p = path_parent(t, dir, buf, last, trailing, err);
+    if (p && !p->parent) {
+        *err = -ENOENT;             /* in a removed directory */
+        return NULL;
+    }
+    return p;
+}
+
+static bool dot_or_dotdot(const char *s)
+{
+    return !strcmp(s, ".") || !strcmp(s, "..");
+}
+
+/* --- open, close ---------------------------------------------------------------------- */
+
+static long do_open(struct task *t, long dirfd, l4_word_t upath, unsigned flags,
+                    unsigned mode)
+{
+    int err;
+    struct inode *i;
+    if (flags & O_CREAT) {
+        bool trailing;
+        struct inode *dir = parent_at(t, dirfd, upath, path1, last1, &trailing, &err);
+        if (!dir)
+            return err;
+        i = dot_or_dotdot(last1) ? path_walk(t, dir, last1, true, &err)
+                                 : tmpfs_lookup(dir, last1, strlen(last1));
+        if (i && (flags & O_EXCL))
+            return -EEXIST;
+        if (i && S_ISLNK(i->mode)) {
+            if (flags & O_NOFOLLOW)
+                return -ELOOP;
+            i = path_walk(t, dir, last1, true, &err);
+            if (!i)
+                return err;     /* a dangling link: Linux creates its target; not yet */
+        }
+        if (!i) {
+            if (trailing)
+                return -EISDIR;
+            i = tmpfs_new(S_IFREG | (mode & 07777 & ~t->fs->umask));
+            if (!i)
+                return -ENOMEM;
+            if ((err = tmpfs_link(dir, last1, strlen(last1), i))) {
+                i->refs = 1;
+                inode_put(i);
+                return err;
+            }
+            flags &= ~O_TRUNC;
+        }
+    } else {
+        i = lookup_at(t, dirfd, upath, path1, !(flags & O_NOFOLLOW), &err);
+        if (!i)
+            return err;
+        if (S_ISLNK(i->mode) && !(flags & O_PATH))
+            return -ELOOP;
+    }
+    unsigned acc = flags & O_ACCMODE;
+    if ((flags & O_DIRECTORY) && !S_ISDIR(i->mode))
+        return -ENOTDIR;
+    if (S_ISDIR(i->mode) && (acc != O_RDONLY || (flags & (O_CREAT | O_TRUNC))))
+        return -EISDIR;
+    if (acc == 3)
+        return -EINVAL;
+    if ((flags & O_TRUNC) && S_ISREG(i->mode) && acc != O_RDONLY && i->size &&
+        (err = tmpfs_truncate(i, 0)))
+        return err;
+    struct file *f = file_open(i, flags | O_LARGEFILE);
+    if (!f)
+        return -ENOMEM;
+    int fd = fd_install(t, f, 0, flags & O_CLOEXEC);
+    if (fd < 0)
+        file_put(f);
+    return fd;
+}
+
+long sys_open(struct task *t, const struct sysargs *a)
+{
+    return do_open(t, AT_FDCWD, a->a[0], (unsigned)a->a[1], (unsigned)a->a[2]);
+}
+
+long sys_openat(struct task *t, const struct sysargs *a)
+{
+    return do_open(t, (long)a->a[0], a->a[1], (unsigned)a->a[2], (unsigned)a->a[3]);
+}
+
+long sys_creat(struct task *t, const struct sysargs *a)
+{
+    return do_open(t, AT_FDCWD, a->a[0], O_CREAT | O_WRONLY | O_TRUNC, (unsigned)a->a[1]);
+}
+
+long sys_close(struct task *t, const struct sysargs *a)
+{
+    return fd_close(t, (int)a->a[0]);
+}
+
+/* --- the stat family ---------------------------------------------------------------------- */
+
+static long stat_out(struct task *t, struct inode *i, l4_word_t ubuf)
+{
+    uint64_t st[18];
+    vfs_stat_fill(i, st);
+    return copy_to_user(&t->mm, ubuf, st, sizeof st);
+}
+
+long sys_stat(struct task *t, const struct sysargs *a)
+{
+    int err;
+    struct inode *i = lookup_at(t, AT_FDCWD, a->a[0], path1, true, &err);
+    return i ? stat_out(t, i, a->a[1]) : err;
+}
+
+long sys_lstat(struct task *t, const struct sysargs *a)
+{
+    int err;
+    struct inode *i = lookup_at(t, AT_FDCWD, a->a[0], path1, false, &err);
+    return i ? stat_out(t, i, a->a[1]) : err;
+}
+
+long sys_fstat(struct task *t, const struct sysargs *a)
+{
+    struct file *f = fd_get(t, (int)a->a[0]);
+    return f ? stat_out(t, f->inode, a->a[1]) : -EBADF;
+}
+
+long sys_newfstatat(struct task *t, const struct sysargs *a)
+{
+    unsigned flags = (unsigned)a->a[3];
+    if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | 0x800 /* AT_NO_AUTOMOUNT */))
+        return -EINVAL;
+    int err = get_path(t, a->a[1], path1);
+    if (err)
+        return err;
+    if (!path1[0] && (flags & AT_EMPTY_PATH)) {
+        if ((int)a->a[0] == AT_FDCWD)
+            return stat_out(t, t->fs->cwd, a->a[2]);
+        struct file *f = fd_get(t, (int)a->a[0]);
+        return f ? stat_out(t, f->inode, a->a[2]) : -EBADF;
+    }
+    struct inode *dir;
+    if ((err = at_dir(t, (long)a->a[0], path1, &dir)))
+        return err;
+    struct inode *i = path_walk(t, dir, path1, !(flags & AT_SYMLINK_NOFOLLOW), &err);
+    return i ? stat_out(t, i, a->a[2]) : err;
+}
+
+/* --- directories ---------------------------------------------------------------------------- */
+
+long sys_getdents64(struct task *t, const struct sysargs *a)
+{
+    struct file *f = fd_get(t, (int)a->a[0]);
+    if (!f)
+        return -EBADF;
+    struct inode *dir = f->inode;
+    if (!S_ISDIR(dir->mode))
+        return -ENOTDIR;
+    l4_word_t ubuf = a->a[1], count = a->a[2], done = 0;
+    struct dentry *d = dir->entries;
+    while (dir->parent) {           /* a removed directory lists nothing */
+        const char *name;
+        size_t len;
+        struct inode *i;
+        l4_word_t next;
+        if (f->pos == 0) {
+            name = ".", len = 1, i = dir, next = 1;
+        } else if (f->pos == 1) {
+            name = "..", len = 2, i = dir->parent, next = 2;
+        } else {
+            while (d && d->cookie < f->pos)
+                d = d->next;
+            if (!d)
+                break;
+            name = d->name, len = d->len, i = d->inode, next = d->cookie + 1;
+        }
+        l4_word_t reclen = (19 + len + 1 + 7) & ~7ul;
+        if (done + reclen > count)
+            return done ? (long)done : -EINVAL;
+        uint8_t rec[19 + NAME_MAX + 1 + 8];
+        memset(rec, 0, reclen);
+        uint64_t ino = i->ino, off = next;
+        uint16_t rl = (uint16_t)reclen;
+        memcpy(rec, &ino, 8);
+        memcpy(rec + 8, &off, 8);
+        memcpy(rec + 16, &rl, 2);
+        rec[18] = (uint8_t)((i->mode >> 12) & 15);
+        memcpy(rec + 19, name, len);
+        if (copy_to_user(&t->mm, ubuf + done, rec, reclen))
+            return done ? (long)done : -EFAULT;
+        done += reclen;
+        f->pos = next;
+    }
+    dir->atime = vfs_now();
+    return (long)done;
+}
+
+static long do_mkdir(struct task *t, long dirfd, l4_word_t upath, unsigned mode)
+{
+    int err;
+    bool trailing;
+    struct inode *dir = parent_at(t, dirfd, upath, path1, last1, &trailing, &err);
+    if (!dir)
+        return err;
+    if (dot_or_dotdot(last1) || tmpfs_lookup(dir, last1, strlen(last1)))
+        return -EEXIST;
+    struct inode *i = tmpfs_new(S_IFDIR | (mode & 01777 & ~t->fs->umask));
+    if (!i)
+        return -ENOMEM;
+    if ((err = tmpfs_link(dir, last1, strlen(last1), i))) {
+        i->refs = 1;
+        inode_put(i);
+    }
+    return err;
+}
+
+long sys_mkdir(struct task *t, const struct sysargs *a)
+{
+    return do_mkdir(t, AT_FDCWD, a->a[0], (unsigned)a->a[1]);
+}
+
+long sys_mkdirat(struct task *t, const struct sysargs *a)
+{
+    return do_mkdir(t, (long)a->a[0], a->a[1], (unsigned)a->a[2]);
+}
+
+static long do_rmdir(struct task *t, long dirfd, l4_word_t upath)
+{
+    int err;
+    bool trailing;
+    struct inode *dir = parent_at(t, dirfd, upath, path1, last1, &trailing, &err);
+    if (!dir)
+        return err;
+    if (!strcmp(last1, "."))
+        return dir == tmpfs_root && trailing ? -EBUSY : -EINVAL;
+    if (!strcmp(last1, ".."))
+        return -ENOTEMPTY;
+    struct inode *i = tmpfs_lookup(dir, last1, strlen(last1));
+    if (!i)
+        return -ENOENT;
+    if (!S_ISDIR(i->mode))
+        return -ENOTDIR;
+    if (!tmpfs_dir_empty(i))
+        return -ENOTEMPTY;
+    return tmpfs_unlink(dir, last1, strlen(last1));
+}
+
+static long do_unlink(struct task *t, long dirfd, l4_word_t upath)
+{
+    int err;
+    bool trailing;
+    struct inode *dir = parent_at(t, dirfd, upath, path1, last1, &trailing, &err);
+    if (!dir)
+        return err;
+    if (dot_or_dotdot(last1))
+        return -EISDIR;
+    struct inode *i = tmpfs_lookup(dir, last1, strlen(last1));
+    if (!i)
+        return -ENOENT;
+    if (S_ISDIR(i->mode))
+        return -EISDIR;
+    if (trailing)
+        return -ENOTDIR;
+    return tmpfs_unlink(dir, last1, strlen(last1));
+}
+
+long sys_rmdir(struct task *t, const struct sysargs *a)
+{
+    return do_rmdir(t, AT_FDCWD, a->a[0]);
+}
+
+long sys_unlink(struct task *t, const struct sysargs *a)
+{
+    return do_unlink(t, AT_FDCWD, a->a[0]);
+}
+
+long sys_unlinkat(struct task *t, const struct sysargs *a)
+{
+    if (a->a[2] & ~(l4_word_t)AT_REMOVEDIR)
+        return -EINVAL;
+    return a->a[2] ? do_rmdir(t, (long)a->a[0], a->a[1]) : do_unlink(t, (long)a->a[0], a->a[1]);
+}
+
+static bool is_under(struct inode *d, struct inode *ancestor)
+{
+    for (; d && d != tmpfs_root; d = d->parent)
+        if (d == ancestor)
+            return true;
+    return d == ancestor;
+}
+
+static long do_rename(struct task *t, long ofd, l4_word_t uold, long nfd, l4_word_t unew,
+                      unsigned flags)
+{
+    if (flags & ~RENAME_NOREPLACE)
+        return -EINVAL;             /* RENAME_EXCHANGE, RENAME_WHITEOUT: not yet */
+    int err;
+    bool otrail, ntrail;
+    struct inode *odir = parent_at(t, ofd, uold, path1, last1, &otrail, &err);
+    if (!odir)
+        return err;
+    struct inode *ndir = parent_at(t, nfd, unew, path2, last2, &ntrail, &err);
+    if (!ndir)
+        return err;
+    if (dot_or_dotdot(last1) || dot_or_dotdot(last2))
+        return -EBUSY;
+    struct inode *src = tmpfs_lookup(odir, last1, strlen(last1));
+    if (!src)
+        return -ENOENT;
+    struct inode *dst = tmpfs_lookup(ndir, last2, strlen(last2));
+    if (!S_ISDIR(src->mode) && (otrail || ntrail))
+        return -ENOTDIR;
+    if (dst && (flags & RENAME_NOREPLACE))
+        return -EEXIST;
+    if (dst == src)
+        return 0;
+    if (S_ISDIR(src->mode) && is_under(ndir, src))
+        return -EINVAL;             /* into itself */
+    if (dst && S_ISDIR(src->mode) && !S_ISDIR(dst->mode))
+        return -ENOTDIR;
+    if (dst && !S_ISDIR(src->mode) && S_ISDIR(dst->mode))
+        return -EISDIR;
+    if (dst && S_ISDIR(dst->mode) && !tmpfs_dir_empty(dst))
+        return -ENOTEMPTY;
+    return tmpfs_move(odir, last1, strlen(last1), ndir, last2, strlen(last2));
+}
+
+long sys_rename(struct task *t, const struct sysargs *a)
+{
+    return do_rename(t, AT_FDCWD, a->a[0], AT_FDCWD, a->a[1], 0);
+}
+
+long sys_renameat(struct task *t, const struct sysargs *a)
+{
+    return do_rename(t, (long)a->a[0], a->a[1], (long)a->a[2], a->a[3], 0);
+}
+
+long sys_renameat2(struct task *t, const struct sysargs *a)
+{
+    return do_rename(t, (long)a->a[0], a->a[1], (long)a->a[2], a->a[3], (unsigned)a->a[4]);
+}
+
+static long do_link(struct task *t, long ofd, l4_word_t uold, long nfd, l4_word_t unew,
+                    unsigned flags)
+{
+    if (flags & ~(unsigned)(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH))
+        return -EINVAL;
+    int err;
+    struct inode *src;
+    if ((err = get_path(t, uold, path1)))
+        return err;
+    if (!path1[0] && (flags & AT_EMPTY_PATH)) {
+        struct file *f = fd_get(t, (int)ofd);
+        if (!f)
+            return -EBADF;
+        src = f->inode;
+    } else {
+        struct inode *dir;
+        if ((err = at_dir(t, ofd, path1, &dir)))
+            return err;
+        if (!(src = path_walk(t, dir, path1, flags & AT_SYMLINK_FOLLOW, &err)))
+            return err;
+    }
+    if (S_ISDIR(src->mode))
+        return -EPERM;
+    if (!src->nlink)
+        return -ENOENT;
+    bool trailing;
+    struct inode *ndir = parent_at(t, nfd, unew, path2, last2, &trailing, &err);
+    if (!ndir)
+        return err;
+    if (dot_or_dotdot(last2) || tmpfs_lookup(ndir, last2, strlen(last2)))
+        return -EEXIST;
+    if (trailing)
+        return -ENOENT;
+    return tmpfs_link(ndir, last2, strlen(last2), src);
+}
+
+long sys_link(struct task *t, const struct sysargs *a)
+{
+    return do_link(t, AT_FDCWD, a->a[0], AT_FDCWD, a->a[1], 0);
+}
+
+long sys_linkat(struct task *t, const struct sysargs *a)
+{
+    return do_link(t, (long)a->a[0], a->a[1], (long)a->a[2], a->a[3], (unsigned)a->a[4]);
+}
+
+static long do_symlink(struct task *t, l4_word_t utarget, long nfd, l4_word_t unew)
+{
+    int err;
+    if ((err = get_path(t, utarget, path2)))
+        return err;
+    if (!path2[0])
+        return -ENOENT;
+    bool trailing;
+    struct inode *dir = parent_at(t, nfd, unew, path1, last1, &trailing, &err);
+    if (!dir)
+        return err;
+    if (dot_or_dotdot(last1) || tmpfs_lookup(dir, last1, strlen(last1)))
+        return -EEXIST;
+    struct inode *i = tmpfs_new(S_IFLNK | 0777);
+    if (!i)
+        return -ENOMEM;
+    err = tmpfs_set_target(i, path2, strlen(path2));
+    if (!err)
+        err = tmpfs_link(dir, last1, strlen(last1), i);
+    if (err) {
+        i->refs = 1;
+        inode_put(i);
+    }
+    return err;
+}
+
+long sys_symlink(struct task *t, const struct sysargs *a)
+{
+    return do_symlink(t, a->a[0], AT_FDCWD, a->a[1]);
+}
+
+long sys_symlinkat(struct task *t, const struct sysargs *a)
+{
+    return do_symlink(t, a->a[0], (long)a->a[1], a->a[2]);
+}
+
+static long do_readlink(struct task *t, long dirfd, l4_word_t upath, l4_word_t ubuf, long size)
+{
+    if (size <= 0)
+        return -EINVAL;
+    int err;
+    struct inode *i = lookup_at(t, dirfd, upath, path1, false, &err);
+    if (!i)
+        return err;
+    if (!S_ISLNK(i->mode))
+        return -EINVAL;
+    l4_word_t n = i->size < (l4_word_t)size ? i->size : (l4_word_t)size;
+    err = copy_to_user(&t->mm, ubuf, i->target, n);
+    return err ? err : (long)n;
+}
+
+long sys_readlink(struct task *t, const struct sysargs *a)
+{
+    return do_readlink(t, AT_FDCWD, a->a[0], a->a[1], (long)a->a[2]);
+}
+
+long sys_readlinkat(struct task *t, const struct sysargs *a)
+{
+    return do_readlink(t, (long)a->a[0], a->a[1], a->a[2], (long)a->a[3]);
+}
+
+/* --- the working directory ----------------------------------------------------------------- */
+
+static long set_cwd(struct task *t, struct inode *i)
+{
+    if (!S_ISDIR(i->mode))
+        return -ENOTDIR;
+    inode_get(i);
+    inode_put(t->fs->cwd);
+    t->fs->cwd = i;
+    return 0;
+}
+
+long sys_chdir(struct task *t, const struct sysargs *a)
+{
+    int err;
+    struct inode *i = lookup_at(t, AT_FDCWD, a->a[0], path1, true, &err);
+    return i ? set_cwd(t, i) : err;
+}
+
+long sys_fchdir(struct task *t, const struct sysargs *a)
+{
+    struct file *f = fd_get(t, (int)a->a[0]);
+    return f ? set_cwd(t, f->inode) : -EBADF;
+}
+
+long sys_getcwd(struct task *t, const struct sysargs *a)
+{
+    int n = vfs_getcwd(t, path1, a->a[1] < PATH_MAX ? a->a[1] : PATH_MAX);
+    if (n < 0)
+        return n;
+    int err = copy_to_user(&t->mm, a->a[0], path1, (size_t)n);
+    return err ? err : n;
+}
+
+/* --- fds ------------------------------------------------------------------------------------ */
+
+static long dup_from(struct task *t, long oldfd, unsigned from, bool cloexec)
+{
+    struct file *f = fd_get(t, oldfd);
+    if (!f)
+        return -EBADF;
+    file_get(f);
+    int fd = fd_install(t, f, from, cloexec);
+    if (fd < 0)
+        file_put(f);
+    return fd;
+}
+
+static long dup_to(struct task *t, long oldfd, long newfd, bool cloexec)
+{
+    struct file *f = fd_get(t, oldfd);
+    if (!f || newfd < 0 || newfd >= LX_NFDS)
+        return -EBADF;
+    file_get(f);
+    if (t->files->fd[newfd])
+        fd_close(t, newfd);
+    t->files->fd[newfd] = f;
+    fd_set_cloexec(t, (unsigned)newfd, cloexec);
+    return newfd;
+}
+
+long sys_dup(struct task *t, const struct sysargs *a)
+{
+    return dup_from(t, (int)a->a[0], 0, false);
+}
+
+long sys_dup2(struct task *t, const struct sysargs *a)
+{
+    if ((int)a->a[0] == (int)a->a[1])
+        return fd_get(t, (int)a->a[0]) ? (long)(int)a->a[1] : -EBADF;
+    return dup_to(t, (int)a->a[0], (int)a->a[1], false);
+}
+
+long sys_dup3(struct task *t, const struct sysargs *a)
+{
+    if (a->a[2] & ~(l4_word_t)O_CLOEXEC || (int)a->a[0] == (int)a->a[1])
+        return -EINVAL;
+    return dup_to(t, (int)a->a[0], (int)a->a[1], a->a[2] & O_CLOEXEC);
+}
+
+long sys_fcntl(struct task *t, const struct sysargs *a)
+{
+    int fd = (int)a->a[0];
+    struct file *f = fd_get(t, fd);
+    if (!f)
+        return -EBADF;
+    switch (a->a[1]) {
+    case F_DUPFD:
+    case F_DUPFD_CLOEXEC:
+        if (a->a[2] >= LX_NFDS)
+            return -EINVAL;
+        return dup_from(t, fd, (unsigned)a->a[2], a->a[1] == F_DUPFD_CLOEXEC);
+    case F_GETFD:
+        return fd_cloexec(t, (unsigned)fd) ? FD_CLOEXEC : 0;
+    case F_SETFD:
+        fd_set_cloexec(t, (unsigned)fd, a->a[2] & FD_CLOEXEC);
+        return 0;
+    case F_GETFL:
+        return f->flags;
+    case F_SETFL:
+        f->flags = (f->flags & ~SETFL_MASK) | ((unsigned)a->a[2] & SETFL_MASK);
+        return 0;
+    default:
+        return -EINVAL;
+    }
+}
+
+/* --- attributes ------------------------------------------------------------------------------ */
+
+static long do_access(struct task *t, long dirfd, l4_word_t upath, unsigned mode,
+                      unsigned flags)
+{
+    if (mode & ~7u || flags & ~(unsigned)(AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+        return -EINVAL;
+    int err;
+    struct inode *i = lookup_at(t, dirfd, upath, path1, !(flags & AT_SYMLINK_NOFOLLOW), &err);
+    if (!i)
+        return err;
+    if ((mode & 1) && !S_ISDIR(i->mode) && !(i->mode & 0111))
+        return -EACCES;             /* root may execute only what someone may */
+    return 0;
+}
+
+long sys_access(struct task *t, const struct sysargs *a)
+{
+    return do_access(t, AT_FDCWD, a->a[0], (unsigned)a->a[1], 0);
+}
+
+long sys_faccessat(struct task *t, const struct sysargs *a)
+{
+    return do_access(t, (long)a->a[0], a->a[1], (unsigned)a->a[2], 0);
+}
+
+long sys_faccessat2(struct task *t, const struct sysargs *a)
+{
+    return do_access(t, (long)a->a[0], a->a[1], (unsigned)a->a[2], (unsigned)a->a[3]);
+}
+
+static long set_mode(struct inode *i, unsigned mode)
+{
+    i->mode = (i->mode & S_IFMT) | (mode & 07777);
+    inode_touch(i, false);
+    return 0;
+}
+
+long sys_chmod(struct task *t, const struct sysargs *a)
+{
+    int err;
+    struct inode *i = lookup_at(t, AT_FDCWD, a->a[0], path1, true, &err);
+    return i ? set_mode(i, (unsigned)a->a[1]) : err;
+}
+
+long sys_fchmod(struct task *t, const struct sysargs *a)
+{
+    struct file *f = fd_get(t, (int)a->a[0]);
+    return f ? set_mode(f->inode, (unsigned)a->a[1]) : -EBADF;
+}
+
+long sys_fchmodat(struct task *t, const struct sysargs *a)
+{
+    int err;
+    struct inode *i = lookup_at(t, (long)a->a[0], a->a[1], path1, true, &err);
+    return i ? set_mode(i, (unsigned)a->a[2]) : err;
+}
+
+long sys_truncate(struct task *t, const struct sysargs *a)
+{
+    if ((long)a->a[1] < 0)
+        return -EINVAL;
+    int err;
+    struct inode *i = lookup_at(t, AT_FDCWD, a->a[0], path1, true, &err);
+    if (!i)
+        return err;
+    if (S_ISDIR(i->mode))
+        return -EISDIR;
+    if (!S_ISREG(i->mode))
+        return -EINVAL;
+    return tmpfs_truncate(i, a->a[1]);
+}
+
+long sys_ftruncate(struct task *t, const struct sysargs *a)
+{
+    struct file *f = fd_get(t, (int)a->a[0]);
+    if (!f)
+        return -EBADF;
+    if ((long)a->a[1] < 0 || !S_ISREG(f->inode->mode) || (f->flags & O_ACCMODE) == O_RDONLY)
+        return -EINVAL;
+    return tmpfs_truncate(f->inode, a->a[1]);
+}
+
+long sys_umask(struct task *t, const struct sysargs *a)
+{
+    unsigned old = t->fs->umask;
+    t->fs->umask = (unsigned)a->a[0] & 0777;
+    return old;
+}

@@ -1,0 +1,277 @@
+/* Open file descriptions and the per-process fd table (with close-on-exec), the working
+ * directory, the operations of each kind of file, and the VFS's hooks into process
+ * creation and exit.  Device files get their behaviour from their numbers: 1,3 null,
+ * 1,5 zero, 1,7 full, 1,8 and 1,9 random, 5,0 / 5,1 / 4,64 the console (fds 0-2 of every
+ * process are the console until there is a tty). */
+#include "vfs.h"
+#include <string.h>
+
+/* --- operations by kind ------------------------------------------------------------------- */
+
+static long reg_read(struct file *f, char *buf, l4_word_t n, l4_word_t pos)
+{
+    return tmpfs_read(f->inode, buf, n, pos);
+}
+
+static long reg_write(struct file *f, const char *buf, l4_word_t n, l4_word_t pos)
+{
+    return tmpfs_write(f->inode, buf, n, pos);
+}
+
+static long dir_read(struct file *f, char *buf, l4_word_t n, l4_word_t pos)
+{
+    (void)f, (void)buf, (void)n, (void)pos;
+    return -EISDIR;
+}
+
+static long null_read(struct file *f, char *buf, l4_word_t n, l4_word_t pos)
+{
+    (void)f, (void)buf, (void)n, (void)pos;
+    return 0;
+}
+
+static long null_write(struct file *f, const char *buf, l4_word_t n, l4_word_t pos)
+{
+    (void)f, (void)buf, (void)pos;
+    return (long)n;
+}
+
+static long zero_read(struct file *f, char *buf, l4_word_t n, l4_word_t pos)
+{
+    (void)f, (void)pos;
+    memset(buf, 0, n);
+    return (long)n;
+}
+
+static long full_write(struct file *f, const char *buf, l4_word_t n, l4_word_t pos)
+{
+    (void)f, (void)buf, (void)n, (void)pos;
+    return -ENOSPC;
+}
+
+static long random_read(struct file *f, char *buf, l4_word_t n, l4_word_t pos)
+{
+    static uint64_t state = 0x853C49E6748FEA9Bull;   /* not cryptographic */
+    (void)f, (void)pos;
+    for (l4_word_t i = 0; i < n; i++) {
+        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+        buf[i] = (char)state;
+    }
+    return (long)n;
+}
+
+static long console_read(struct file *f, char *buf, l4_word_t n, l4_word_t pos)
+{
+    (void)f, (void)buf, (void)n, (void)pos;
+    return 0;                       /* no console input yet: end of file */
+}
+
+static long console_wr(struct file *f, const char *buf, l4_word_t n, l4_word_t pos)
+{
+    (void)f, (void)pos;
+    console_write(buf, n);
+    return (long)n;
+}
+
+static const struct file_ops reg_ops = { reg_read, reg_write, true };
+static const struct file_ops dir_ops = { dir_read, NULL, true };
+static const struct file_ops null_ops = { null_read, null_write, true };
+static const struct file_ops zero_ops = { zero_read, null_write, true };
+static const struct file_ops full_ops = { zero_read, full_write, true };
+static const struct file_ops random_ops = { random_read, null_write, true };
+static const struct file_ops console_ops = { console_read, console_wr, false };
+static const struct file_ops nodev_ops = { NULL, NULL, false };
+
+static const struct file_ops *ops_of(struct inode *i)
+{
+    if (S_ISREG(i->mode))
+        return &reg_ops;
+    if (S_ISDIR(i->mode))
+        return &dir_ops;
+    if (S_ISCHR(i->mode)) {
+        unsigned d = i->rdev_major << 8 | i->rdev_minor;
+        switch (d) {
+        case 0x103: return &null_ops;
+        case 0x105: return &zero_ops;
+        case 0x107: return &full_ops;
+        case 0x108: case 0x109: return &random_ops;
+        case 0x500: case 0x501: case 0x440: return &console_ops;
+        }
+    }
+    return &nodev_ops;              /* ENXIO on read and write */
+}
+
+/* The console behind fds 0-2: an inode of no directory, never freed. */
+static struct inode console_inode = {
+    .mode = S_IFCHR | 0620, .nlink = 1, .refs = 1, .rdev_major = 5, .rdev_minor = 1,
+    .ino = 0x7fffffff,
+};
+
+/* --- open file descriptions --------------------------------------------------------------- */
+
+struct file *file_open(struct inode *i, unsigned flags)
+{
+    struct file *f = kmalloc(sizeof *f);
+    if (!f)
+        return NULL;
+    f->refs = 1;
+    f->flags = flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_NOCTTY | O_CLOEXEC);
+    f->inode = i;
+    f->ops = ops_of(i);
+    inode_get(i);
+    return f;
+}
+
+void file_get(struct file *f)
+{
+    f->refs++;
+}
+
+void file_put(struct file *f)
+{
+    if (--f->refs)
+        return;
+    inode_put(f->inode);
+    kfree(f);
+}
+
+/* --- the fd table ------------------------------------------------------------------------- */
+
+struct file *fd_get(struct task *t, long fd)
+{
+    if (fd < 0 || fd >= LX_NFDS || !t->files)
+        return NULL;
+    return t->files->fd[fd];
+}
+
+bool fd_cloexec(struct task *t, unsigned fd)
+{
+    return t->files->cloexec[fd / 64] >> (fd % 64) & 1;
+}
+
+void fd_set_cloexec(struct task *t, unsigned fd, bool on)
+{
+    if (on)
+        t->files->cloexec[fd / 64] |= 1ull << (fd % 64);
+    else
+        t->files->cloexec[fd / 64] &= ~(1ull << (fd % 64));
+}
+
+int fd_install(struct task *t, struct file *f, unsigned from, bool cloexec)
+{
+    for (unsigned fd = from; fd < LX_NFDS; fd++)
+        if (!t->files->fd[fd]) {
+            t->files->fd[fd] = f;
+            fd_set_cloexec(t, fd, cloexec);
+            return (int)fd;
+        }
+    return -EMFILE;
+}
+
+int fd_close(struct task *t, long fd)
+{
+    struct file *f = fd_get(t, fd);
+    if (!f)
+        return -EBADF;
+    t->files->fd[fd] = NULL;
+    fd_set_cloexec(t, (unsigned)fd, false);
+    file_put(f);
+    return 0;
+}
+
+/* --- stat ----------------------------------------------------------------------------------- */
+
+struct lx_stat {                    /* x86-64 struct stat */
+    uint64_t dev, ino, nlink;
+    uint32_t mode, uid, gid, pad0;
+    uint64_t rdev;
+    int64_t size, blksize, blocks;
+    uint64_t atime, atime_ns, mtime, mtime_ns, ctime, ctime_ns;
+    int64_t unused[3];
+};
+
+void vfs_stat_fill(struct inode *i, void *buf)
+{
+    struct lx_stat *st = buf;
+    memset(st, 0, sizeof *st);
+    st->dev = 0x10;                 /* one file system: tmpfs, an anonymous device */
+    st->ino = i->ino;
+    st->nlink = i->nlink;
+    st->mode = i->mode;
+    st->uid = i->uid;
+    st->gid = i->gid;
+    st->rdev = (i->rdev_minor & 0xFF) | (i->rdev_major & 0xFFF) << 8 |
+               (uint64_t)(i->rdev_minor & ~0xFFu) << 12;
+    st->size = (int64_t)i->size;
+    st->blksize = LX_PAGE;
+    if (S_ISREG(i->mode))
+        st->blocks = (int64_t)((i->size + 511) / 512);
+    st->atime = i->atime / 1000000000, st->atime_ns = i->atime % 1000000000;
+    st->mtime = i->mtime / 1000000000, st->mtime_ns = i->mtime % 1000000000;
+    st->ctime = i->ctime / 1000000000, st->ctime_ns = i->ctime % 1000000000;
+}
+
+/* --- the process hooks ---------------------------------------------------------------------- */
+
+bool vfs_task_init(struct task *t)
+{
+    t->files = kmalloc(sizeof *t->files);
+    t->fs = kmalloc(sizeof *t->fs);
+    struct file *con = file_open(&console_inode, O_RDWR);
+    if (!t->files || !t->fs || !con || !tmpfs_root) {
+        if (con)
+            file_put(con);
+        kfree(t->files), kfree(t->fs);
+        t->files = NULL, t->fs = NULL;
+        return false;
+    }
+    t->files->refs = 1;
+    t->fs->refs = 1;
+    t->fs->umask = 022;
+    t->fs->cwd = tmpfs_root;
+    inode_get(tmpfs_root);
+    for (unsigned fd = 0; fd < 3; fd++) {
+        t->files->fd[fd] = con;
+        if (fd)
+            file_get(con);
+    }
+    return true;
+}
+
+void vfs_task_exit(struct task *t)
+{
+    if (t->files && --t->files->refs == 0) {
+        for (unsigned fd = 0; fd < LX_NFDS; fd++)
+            if (t->files->fd[fd])
+                file_put(t->files->fd[fd]);
+        kfree(t->files);
+    }
+    if (t->fs && --t->fs->refs == 0) {
+        inode_put(t->fs->cwd);
+        kfree(t->fs);
+    }
+    t->files = NULL;
+    t->fs = NULL;
+}
+
+void vfs_shutdown(void)
+{
+    tmpfs_shutdown();
+}
+
+int vfs_exec_image(struct task *t, const char *path, const void **image, l4_word_t *size)
+{
+    int err;
+    struct inode *i = path_walk(t, NULL, path, true, &err);
+    if (!i)
+        return err;
+    if (!S_ISREG(i->mode))
+        return S_ISDIR(i->mode) ? -EISDIR : -EACCES;
+    if (!(i->mode & 0111))
+        return -EACCES;
+    if (!i->ro)
+        return -ENOEXEC;            /* a written file is not in one piece: not yet */
+    *image = i->ro;
+    *size = i->size;
+    return 0;
+}

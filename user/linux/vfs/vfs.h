@@ -1,0 +1,160 @@
+/* lx's VFS: inodes, open file descriptions, per-process fd tables and working directories,
+ * the path walk (docs/linux-server.md, "Files").  One file system so far, tmpfs
+ * (fs/tmpfs/), whose inodes are the VFS's; device files get their operations by number. */
+#ifndef LX_VFS_H
+#define LX_VFS_H
+
+#include "../lx.h"
+
+#define S_IFMT   0170000
+#define S_IFSOCK 0140000
+#define S_IFLNK  0120000
+#define S_IFREG  0100000
+#define S_IFBLK  0060000
+#define S_IFDIR  0040000
+#define S_IFCHR  0020000
+#define S_IFIFO  0010000
+#define S_ISDIR(m) (((m) & S_IFMT) == S_IFDIR)
+#define S_ISREG(m) (((m) & S_IFMT) == S_IFREG)
+#define S_ISLNK(m) (((m) & S_IFMT) == S_IFLNK)
+#define S_ISCHR(m) (((m) & S_IFMT) == S_IFCHR)
+
+#define O_ACCMODE   03
+#define O_RDONLY    00
+#define O_WRONLY    01
+#define O_RDWR      02
+#define O_CREAT     0100
+#define O_EXCL      0200
+#define O_NOCTTY    0400
+#define O_TRUNC     01000
+#define O_APPEND    02000
+#define O_NONBLOCK  04000
+#define O_DIRECTORY 0200000
+#define O_NOFOLLOW  0400000
+#define O_CLOEXEC   02000000
+#define O_PATH      010000000
+
+#define AT_FDCWD            (-100)
+#define AT_SYMLINK_NOFOLLOW 0x100
+#define AT_REMOVEDIR        0x200
+#define AT_SYMLINK_FOLLOW   0x400
+#define AT_EACCESS          0x200
+#define AT_EMPTY_PATH       0x1000
+
+#define NAME_MAX   255
+#define PATH_MAX   4096
+#define LX_NFDS    256              /* fds per process (RLIMIT_NOFILE) */
+#define LX_SYMLOOP 40               /* symlinks followed in one walk (Linux's MAXSYMLINKS) */
+#define TMPFS_MAX_PAGES 512         /* a written file: one index page, 2 MiB */
+
+struct dentry {                     /* one name in a directory */
+    struct dentry *next;
+    struct inode *inode;
+    unsigned long cookie;           /* getdents64 offset: grows, never reused in a dir */
+    unsigned char len;
+    char name[];
+};
+
+struct inode {
+    unsigned mode, uid, gid, nlink;
+    unsigned long ino;
+    unsigned refs;                  /* open files and working directories */
+    l4_word_t size;
+    unsigned rdev_major, rdev_minor;
+    uint64_t atime, mtime, ctime;   /* nanoseconds since the epoch */
+    /* directory */
+    struct inode *parent;           /* NULL once removed; the root is its own parent */
+    struct dentry *entries;         /* in creation order */
+    unsigned long next_cookie;
+    /* regular file: the initramfs bytes (read-only module, never freed) until the first
+     * change; then page by page (NULL: a hole) */
+    const char *ro;
+    void **pages;
+    /* symlink */
+    char *target;
+};
+
+struct file;
+struct file_ops {
+    long (*read)(struct file *f, char *buf, l4_word_t n, l4_word_t pos);
+    long (*write)(struct file *f, const char *buf, l4_word_t n, l4_word_t pos);
+    bool seekable;
+};
+
+struct file {                       /* an open file description */
+    unsigned refs;                  /* fds (in any table) that name it */
+    unsigned flags;                 /* O_ACCMODE, O_APPEND, O_NONBLOCK, ... (no O_CLOEXEC) */
+    l4_word_t pos;
+    struct inode *inode;
+    const struct file_ops *ops;
+};
+
+struct fdtable {
+    unsigned refs;                  /* tasks that share it (CLONE_FILES) */
+    struct file *fd[LX_NFDS];
+    uint64_t cloexec[LX_NFDS / 64];
+};
+
+struct fs_struct {                  /* working directory and umask (CLONE_FS) */
+    unsigned refs;
+    struct inode *cwd;
+    unsigned umask;
+};
+
+/* --- kmalloc.c (lx/): small objects from the page pool ----------------------------------- */
+void *kmalloc(size_t n);            /* zeroed; NULL when exhausted; n <= 4096 */
+void kfree(void *p);
+
+/* --- fs/tmpfs ------------------------------------------------------------------------------ */
+extern struct inode *tmpfs_root;
+bool tmpfs_init(void);
+void tmpfs_shutdown(void);          /* every inode and page back (the end of the run) */
+struct inode *tmpfs_new(unsigned mode); /* nlink 0, refs 0; NULL when exhausted */
+void inode_get(struct inode *i);
+void inode_put(struct inode *i);    /* frees it when unreferenced and unlinked */
+struct inode *tmpfs_lookup(struct inode *dir, const char *name, size_t len);
+int tmpfs_link(struct inode *dir, const char *name, size_t len, struct inode *i);
+int tmpfs_unlink(struct inode *dir, const char *name, size_t len); /* the dentry only */
+long tmpfs_read(struct inode *i, char *buf, l4_word_t n, l4_word_t pos);
+long tmpfs_write(struct inode *i, const char *buf, l4_word_t n, l4_word_t pos);
+int tmpfs_truncate(struct inode *i, l4_word_t size);
+int tmpfs_set_target(struct inode *i, const char *target, size_t len);
+uint64_t vfs_now(void);
+void inode_touch(struct inode *i, bool modified);     /* mtime/ctime (or ctime only) */
+bool tmpfs_dir_empty(struct inode *dir);
+int tmpfs_move(struct inode *odir, const char *oname, size_t olen, struct inode *ndir,
+               const char *nname, size_t nlen);
+
+/* cpio.c: a newc archive (or several, concatenated) into the tree; entries counted. */
+long cpio_unpack(const char *data, l4_word_t size);
+
+/* --- vfs/path.c ---------------------------------------------------------------------------- */
+/* Resolve path from dir (NULL: the task's cwd); follow a final symlink if follow.  The
+ * inode, not referenced (valid until the next change of the tree), or NULL with *err. */
+struct inode *path_walk(struct task *t, struct inode *dir, const char *path, bool follow,
+                        int *err);
+/* The directory of path's last component and that component (into last, NAME_MAX + 1).
+ * *trailing: the path ended in '/'. */
+struct inode *path_parent(struct task *t, struct inode *dir, const char *path, char *last,
+                          bool *trailing, int *err);
+int vfs_getcwd(struct task *t, char *buf, size_t size);   /* length with NUL, or -errno */
+
+/* --- vfs/file.c ---------------------------------------------------------------------------- */
+struct file *file_open(struct inode *i, unsigned flags);   /* refs 1; NULL when exhausted */
+void file_get(struct file *f);
+void file_put(struct file *f);
+struct file *fd_get(struct task *t, long fd);           /* NULL: EBADF */
+int fd_install(struct task *t, struct file *f, unsigned from, bool cloexec); /* fd or -EMFILE */
+int fd_close(struct task *t, long fd);
+bool fd_cloexec(struct task *t, unsigned fd);
+void fd_set_cloexec(struct task *t, unsigned fd, bool on);
+void vfs_stat_fill(struct inode *i, void *statbuf);     /* Linux's struct stat, 144 bytes */
+
+/* The task hooks: a new process gets fds 0-2 on the console and / as cwd. */
+bool vfs_task_init(struct task *t);
+void vfs_task_exit(struct task *t);     /* closes everything */
+void vfs_shutdown(void);                /* the end of the run: the file system goes */
+/* A file's bytes as one piece for the ELF loader (initramfs files only, so far). */
+int vfs_exec_image(struct task *t, const char *path, const void **image, l4_word_t *size);
+
+#endif

@@ -21,6 +21,14 @@ CPIO = BUILD / "test-data" / "lxfs.cpio"
 HELLOS = {v: BUILD / "linux" / "tests" / v / "hello" for v in ("musl", "glibc")}
 
 
+def raw(name, ino, mode, nlink, data=b"", uid=0, gid=0, mtime=0):
+    """A newc record with the inode number and link count given (newc.pack numbers them)."""
+    fields = dict(ino=ino, mode=mode, uid=uid, gid=gid, nlink=nlink, mtime=mtime,
+                  filesize=len(data), devmajor=0, devminor=0, rdevmajor=0, rdevminor=0,
+                  namesize=len(name) + 1, check=0)
+    return newc._record(fields, name.encode(), data)
+
+
 def build_initramfs():
     one = [newc.directory("bin"), newc.directory("etc"), newc.directory("dev"),
            newc.directory("tmp", 0o1777), newc.directory("test"),
@@ -37,8 +45,13 @@ def build_initramfs():
                     newc.regular(f"test/{variant}/hello", path.read_bytes(), 0o755)]
     # A second archive, as a test's rcS overlay is appended: it replaces and adds.
     two = [newc.regular("etc/motd", b"two\n"), newc.regular("etc/extra", b"", 0o600)]
+    # A third, after zero padding: hard links (the data with the last name, as cpio writes
+    # them), an owner and a time.
+    three = (raw("etc/hl1", 500, 0o100644, 2) + raw("etc/hl2", 500, 0o100644, 2, b"linked\n") +
+             raw("etc/owned", 501, 0o100640, 1, b"x", uid=5, gid=6, mtime=1000000000) +
+             newc.pack([]))
     CPIO.parent.mkdir(parents=True, exist_ok=True)
-    CPIO.write_bytes(newc.pack(one) + newc.pack(two))
+    CPIO.write_bytes(newc.pack(one) + newc.pack(two) + b"\0" * 512 + three)
     return CPIO.relative_to(ROOT)
 
 
@@ -49,7 +62,7 @@ def boot_fs(programs):
 
 
 PROGRAMS = ("init=/bin/lxselftest fs -- /bin/lxselftest one -- /etc/hello.txt -- /etc "
-            "-- /nonexistent -- /bin/lxselftest efault")
+            "-- /nonexistent -- /bin/lxselftest efault -- /bin/lxselftest fsfill")
 
 
 def test_fs_calls():
@@ -59,6 +72,7 @@ def test_fs_calls():
     out = section(result, 1)
     assert "FAIL" not in out, out
     for line in ("ok: read", "ok: a second archive replaces a file", "ok: readlink",
+                 "ok: hard links of the archive", "ok: owner and mtime of the archive",
                  "ok: a symlink to itself: ELOOP", "ok: a 298-byte name: ENAMETOOLONG",
                  "ok: rename over a file", "ok: getdents64", "ok: rmdir of the cwd",
                  "dup works", "ok: F_DUPFD_CLOEXEC", "ok: /dev/full: ENOSPC",
@@ -77,6 +91,15 @@ def test_programs_start_from_paths():
                     r"lx: cannot run /nonexistent \(error 2\)"):
         assert re.search("^" + pattern, out, re.M), f"no {pattern!r}\n" + result.describe()
     assert "lx: pid 3 exited with status 0" in out, out
+
+
+def test_running_out_of_memory_is_enospc():
+    result = boot_fs(PROGRAMS)
+    check_ended(result)
+    out = section(result, 4)
+    for line in ("ok: the memory runs out: ENOSPC or ENOMEM", "ok: the memory is back",
+                 "selftest: all passed", "lx: pid 4 exited with status 0"):
+        assert line in out, f"no `{line}` in the fsfill output\n{out}"
 
 
 @pytest.mark.parametrize("variant", sorted(HELLOS))

@@ -20,7 +20,7 @@ static long do_io(struct task *t, struct file *f, l4_word_t buf, l4_word_t n, l4
     if ((long)n < 0)
         return -EINVAL;
     unsigned acc = f->flags & O_ACCMODE;
-    if (write ? acc == O_RDONLY : acc == O_WRONLY)
+    if ((f->flags & O_PATH) || (write ? acc == O_RDONLY : acc == O_WRONLY))
         return -EBADF;
     if (write ? !f->ops->write : !f->ops->read)
         return S_ISDIR(f->inode->mode) ? -EISDIR : -ENXIO;
@@ -79,7 +79,7 @@ static long prw(struct task *t, const struct sysargs *a, bool write)
         return -ESPIPE;
     if ((long)a->a[3] < 0)
         return -EINVAL;
-    l4_word_t pos = a->a[3];        /* pwrite ignores O_APPEND's position? Linux: no */
+    l4_word_t pos = a->a[3];        /* Linux's pwrite appends under O_APPEND too */
     if (write && (f->flags & O_APPEND) && S_ISREG(f->inode->mode))
         pos = f->inode->size;
     return do_io(t, f, a->a[1], a->a[2], &pos, write);

@@ -97,6 +97,16 @@ static int fs(void)
     check(sys3(SYS_stat, "/etc/extra", &st, 0) == 0 && st.mode == 0100600,
           "a second archive adds a file");
 
+    struct kstat st2;
+    check(sys3(SYS_stat, "/etc/hl1", &st, 0) == 0 && sys3(SYS_stat, "/etc/hl2", &st2, 0) == 0 &&
+          st.ino == st2.ino && st.nlink == 2 && st.size == 7, "hard links of the archive");
+    check(sys3(SYS_stat, "/etc/owned", &st, 0) == 0 && st.uid == 5 && st.gid == 6 &&
+          st.t[2] == 1000000000 && st.mode == 0100640, "owner and mtime of the archive");
+    fd = sopen("/etc/owned", O_WRONLY, 0);
+    check(sys3(SYS_write, fd, "y", 1) == 1 && sys3(SYS_fstat, fd, &st, 0) == 0 &&
+          st.t[2] != 1000000000 && st.t[4] == st.t[2], "a write sets mtime and ctime");
+    sys3(SYS_close, fd, 0, 0);
+
     /* Symlinks and lookup errors. */
     check(sys3(SYS_stat, "/link", &st, 0) == 0 && st.size == 11 && (st.mode >> 12) == 010,
           "stat follows a symlink");
@@ -268,6 +278,46 @@ static int fs(void)
     while ((n = sopen("/etc/motd", 0, 0)) >= 0)
         last = n;
     check(n == -EMFILE && last == 255, "EMFILE after fd 255");
+    puts1(failures ? "selftest: FAILED\n" : "selftest: all passed\n");
+    return 0;
+}
+
+/* lxselftest.elf fsfill: files until lx's memory is gone: ENOSPC (or ENOMEM for a new
+ * name), never lx's death; removing them gives the memory back. */
+static char chunk[65536];
+
+static int fsfill(void)
+{
+    char name[] = "/tmp/fill00";
+    long err = 0, files = 0;
+    for (int i = 0; i < 65536; i++)
+        chunk[i] = (char)i;
+    while (!err && files < 100) {
+        name[9] = (char)('0' + files / 10), name[10] = (char)('0' + files % 10);
+        long fd = sopen(name, O_CREAT | O_WRONLY, 0644);
+        if (fd < 0) {
+            err = fd;
+            break;
+        }
+        files++;
+        long r;
+        while ((r = sys3(SYS_write, fd, chunk, sizeof chunk)) > 0)
+            ;
+        if (r != -EFBIG)
+            err = r ? r : -1;
+        sys3(SYS_close, fd, 0, 0);
+    }
+    check(err == -ENOSPC || err == -12, "the memory runs out: ENOSPC or ENOMEM");
+    check(files > 3, "several 2 MiB files fitted first");
+    int removed = 0;
+    for (long i = 0; i < files; i++) {
+        name[9] = (char)('0' + i / 10), name[10] = (char)('0' + i % 10);
+        removed += sys3(SYS_unlink, name, 0, 0) == 0;
+    }
+    check(removed == files, "unlink them all");
+    long fd = sopen("/tmp/after", O_CREAT | O_RDWR, 0644);
+    check(fd >= 0 && sys3(SYS_write, fd, chunk, sizeof chunk) == sizeof chunk,
+          "the memory is back");
     puts1(failures ? "selftest: FAILED\n" : "selftest: all passed\n");
     return 0;
 }

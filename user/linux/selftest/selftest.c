@@ -9,6 +9,7 @@
  *   lxselftest.elf ud2       an invalid opcode: killed by SIGILL
  *   lxselftest.elf fs        files (under lx: the test's initramfs, tests/system/test_lx_fs.py):
  *                            open/read/write/stat/getdents64/links/rename/dup/fcntl/...; exit 0
+ *   lxselftest.elf fsfill    write files until lx's memory runs out (ENOSPC), remove them
  *   lxselftest.elf cost      TSC ticks per getpid and per first touch of a fresh page (a
  *                            figure to look at by hand, under -icount: guest instructions)
  * Every check prints "ok: WHAT" or "FAIL: WHAT". */
@@ -245,6 +246,8 @@ void cmain(u64 *sp)
         puts1("storing to text\n");
         *(volatile char *)_start = 0;
         status = 1;
+    } else if (argc > 1 && seq(argv[1], "fsfill")) {
+        status = fsfill();
     } else if (argc > 1 && seq(argv[1], "fs")) {
         status = fs();
     } else if (argc > 1 && seq(argv[1], "cost")) {

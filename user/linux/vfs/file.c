@@ -254,6 +254,39 @@ void vfs_task_exit(struct task *t)
     t->fs = NULL;
 }
 
+bool vfs_task_fork(struct task *child, struct task *parent, bool share_files, bool share_fs)
+{
+    child->files = parent->files;
+    child->fs = parent->fs;
+    if (share_files)
+        parent->files->refs++;
+    else if ((child->files = kmalloc(sizeof *child->files))) {
+        *child->files = *parent->files;
+        child->files->refs = 1;
+        for (unsigned fd = 0; fd < LX_NFDS; fd++)
+            if (child->files->fd[fd])
+                file_get(child->files->fd[fd]);
+    }
+    if (share_fs)
+        parent->fs->refs++;
+    else if ((child->fs = kmalloc(sizeof *child->fs))) {
+        *child->fs = *parent->fs;
+        child->fs->refs = 1;
+        inode_get(child->fs->cwd);
+    }
+    if (child->files && child->fs)
+        return true;
+    vfs_task_exit(child);
+    return false;
+}
+
+void vfs_task_exec(struct task *t)
+{
+    for (unsigned fd = 0; fd < LX_NFDS; fd++)
+        if (t->files->fd[fd] && fd_cloexec(t, fd))
+            fd_close(t, fd);
+}
+
 void vfs_shutdown(void)
 {
     tmpfs_shutdown();

@@ -224,7 +224,7 @@ long tmpfs_write(struct inode *i, const char *buf, l4_word_t n, l4_word_t pos)
         n = max - pos;
     int e = own_pages(i);
     if (e)
-        return e;
+        return e == -ENOMEM ? -ENOSPC : e;  /* tmpfs's word for it */
     l4_word_t done = 0;
     while (done < n) {
         l4_word_t p = (pos + done) / LX_PAGE, off = (pos + done) % LX_PAGE;

@@ -66,8 +66,8 @@ long sys_mmap(struct task *t, const struct sysargs *a)
             return -ENOMEM;
     }
     int e = mm_map(mm, addr, addr + len, (unsigned)prot, 0, 0, 0);
-    if (!e && type == MAP_SHARED)
-        e = mm_set_shared(mm, addr, addr + len);    /* fork shares it with the child */
+    if (!e && type == MAP_SHARED && (e = mm_set_shared(mm, addr, addr + len)))
+        mm_unmap(mm, addr, addr + len);             /* fork shares it with the child */
     return e ? e : (long)addr;
 }
 

@@ -209,11 +209,18 @@ def test_process_groups_and_sessions():
         "ok: child in a session of its own: all its checks"))
 
 
+def test_fork_beyond_the_process_limit_is_eagain():
+    assert_lines(fork_output(), ("fork: children at once: 31", "fork: then -11",
+                                 "ok: fork beyond the process limit: EAGAIN",
+                                 "ok: all of them reaped"))
+
+
 def test_fork_exit_wait_loop():
     out = fork_output()
     assert f"fork loop: {FORK_LOOP} of {FORK_LOOP}" in out, out[-3000:]
     # Every process ended exactly once (the loop's, the other tests', the orphans).
     ends = re.findall(r"^lx: pid (\d+) (?:exited|killed)", out, re.M)
     assert len(ends) == len(set(ends)), "a pid ended twice"
-    # pid 1, the twelve children of its other checks (two left behind at its exit), the loop's
-    assert len(ends) == 1 + 12 + FORK_LOOP, f"{len(ends)} processes ended"
+    # pid 1, the twelve children of its other checks (two left behind at its exit), the 31
+    # that fit at once, the loop's
+    assert len(ends) == 1 + 12 + 31 + FORK_LOOP, f"{len(ends)} processes ended"

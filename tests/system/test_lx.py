@@ -5,7 +5,9 @@ initial stack and auxiliary vector, brk, mmap, arch_prctl, write/writev, ENOSYS)
 modes, a program that passes bad pointers (-EFAULT, lx unharmed), programs that die of a
 NULL store, a store to their text and an invalid opcode (lx reports them and goes on), a
 data module that is no ELF file and one that does not exist; and, where the host has a
-static glibc, an unmodified glibc program.  lx ends the run (poweroff=1) after the last
+static glibc, an unmodified glibc program.  In a run of its own, the self-test's fork mode:
+fork with copy-on-write, vfork, clone, wait4 parked and with WNOHANG, a child killed by
+SIGSEGV, execve, process groups and sessions, and 200 fork/exit/wait.  lx ends the run (poweroff=1) after the last
 one, with the report of unimplemented system calls and its free pages, which must be all
 of them again."""
 import re
@@ -114,3 +116,111 @@ def test_glibc_static_program():
                  "write(bad pointer): -1 errno 14 (Bad address)", "pid 1",
                  "lx: pid 1 exited with status 7"):
         assert line in out, f"no `{line}` in the glibc program's output\n{out}"
+
+
+# Processes (docs/linux-server.md, "Processes"): the self-test's fork mode in a run of its
+# own, with a loop of 200 fork/exit/wait and greeting.txt as the file that is no ELF.
+FORK_LOOP = 200
+
+
+def boot_fork():
+    return boot_lx(f"-- lxselftest.elf fork {FORK_LOOP} greeting.txt",
+                   [SELFTEST, "tests/data/greeting.txt"])
+
+
+def fork_output():
+    result = boot_fork()
+    out = result.output
+    assert "selftest: all passed" in out and "FAIL" not in out, result.describe()
+    return out
+
+
+def assert_lines(out, lines):
+    for line in lines:
+        assert line in out, f"no `{line}` in the fork mode's output\n{out}"
+
+
+def test_fork_run_ends_with_all_memory_free():
+    """Every page shared by fork, copied on write, left in zombies, orphans and replaced
+    images is back in lx's pool at the end."""
+    check_ended(boot_fork())
+
+
+def test_fork_copy_on_write_registers_and_wait():
+    assert_lines(fork_output(), (
+        "ok: child: callee-saved registers as in the parent",
+        "ok: child: the parent's FS base",
+        "ok: child: getppid is the parent",
+        "ok: child: the parent's data, stack and mmap memory",
+        "ok: child: a system call writes its copy",
+        "fork: child exited with status 0",
+        "ok: copy-on-write: the parent still sees its values",
+        "ok: parent: callee-saved registers kept"))
+
+
+def test_wait4_parked_wnohang_and_errors():
+    out = fork_output()
+    assert_lines(out, (
+        "ok: wait4 WNOHANG while the child runs: 0",
+        "ok: wait4: status 3 << 8",
+        "ok: MAP_SHARED memory is shared with the child",
+        "ok: wait4 WNOHANG without children: ECHILD",
+        "ok: wait4 for a pid that is no child: ECHILD",
+        "ok: wait4 with bad options: EINVAL",
+        "ok: wait4 to a bad status pointer: EFAULT",
+        "ok: the child was reaped anyway",
+        # lx answers vfork once the child is a zombie: WNOHANG reaps it at once.
+        "vfork: WNOHANG after the child ended: reaped",
+        "ok: vfork: the parent waits for the child: status 5 << 8",
+        "ok: clone(CHILD_SETTID|CHILD_CLEARTID|SIGCHLD): the child sees its tid",
+        "ok: clone(CLONE_THREAD) without CLONE_SIGHAND: EINVAL"))
+
+
+def test_child_killed_by_signal_is_reported_to_its_parent():
+    out = fork_output()
+    assert re.search(r"^lx: pid \d+: segmentation fault at 0 .*killed by SIGSEGV", out, re.M)
+    assert_lines(out, ("fork: child terminated by signal 11",
+                       "ok: status: killed by SIGSEGV (11)"))
+
+
+def test_execve():
+    assert_lines(fork_output(), (
+        "ok: execve of a missing file: ENOENT",
+        "ok: execve of a bad path pointer: EFAULT",
+        "ok: execve of a bad argv: EFAULT",
+        "ok: execve of a non-ELF file: ENOEXEC",
+        "execed: argv[1] 33", "ok: execed: the same pid after execve",
+        "ok: execed: FS base 0", "ok: execed: a fresh data segment",
+        "ok: fork, execve: the new image's status 33",
+        "execed: argv[1] 34",
+        "ok: vfork, execve: the parent goes on, the image ends with its status"))
+
+
+def test_process_groups_and_sessions():
+    assert_lines(fork_output(), (
+        "ok: setpgid(0, 0): a group of its own",
+        "ok: setsid as a group leader: EPERM",
+        "ok: setpgid(child, child)",
+        "ok: wait4(0): no child in my group: ECHILD",
+        "ok: wait4(-pgid) WNOHANG: the child runs",
+        "ok: wait4(-pgid) reaps it",
+        "ok: child: setsid",
+        "ok: child: setpgid as a session leader: EPERM",
+        "ok: child in a session of its own: all its checks"))
+
+
+def test_fork_beyond_the_process_limit_is_eagain():
+    assert_lines(fork_output(), ("fork: children at once: 31", "fork: then -11",
+                                 "ok: fork beyond the process limit: EAGAIN",
+                                 "ok: all of them reaped"))
+
+
+def test_fork_exit_wait_loop():
+    out = fork_output()
+    assert f"fork loop: {FORK_LOOP} of {FORK_LOOP}" in out, out[-3000:]
+    # Every process ended exactly once (the loop's, the other tests', the orphans).
+    ends = re.findall(r"^lx: pid (\d+) (?:exited|killed)", out, re.M)
+    assert len(ends) == len(set(ends)), "a pid ended twice"
+    # pid 1, the twelve children of its other checks (two left behind at its exit), the 31
+    # that fit at once, the loop's
+    assert len(ends) == 1 + 12 + 31 + FORK_LOOP, f"{len(ends)} processes ended"

@@ -3,7 +3,11 @@
  *   main.c       the receive loop: one message from a process, dispatched by its type
  *   sys_table.c  every x86-64 system-call number -> handler or ENOSYS (counted)
  *   sys_*.c      thin handlers by area: decode, copy in/out, call the layers below
- *   task.c       processes: pid, L4 thread, state; start, exit, kill
+ *   task.c       processes: pid, L4 thread, state; start, exit, kill, zombies
+ *   fork.c       fork, vfork, clone: a copy-on-write child that starts with our registers
+ *   exec.c       execve: the image by name, argv/envp, a new memory model and registers
+ *   wait.c       wait4: reaping zombies, the parked wait
+ *   pgrp.c       process groups and sessions
  *   elf.c        the ELF loader and the initial stack
  *   mm.c         the memory model of a process: regions, its pages, the page-fault handler
  *   page.c       lx's own page pool (its heap, paged by the root task)
@@ -25,15 +29,22 @@
 
 /* Linux error numbers used here (the handlers return -E...). */
 #define EPERM    1
+#define ENOENT   2
 #define ESRCH    3
 #define EINTR    4
+#define E2BIG    7
+#define ENOEXEC  8
 #define EBADF    9
+#define ECHILD  10
+#define EAGAIN  11
 #define ENOMEM  12
+#define EACCES  13
 #define EFAULT  14
 #define EEXIST  17
 #define ENODEV  19
 #define EINVAL  22
 #define ENOTTY  25
+#define ENAMETOOLONG 36
 #define ENOSYS  38
 #define ENOENT   2
 #define EIO      5
@@ -57,7 +68,10 @@
 /* --- page.c: lx's page pool ----------------------------------------------------------- */
 void page_init(l4_word_t base, l4_word_t size);
 void *page_alloc(void);             /* zeroed, present in lx's space; NULL when exhausted */
-void page_free(void *p);
+void page_free(void *p);             /* a page nobody else holds */
+void page_get(void *p);              /* one more holder (fork shares a page) */
+bool page_put(void *p);              /* one holder less; true if that freed it */
+unsigned page_refs(const void *p);
 unsigned long page_free_count(void);
 
 /* --- mm.c: the memory model ----------------------------------------------------------- */
@@ -73,6 +87,7 @@ struct region {
     /* File backing: bytes of the region at [fstart, fend) come from lx's address
      * fdata + (addr - fstart); the rest is zero (bss, anonymous memory). fdata 0: none. */
     l4_word_t fdata, fstart, fend;
+    bool shared;                    /* MAP_SHARED anonymous: fork shares it, never copies */
 };
 
 struct mm {
@@ -86,6 +101,11 @@ struct mm {
 
 bool mm_init(struct mm *mm);
 void mm_destroy(struct mm *mm);     /* every page back to the pool (the space is gone) */
+void mm_release(struct mm *mm);     /* the same while the space lives on: pages revoked */
+/* dst (uninitialised) becomes a copy-on-write copy of src: 0 or -ENOMEM (dst empty). */
+int mm_fork(struct mm *dst, struct mm *src);
+/* Mark the regions of [start, end) MAP_SHARED (after mm_map). */
+int mm_set_shared(struct mm *mm, l4_word_t start, l4_word_t end);
 struct region *mm_find(struct mm *mm, l4_word_t addr);
 /* Map [start, end) as a new region, replacing whatever was there (MAP_FIXED). */
 int mm_map(struct mm *mm, l4_word_t start, l4_word_t end, unsigned prot, l4_word_t fdata,
@@ -97,6 +117,11 @@ l4_word_t mm_find_gap(struct mm *mm, l4_word_t len);
 /* lx's page behind user page `addr` of a region, allocated and filled on first touch;
  * NULL when memory is exhausted. */
 void *mm_page(struct mm *mm, struct region *r, l4_word_t addr);
+/* The same for writing: a page this process alone holds (a copy if it was shared; with
+ * revoke_old the shared one is also taken out of the process's space). */
+void *mm_page_write(struct mm *mm, struct region *r, l4_word_t addr, bool revoke_old);
+/* May the page be mapped with write rights now (the region allows it, nobody shares it)? */
+bool mm_page_writable(const struct region *r, const void *page);
 
 /* --- usercopy.c: the one checked path ------------------------------------------------- */
 int copy_from_user(struct mm *mm, void *dst, l4_word_t src, size_t n);    /* 0 or -EFAULT */
@@ -109,17 +134,38 @@ long strncpy_from_user(struct mm *mm, char *dst, l4_word_t src, size_t max);
 enum task_state { TASK_FREE, TASK_RUNNING, TASK_ZOMBIE };
 
 #define LX_MAX_TASKS 32
-#define LX_ARGV_MAX  16
+#define LX_ARGV_MAX  32
+
+/* What a process waits for when lx has not answered its last message yet (a parked call:
+ * lx goes on serving everyone else and replies when the condition holds). */
+enum park {
+    PARK_NONE,
+    PARK_FORK_REGS,                 /* fork: its registers (GET_REGS) are on their way */
+    PARK_VFORK,                     /* vfork: until the child (park_pid) execs or ends */
+    PARK_WAIT,                      /* wait4 */
+    PARK_START,                     /* a new child: its first message gets the registers */
+};
+
+#define SIGCHLD 17
 
 struct task {
     enum task_state state;
-    int pid, ppid;
+    int pid, ppid, pgid, sid;
     l4_word_t tid;                  /* its L4 thread (global id) */
     struct mm mm;
     l4_word_t clear_child_tid;      /* set_tid_address */
     struct fdtable *files;          /* vfs/: open files (shared with CLONE_FILES) */
     struct fs_struct *fs;           /* vfs/: cwd and umask (shared with CLONE_FS) */
     unsigned long nsyscalls;
+    int status;                     /* a zombie's, as wait() reports it */
+    int exit_signal;                /* sent to the parent at the end (clone's low byte) */
+    bool execed;                    /* has called execve (setpgid by the parent: EACCES) */
+    uint64_t sigpending;            /* recorded, for the signal layer (bit sig - 1) */
+    enum park park;
+    int park_pid;                   /* PARK_VFORK: the child; PARK_WAIT: wait4's pid */
+    l4_word_t park_args[5];         /* PARK_FORK_REGS: clone's flags, stack, tid pointers, tls;
+                                       PARK_WAIT: status and rusage pointers, options */
+    l4_word_t regs[L4_FREG_WORDS];  /* PARK_START: the registers to start with (MR order) */
 };
 
 /* The message being served (MRs copied out once: the handlers may use IPC). */
@@ -128,12 +174,22 @@ struct sysargs {
 };
 
 struct task *task_by_tid(l4_word_t tid);
+struct task *task_by_pid(int pid);  /* running or zombie */
+struct task *task_alloc(void);      /* a free slot (zeroed, still TASK_FREE) or NULL */
+/* A new L4 task for t (pager and handler lx), waiting for its start message: 0 or -errno. */
+int task_create_thread(struct task *t);
+/* Answer t's parked (or current) system call now, with RAX = value. */
+void task_reply(struct task *t, long value);
 /* A new process running the ELF image at [image, image + size) with argv/envp. */
 struct task *task_spawn(const void *image, l4_word_t size, int argc, char *const argv[],
                         char *const envp[]);
-/* End a process: its space and pages go away; status as wait() would report it. */
+/* End a process: its space and pages go away; status as wait() would report it.  The
+ * parent learns of it (a zombie until reaped); clobbers the MRs. */
 void task_exit(struct task *t, int status);
+void task_free(struct task *t);     /* a reaped zombie's slot */
 unsigned task_count(void);
+/* Each slot in turn (i < LX_MAX_TASKS), for the layers that look for children or groups. */
+struct task *task_slot(unsigned i);
 extern l4_word_t lx_self;           /* lx's own thread */
 
 /* --- elf.c ------------------------------------------------------------------------------ */
@@ -142,8 +198,23 @@ extern l4_word_t lx_self;           /* lx's own thread */
 int elf_load(struct mm *mm, const void *image, l4_word_t size, int argc, char *const argv[],
              char *const envp[], l4_word_t *entry, l4_word_t *sp);
 
+/* --- fork.c, exec.c, wait.c ------------------------------------------------------------- */
+/* The parent's registers arrived (its fork's GET_REGS): make the child; true if the MRs
+ * hold the reply to the parent. */
+bool fork_regs(struct task *parent);
+/* A child's first message (the pending interrupt set at its start): its registers. */
+void fork_child_start(struct task *child);
+/* A child of parent ended, or exec'ed: a parent parked in vfork for it goes on. */
+void fork_vfork_done(struct task *child);
+/* The executable called path: lx's address and size of its image; 0 or -ENOENT.  For now
+ * a data module named by the path's last component (the VFS replaces this later). */
+int exec_image_lookup(const char *path, const void **image, l4_word_t *size);
+/* A child of parent has become a zombie: answer the parent's parked wait4 if it matches. */
+void wait_child_ended(struct task *parent, struct task *child);
+
 /* --- sys_table.c ------------------------------------------------------------------------ */
 #define LX_NOREPLY  (-0x7FFFFFFFFFFFFFFFl)  /* the handler answered (or ended) the caller */
+#define LX_REPLIED  (-0x7FFFFFFFFFFFFFFEl)  /* the handler put its own reply into the MRs */
 typedef long (*sys_handler)(struct task *t, const struct sysargs *a);
 long syscall_dispatch(struct task *t, const struct sysargs *a);
 void syscall_report(void);          /* the debug hook: unimplemented calls seen, by number */
@@ -216,6 +287,16 @@ long sys_mprotect(struct task *, const struct sysargs *);
 long sys_set_robust_list(struct task *, const struct sysargs *);
 long sys_prlimit64(struct task *, const struct sysargs *);
 long sys_getrandom(struct task *, const struct sysargs *);
+long sys_fork(struct task *, const struct sysargs *);
+long sys_vfork(struct task *, const struct sysargs *);
+long sys_clone(struct task *, const struct sysargs *);
+long sys_execve(struct task *, const struct sysargs *);
+long sys_wait4(struct task *, const struct sysargs *);
+long sys_setpgid(struct task *, const struct sysargs *);
+long sys_getpgid(struct task *, const struct sysargs *);
+long sys_getpgrp(struct task *, const struct sysargs *);
+long sys_setsid(struct task *, const struct sysargs *);
+long sys_getsid(struct task *, const struct sysargs *);
 
 /* --- console.c -------------------------------------------------------------------------- */
 void console_write(const char *buf, size_t n);

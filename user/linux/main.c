@@ -9,7 +9,7 @@
  * [-- PROGRAM ARGS... ...]`.  initrd names a data module holding newc cpio archives, unpacked
  * into the RAM file system at the start.  Each PROGRAM is a path in that file system (it
  * starts with '/'; init=PATH is the same) or names a data module (a static x86-64 ELF);
- * they run one after another as pids 1, 2, ... (until there is fork).  poweroff=1: when the
+ * they run one after another as pids 1, 2, ....  poweroff=1: when the
  * last one has ended, print the report of unimplemented calls and end QEMU
  * (isa-debug-exit), for tests. */
 #include "lx.h"
@@ -19,9 +19,7 @@
 #include <string.h>
 
 #define MAX_PROGRAMS  8
-#define DATA_BASE     0x200000000ul     /* data modules mapped here in lx, 256 MiB apart */
-#define DATA_SLOT     0x10000000ul
-#define INITRD_BASE   (DATA_BASE + MAX_PROGRAMS * DATA_SLOT)
+#define INITRD_BASE   0x400000000ul     /* past exec.c's data-module slots */
 #define INITRD_MAX    0x40000000ul
 
 struct program {
@@ -68,26 +66,15 @@ static void parse_cmdline(void)
     }
 }
 
-/* Map each program's data module into lx (read-only, paged by the root task). */
+/* Find each program's data module (mapped into lx once, read-only: exec.c). */
 static void map_programs(void)
 {
     for (unsigned i = 0; i < nprograms; i++) {
         struct program *p = &programs[i];
         if (!p->argc || p->argv[0][0] == '/')
             continue;               /* a path: resolved when it starts */
-        for (unsigned j = 0; j < i && !p->image; j++)
-            if (programs[j].image && !strcmp(programs[j].argv[0], p->argv[0]))
-                p->image = programs[j].image, p->size = programs[j].size;
-        if (p->image)
-            continue;               /* the same module again: mapped once */
-        l4_word_t err, addr = DATA_BASE + i * DATA_SLOT;
-        l4_word_t size = l4_data_map(p->argv[0], 0, &err);
-        if (!size || err || size > DATA_SLOT || !l4_data_map(p->argv[0], addr, &err) || err) {
-            printf("lx: no data module %s (error %lu)\n", p->argv[0], err);
-            continue;
-        }
-        p->image = (const void *)addr;
-        p->size = size;
+        if (exec_image_lookup(p->argv[0], &p->image, &p->size))
+            printf("lx: no data module %s\n", p->argv[0]);
     }
 }
 
@@ -164,7 +151,8 @@ static unsigned rights_of(unsigned prot)
 }
 
 /* A page fault: map the page with the region's rights, or the process dies (SIGSEGV, once
- * signals exist: a SET_REGS reply to the fault). */
+ * signals exist: a SET_REGS reply to the fault).  A page shared after fork is mapped
+ * read-only; a write to it gets a copy (or the page itself, once nobody shares it). */
 static bool serve_page_fault(struct task *t, l4_word_t tag)
 {
     l4_word_t addr = l4_mr(L4_PF_ADDR), ip = l4_mr(L4_PF_IP);
@@ -175,11 +163,14 @@ static bool serve_page_fault(struct task *t, l4_word_t tag)
         task_fault_kill(t, 11, r ? "access violation" : "segmentation fault", addr, ip);
         return false;
     }
-    void *page = mm_page(&t->mm, r, addr);
+    void *page = (access & L4_W) ? mm_page_write(&t->mm, r, addr, false)
+                                 : mm_page(&t->mm, r, addr);
     if (!page) {
         task_fault_kill(t, 9, "out of memory", addr, ip);
         return false;
     }
+    if (!mm_page_writable(r, page))
+        rights &= ~L4_W;
     l4_set_mr(0, l4_tag_make(L4_FOREIGN_RESUME, 0, 2));
     l4_set_mr(1, l4_map_item(addr & LX_PAGE_MASK));
     l4_set_mr(2, l4_fpage_log2((l4_word_t)page, 12) | rights);
@@ -198,6 +189,8 @@ static bool serve_syscall(struct task *t)
     long r = syscall_dispatch(t, &a);
     if (r == LX_NOREPLY)
         return false;
+    if (r == LX_REPLIED)
+        return true;
     l4_set_mr(0, l4_tag_make(L4_FOREIGN_RESUME, 1, 0));
     l4_set_mr(1, (l4_word_t)r);
     return true;
@@ -235,7 +228,13 @@ static bool serve(l4_word_t from, l4_word_t tag)
         reply = serve_page_fault(t, tag);
     else if (l4_tag_is_proto(tag, L4_PROTO_FOREIGN_EXCEPTION))
         reply = serve_exception(t);
-    else if (l4_tag_is_proto(tag, L4_PROTO_FOREIGN_INTERRUPT)) {
+    else if (l4_tag_is_proto(tag, L4_PROTO_FOREIGN_REGS) && t->park == PARK_FORK_REGS)
+        reply = fork_regs(t);
+    else if (l4_tag_is_proto(tag, L4_PROTO_FOREIGN_INTERRUPT) && t->park == PARK_START) {
+        fork_child_start(t);
+        reply = true;
+    } else if (l4_tag_is_proto(tag, L4_PROTO_FOREIGN_INTERRUPT) ||
+               l4_tag_is_proto(tag, L4_PROTO_FOREIGN_REGS)) {
         l4_set_mr(0, l4_tag_make(L4_FOREIGN_RESUME, 0, 0));     /* no signals yet */
         reply = true;
     } else

@@ -52,7 +52,6 @@ long sys_mmap(struct task *t, const struct sysargs *a)
         return -EINVAL;
     if (!(flags & MAP_ANONYMOUS))
         return -EBADF;                  /* no files yet */
-    /* MAP_SHARED anonymous memory is private until there is fork to share it with. */
     len = page_up(len);
     if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
         if (addr < LX_MMAP_MIN || addr > LX_USER_END - len)
@@ -67,6 +66,8 @@ long sys_mmap(struct task *t, const struct sysargs *a)
             return -ENOMEM;
     }
     int e = mm_map(mm, addr, addr + len, (unsigned)prot, 0, 0, 0);
+    if (!e && type == MAP_SHARED && (e = mm_set_shared(mm, addr, addr + len)))
+        mm_unmap(mm, addr, addr + len);             /* fork shares it with the child */
     return e ? e : (long)addr;
 }
 

@@ -1,5 +1,7 @@
 /* Processes: each is an L4 task of the foreign system-call ABI (one thread for now) whose
- * pager and handler is lx, created and deleted through the root task. */
+ * pager and handler is lx, created and deleted through the root task.  A process that ends
+ * stays a zombie until its parent reaps it with wait4 (wait.c); one without a parent (the
+ * programs lx starts, orphans) is freed at once. */
 #include "lx.h"
 #include "vfs/vfs.h"
 #include <stdio.h>
@@ -11,10 +13,23 @@ static struct task tasks[LX_MAX_TASKS];
 static int next_pid = 1;
 l4_word_t lx_self;
 
+struct task *task_slot(unsigned i)
+{
+    return &tasks[i];
+}
+
 struct task *task_by_tid(l4_word_t tid)
 {
     for (unsigned i = 0; i < LX_MAX_TASKS; i++)
         if (tasks[i].state == TASK_RUNNING && tasks[i].tid == tid)
+            return &tasks[i];
+    return NULL;
+}
+
+struct task *task_by_pid(int pid)
+{
+    for (unsigned i = 0; i < LX_MAX_TASKS; i++)
+        if (tasks[i].state != TASK_FREE && tasks[i].pid == pid)
             return &tasks[i];
     return NULL;
 }
@@ -27,19 +42,50 @@ unsigned task_count(void)
     return n;
 }
 
+struct task *task_alloc(void)
+{
+    for (unsigned i = 0; i < LX_MAX_TASKS; i++)
+        if (tasks[i].state == TASK_FREE) {
+            memset(&tasks[i], 0, sizeof tasks[i]);
+            return &tasks[i];
+        }
+    return NULL;
+}
+
+int task_create_thread(struct task *t)
+{
+    l4_word_t err;
+    struct l4_task_params p = { .pager = lx_self, .priority = LX_PROCESS_PRIO,
+                                .flags = ROOT_TASK_FOREIGN };
+    t->tid = l4_task_create(&p, &err);
+    if (!t->tid || err) {
+        printf("lx: cannot create a task (error %lu)\n", err);
+        return -EAGAIN;
+    }
+    t->pid = next_pid++;
+    t->exit_signal = SIGCHLD;
+    t->state = TASK_RUNNING;
+    return 0;
+}
+
+void task_reply(struct task *t, long value)
+{
+    l4_set_mr(0, l4_tag_make(L4_FOREIGN_RESUME, 1, 0));
+    l4_set_mr(1, (l4_word_t)value);
+    /* The process waits in its call's receive phase: a send that cannot block lx. */
+    if (l4_ipc_failed(l4_reply(t->tid)))
+        printf("lx: pid %d: cannot answer its call\n", t->pid);
+}
+
 struct task *task_spawn(const void *image, l4_word_t size, int argc, char *const argv[],
                         char *const envp[])
 {
-    struct task *t = NULL;
-    for (unsigned i = 0; i < LX_MAX_TASKS && !t; i++)
-        if (tasks[i].state == TASK_FREE)
-            t = &tasks[i];
+    struct task *t = task_alloc();
     if (!t) {
         printf("lx: no free process slot\n");
         return NULL;
     }
-    memset(t, 0, sizeof *t);
-    l4_word_t entry, sp, err;
+    l4_word_t entry, sp;
     if (!mm_init(&t->mm) || !vfs_task_init(t)) {
         printf("lx: out of memory\n");
         mm_destroy(&t->mm);
@@ -52,18 +98,13 @@ struct task *task_spawn(const void *image, l4_word_t size, int argc, char *const
         mm_destroy(&t->mm);
         return NULL;
     }
-    struct l4_task_params p = { .pager = lx_self, .priority = LX_PROCESS_PRIO,
-                                .flags = ROOT_TASK_FOREIGN };
-    t->tid = l4_task_create(&p, &err);
-    if (!t->tid || err) {
-        printf("lx: cannot create a task (error %lu)\n", err);
+    if (task_create_thread(t)) {
         vfs_task_exit(t);
         mm_destroy(&t->mm);
         return NULL;
     }
-    t->pid = next_pid++;
-    t->ppid = 0;
-    t->state = TASK_RUNNING;
+    /* As Linux's init: no parent, process group and session 0 until it calls setsid. */
+    t->ppid = t->pgid = t->sid = 0;
     /* The start message (the thread waits for it from its pager): every register 0 but
      * RIP and RSP, so RDX = 0 at _start as Linux leaves it (no atexit function). */
     l4_set_mr(0, l4_tag_make(0, 2, 0));
@@ -75,6 +116,11 @@ struct task *task_spawn(const void *image, l4_word_t size, int argc, char *const
         return NULL;
     }
     return t;
+}
+
+void task_free(struct task *t)
+{
+    t->state = TASK_FREE;
 }
 
 void task_exit(struct task *t, int status)
@@ -89,6 +135,27 @@ void task_exit(struct task *t, int status)
         printf("lx: pid %d killed by signal %d\n", t->pid, status & 0x7F);
     else
         printf("lx: pid %d exited with status %d\n", t->pid, (status >> 8) & 0xFF);
-    /* No parent waits yet (wait4 comes with fork): the slot is free at once. */
-    t->state = TASK_FREE;
+    t->status = status;
+    t->park = PARK_NONE;
+    /* Its children lose their parent: zombies go, the living are freed when they end
+     * (Linux hands them to init, which reaps them). */
+    for (unsigned i = 0; i < LX_MAX_TASKS; i++) {
+        struct task *c = &tasks[i];
+        if (c->state == TASK_FREE || c->ppid != t->pid || c == t)
+            continue;
+        if (c->state == TASK_ZOMBIE)
+            task_free(c);
+        else
+            c->ppid = 0;
+    }
+    struct task *parent = t->ppid ? task_by_pid(t->ppid) : NULL;
+    if (!parent || parent->state != TASK_RUNNING) {
+        task_free(t);
+        return;
+    }
+    t->state = TASK_ZOMBIE;
+    fork_vfork_done(t);
+    if (t->exit_signal > 0 && t->exit_signal <= 64)
+        parent->sigpending |= 1ull << (t->exit_signal - 1);    /* for the signal layer */
+    wait_child_ended(parent, t);
 }

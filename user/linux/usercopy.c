@@ -13,7 +13,8 @@ static char *user_byte(struct mm *mm, l4_word_t addr, unsigned prot)
     struct region *r = mm_find(mm, addr);
     if (!r || (r->prot & prot) != prot)
         return NULL;
-    char *page = mm_page(mm, r, addr);
+    /* A write goes to a page of the process's own (copy-on-write after fork). */
+    char *page = (prot & PROT_WRITE) ? mm_page_write(mm, r, addr, true) : mm_page(mm, r, addr);
     return page ? page + (addr & ~LX_PAGE_MASK) : NULL;
 }
 

@@ -1,0 +1,77 @@
+/* wait4: a parent reaps its ended children (zombies, task.c).  A wait that finds none
+ * parks the caller: lx records the call and answers it when a matching child ends
+ * (wait_child_ended), serving everyone else meanwhile.  Status as Linux encodes it: exit
+ * code << 8, or the terminating signal in the low 7 bits.  The rusage is zeros for now. */
+#include "lx.h"
+#include <string.h>
+
+#define WNOHANG     0x00000001
+#define WUNTRACED   0x00000002
+#define WCONTINUED  0x00000008
+#define __WNOTHREAD 0x20000000
+#define __WALL      0x40000000
+#define __WCLONE    0x80000000
+#define RUSAGE_SIZE 144
+
+/* Is c a child of t that wait4(pid) waits for? */
+static bool matches(const struct task *t, const struct task *c, int pid)
+{
+    if (c->state == TASK_FREE || c->ppid != t->pid || c == t)
+        return false;
+    if (pid > 0)
+        return c->pid == pid;
+    if (pid == -1)
+        return true;
+    return c->pgid == (pid == 0 ? t->pgid : -pid);
+}
+
+/* Free zombie c and report it to t: c's pid, or -EFAULT if the status or rusage cannot be
+ * stored (c is gone all the same, as in Linux, which copies after reaping). */
+static long reap(struct task *t, struct task *c, l4_word_t ustatus, l4_word_t urusage)
+{
+    static const uint8_t zero[RUSAGE_SIZE];
+    int pid = c->pid, status = c->status;
+    task_free(c);
+    if (ustatus && copy_to_user(&t->mm, ustatus, &status, sizeof status))
+        return -EFAULT;
+    if (urusage && copy_to_user(&t->mm, urusage, zero, sizeof zero))
+        return -EFAULT;
+    return pid;
+}
+
+long sys_wait4(struct task *t, const struct sysargs *a)
+{
+    int pid = (int)a->a[0];
+    l4_word_t options = a->a[2];
+    if (options & ~(l4_word_t)(WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD | __WALL |
+                               __WCLONE))
+        return -EINVAL;
+    if (pid == (int)0x80000000)
+        return -ESRCH;              /* -INT_MIN cannot be negated: Linux says ESRCH */
+    bool any = false;
+    for (unsigned i = 0; i < LX_MAX_TASKS; i++) {
+        struct task *c = task_slot(i);
+        if (!matches(t, c, pid))
+            continue;
+        if (c->state == TASK_ZOMBIE)
+            return reap(t, c, a->a[1], a->a[3]);
+        any = true;
+    }
+    if (!any)
+        return -ECHILD;
+    if (options & WNOHANG)
+        return 0;
+    t->park = PARK_WAIT;
+    t->park_pid = pid;
+    t->park_args[0] = a->a[1];
+    t->park_args[1] = a->a[3];
+    return LX_NOREPLY;
+}
+
+void wait_child_ended(struct task *parent, struct task *child)
+{
+    if (parent->park != PARK_WAIT || !matches(parent, child, parent->park_pid))
+        return;
+    parent->park = PARK_NONE;
+    task_reply(parent, reap(parent, child, parent->park_args[0], parent->park_args[1]));
+}

@@ -1,29 +1,13 @@
 /* ELF64 executables: parse and validate program headers. */
 #include "elf.h"
+#include <elf64.h>
 
-struct ehdr {
-    unsigned char ident[16];
-    uint16_t type, machine;
-    uint32_t version;
-    uint64_t entry, phoff, shoff;
-    uint32_t flags;
-    uint16_t ehsize, phentsize, phnum, shentsize, shnum, shstrndx;
-};
-
-struct phdr {
-    uint32_t type, flags;
-    uint64_t offset, vaddr, paddr, filesz, memsz, align;
-};
-
-#define PT_LOAD 1
-#define ET_EXEC 2
-#define EM_X86_64 62
 
 static bool add_overflows(uint64_t a, uint64_t b) { return a + b < a; }
 
 enum elf_error elf_parse(const void *file, size_t size, struct elf_image *out)
 {
-    const struct ehdr *eh = file;
+    const struct elf64_ehdr *eh = file;
     if (size < sizeof(*eh))
         return ELF_ERR_SHORT;
     if (eh->ident[0] != 0x7F || eh->ident[1] != 'E' || eh->ident[2] != 'L' || eh->ident[3] != 'F')
@@ -31,16 +15,16 @@ enum elf_error elf_parse(const void *file, size_t size, struct elf_image *out)
     if (eh->ident[4] != 2 || eh->ident[5] != 1 || eh->type != ET_EXEC || eh->machine != EM_X86_64)
         return ELF_ERR_CLASS;
     /* The table is read in place: it must be aligned (every linker aligns it). */
-    if (eh->phentsize != sizeof(struct phdr) || (eh->phoff & 7) || add_overflows(eh->phoff, (uint64_t)eh->phnum * sizeof(struct phdr)))
+    if (eh->phentsize != sizeof(struct elf64_phdr) || (eh->phoff & 7) || add_overflows(eh->phoff, (uint64_t)eh->phnum * sizeof(struct elf64_phdr)))
         return ELF_ERR_PHDR;
-    if (eh->phoff + (uint64_t)eh->phnum * sizeof(struct phdr) > size)
+    if (eh->phoff + (uint64_t)eh->phnum * sizeof(struct elf64_phdr) > size)
         return ELF_ERR_SHORT;
 
     out->entry = eh->entry;
     out->nseg = 0;
     out->vlow = out->plow = UINT64_MAX;
     out->vhigh = out->phigh = 0;
-    const struct phdr *ph = (const struct phdr *)((const char *)file + eh->phoff);
+    const struct elf64_phdr *ph = (const struct elf64_phdr *)((const char *)file + eh->phoff);
     for (unsigned i = 0; i < eh->phnum; i++) {
         if (ph[i].type != PT_LOAD || ph[i].memsz == 0)
             continue;

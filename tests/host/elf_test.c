@@ -12,8 +12,8 @@
 #define PT_PHDR 6
 #define PT_GNU_STACK 0x6474E551u
 
-/* The file format, written down here from the ELF specification on purpose (kernel/elf.c
- * keeps its own private copy): a mistake in one is then caught by the other. */
+/* The file format, written down here from the ELF specification on purpose (kernel/elf.c and lx
+ * share include/elf64.h): a mistake in one is then caught by the other. */
 struct ehdr {
     unsigned char ident[16];
     uint16_t type, machine;

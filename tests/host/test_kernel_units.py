@@ -54,7 +54,7 @@ MAPDB_HARNESS = [KSHIM / "kstubs.c", KSHIM / "mapdb_harness.c"]
 PROGRAMS = {
     "kmem_test": ([KERNEL / "kmem.c"], ["-DKMEM_HOST_TEST"], [f"-I{HOST}", f"-I{KERNEL}"]),
     "bootmem_test": ([KERNEL / "bootmem.c"], ["-DBOOTMEM_HOST_TEST"], [f"-I{HOST}", f"-I{KERNEL}"]),
-    "elf_test": ([KERNEL / "elf.c"], [], [f"-I{HOST}", f"-I{KERNEL}"]),
+    "elf_test": ([KERNEL / "elf.c"], [], [f"-I{HOST}", f"-I{KERNEL}", f"-I{ROOT / 'include'}"]),
     "regions_test": ([SIGMA0 / "regions.c"], [], [f"-I{HOST}", f"-I{SIGMA0}"]),
     "mapdb_test": (MAPDB_UNITS, [], MAPDB_INC),
     "mapdb_random_test": (MAPDB_UNITS, [], MAPDB_INC),

@@ -3,6 +3,7 @@
  * after the last segment, a stack, and the initial stack exactly as Linux builds it for
  * _start: argc, argv, envp, the auxiliary vector, RSP 16-byte aligned at argc. */
 #include "lx.h"
+#include <elf64.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,24 +11,6 @@
 #define STACK_SIZE   (8ul << 20)                /* RLIMIT_STACK's default */
 #define MMAP_TOP     0x7F0000000000ul           /* mmap grows down from here */
 
-struct ehdr {
-    uint8_t ident[16];
-    uint16_t type, machine;
-    uint32_t version;
-    uint64_t entry, phoff, shoff;
-    uint32_t flags;
-    uint16_t ehsize, phentsize, phnum, shentsize, shnum, shstrndx;
-};
-
-struct phdr {
-    uint32_t type, flags;
-    uint64_t offset, vaddr, paddr, filesz, memsz, align;
-};
-
-#define PT_LOAD 1
-#define PF_X 1
-#define PF_W 2
-#define PF_R 4
 
 enum {
     AT_NULL = 0, AT_PHDR = 3, AT_PHENT = 4, AT_PHNUM = 5, AT_PAGESZ = 6, AT_BASE = 7,
@@ -63,12 +46,12 @@ static void random_bytes(uint8_t out[16])
 }
 
 static int load_segments(struct mm *mm, const uint8_t *image, l4_word_t size,
-                         const struct ehdr *eh, l4_word_t *phdr_addr)
+                         const struct elf64_ehdr *eh, l4_word_t *phdr_addr)
 {
     l4_word_t top = 0;
     *phdr_addr = 0;
     for (unsigned i = 0; i < eh->phnum; i++) {
-        const struct phdr *ph = (const void *)(image + eh->phoff + i * sizeof *ph);
+        const struct elf64_phdr *ph = (const void *)(image + eh->phoff + i * sizeof *ph);
         if (ph->type != PT_LOAD || ph->memsz == 0)
             continue;
         if (ph->filesz > ph->memsz || ph->offset > size || size - ph->offset < ph->filesz ||
@@ -112,7 +95,7 @@ static l4_word_t push_string(struct mm *mm, l4_word_t *p, const char *s, int *er
     return *p;
 }
 
-static int build_stack(struct mm *mm, const struct ehdr *eh, l4_word_t phdr_addr, int argc,
+static int build_stack(struct mm *mm, const struct elf64_ehdr *eh, l4_word_t phdr_addr, int argc,
                        char *const argv[], char *const envp[], l4_word_t *sp)
 {
     int envc = 0, err = 0;
@@ -140,7 +123,7 @@ static int build_stack(struct mm *mm, const struct ehdr *eh, l4_word_t phdr_addr
 
     l4_word_t auxv[][2] = {
         { AT_HWCAP, hwcap() }, { AT_PAGESZ, LX_PAGE }, { AT_CLKTCK, 100 },
-        { AT_PHDR, phdr_addr }, { AT_PHENT, sizeof(struct phdr) }, { AT_PHNUM, eh->phnum },
+        { AT_PHDR, phdr_addr }, { AT_PHENT, sizeof(struct elf64_phdr) }, { AT_PHNUM, eh->phnum },
         { AT_BASE, 0 }, { AT_FLAGS, 0 }, { AT_ENTRY, eh->entry },
         { AT_UID, 0 }, { AT_EUID, 0 }, { AT_GID, 0 }, { AT_EGID, 0 }, { AT_SECURE, 0 },
         { AT_RANDOM, random }, { AT_HWCAP2, 0 }, { AT_EXECFN, execfn },
@@ -170,7 +153,7 @@ static int build_stack(struct mm *mm, const struct ehdr *eh, l4_word_t phdr_addr
 int elf_load(struct mm *mm, const void *image, l4_word_t size, int argc, char *const argv[],
              char *const envp[], l4_word_t *entry, l4_word_t *sp)
 {
-    const struct ehdr *eh = image;
+    const struct elf64_ehdr *eh = image;
     if (size < sizeof *eh || memcmp(eh->ident, "\177ELF", 4) || eh->ident[4] != 2 ||
         eh->ident[5] != 1 || eh->machine != 62) {
         printf("lx: elf: not an x86-64 ELF64 file\n");
@@ -180,8 +163,8 @@ int elf_load(struct mm *mm, const void *image, l4_word_t size, int argc, char *c
         printf("lx: elf: not a static non-PIE executable (type %u)\n", eh->type);
         return -EINVAL;
     }
-    if (eh->phentsize != sizeof(struct phdr) || eh->phoff > size ||
-        (size - eh->phoff) / sizeof(struct phdr) < eh->phnum) {
+    if (eh->phentsize != sizeof(struct elf64_phdr) || eh->phoff > size ||
+        (size - eh->phoff) / sizeof(struct elf64_phdr) < eh->phnum) {
         printf("lx: elf: bad program headers\n");
         return -EINVAL;
     }

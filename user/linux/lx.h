@@ -8,6 +8,7 @@
  *   exec.c       execve: the image by name, argv/envp, a new memory model and registers
  *   wait.c       wait4: reaping zombies, the parked wait
  *   pgrp.c       process groups and sessions
+ *   park.c       parked calls: wait queues, deadlines, retries
  *   elf.c        the ELF loader and the initial stack
  *   mm.c         the memory model of a process: regions, its pages, the page-fault handler
  *   page.c       lx's own page pool (its heap, paged by the root task)
@@ -142,11 +143,18 @@ enum park {
     PARK_NONE,
     PARK_FORK_REGS,                 /* fork: its registers (GET_REGS) are on their way */
     PARK_VFORK,                     /* vfork: until the child (park_pid) execs or ends */
-    PARK_WAIT,                      /* wait4 */
+    PARK_CALL,                      /* a call that runs again when woken (park.c) */
     PARK_START,                     /* a new child: its first message gets the registers */
 };
 
 #define SIGCHLD 17
+
+/* The message being served (MRs copied out once: the handlers may use IPC). */
+struct sysargs {
+    l4_word_t nr, a[6], rip, rsp, rflags;
+};
+
+struct waitq { uint64_t tasks; };   /* process slots parked on something (park.c) */
 
 struct task {
     enum task_state state;
@@ -162,15 +170,13 @@ struct task {
     bool execed;                    /* has called execve (setpgid by the parent: EACCES) */
     uint64_t sigpending;            /* recorded, for the signal layer (bit sig - 1) */
     enum park park;
-    int park_pid;                   /* PARK_VFORK: the child; PARK_WAIT: wait4's pid */
-    l4_word_t park_args[5];         /* PARK_FORK_REGS: clone's flags, stack, tid pointers, tls;
-                                       PARK_WAIT: status and rusage pointers, options */
+    int park_pid;                   /* PARK_VFORK: the child */
+    l4_word_t park_args[5];         /* PARK_FORK_REGS: clone's flags, stack, tid pointers, tls */
+    struct sysargs call;            /* PARK_CALL: the call, run again when woken */
+    uint64_t park_deadline;         /* PARK_CALL: lx_now() at which it runs again; 0 none */
+    bool retrying;                  /* the handler runs for a parked call */
+    struct waitq child_wait;        /* wait4 of this process: a child changed state */
     l4_word_t regs[L4_FREG_WORDS];  /* PARK_START: the registers to start with (MR order) */
-};
-
-/* The message being served (MRs copied out once: the handlers may use IPC). */
-struct sysargs {
-    l4_word_t nr, a[6], rip, rsp, rflags;
 };
 
 struct task *task_by_tid(l4_word_t tid);
@@ -198,6 +204,26 @@ extern l4_word_t lx_self;           /* lx's own thread */
 int elf_load(struct mm *mm, const void *image, l4_word_t size, int argc, char *const argv[],
              char *const envp[], l4_word_t *entry, l4_word_t *sp);
 
+/* --- park.c: parked calls ------------------------------------------------------------ */
+#define LX_PARK  (-0x7FFFFFFFFFFFFFFDl)     /* the handler parked the caller (park_call) */
+uint64_t lx_now(void);              /* nanoseconds since boot (the kernel's clock) */
+void waitq_add(struct waitq *q, struct task *t);
+void waitq_wake(struct waitq *q);   /* its tasks' calls run again (after this message) */
+void park_wake(struct task *t);     /* t's parked call runs again */
+/* Park t's call (after waitq_add on what it waits for): returns LX_PARK for the handler to
+ * return.  deadline: lx_now() value at which the call runs again anyway; 0 for none. */
+long park_call(struct task *t, uint64_t deadline);
+static inline bool park_retrying(const struct task *t) { return t->retrying; }
+/* End t's parked call without running it (a signal): true if it was parked; the caller
+ * answers it. */
+bool park_cancel(struct task *t);
+void park_task_exit(struct task *t);
+/* The receive loop's part (main.c). */
+void park_parked(struct task *t, const struct sysargs *a);  /* the handler said LX_PARK */
+bool park_pending(void);            /* calls to run again now */
+void park_run(void);                /* run them; clobbers the MRs */
+uint16_t park_timeout(void);        /* the receive timeout until the next deadline */
+
 /* --- fork.c, exec.c, wait.c ------------------------------------------------------------- */
 /* The parent's registers arrived (its fork's GET_REGS): make the child; true if the MRs
  * hold the reply to the parent. */
@@ -209,8 +235,8 @@ void fork_vfork_done(struct task *child);
 /* The executable called path: lx's address and size of its image; 0 or -ENOENT.  For now
  * a data module named by the path's last component (the VFS replaces this later). */
 int exec_image_lookup(const char *path, const void **image, l4_word_t *size);
-/* A child of parent has become a zombie: answer the parent's parked wait4 if it matches. */
-void wait_child_ended(struct task *parent, struct task *child);
+/* A child of parent has become a zombie: the parent's parked wait4 looks again. */
+static inline void wait_child_ended(struct task *parent) { waitq_wake(&parent->child_wait); }
 
 /* --- sys_table.c ------------------------------------------------------------------------ */
 #define LX_NOREPLY  (-0x7FFFFFFFFFFFFFFFl)  /* the handler answered (or ended) the caller */

@@ -187,6 +187,10 @@ static bool serve_syscall(struct task *t)
     a.rsp = l4_mr(L4_FSC_RSP);
     a.rflags = l4_mr(L4_FSC_RFLAGS);
     long r = syscall_dispatch(t, &a);
+    if (r == LX_PARK) {
+        park_parked(t, &a);
+        return false;
+    }
     if (r == LX_NOREPLY)
         return false;
     if (r == LX_REPLIED)
@@ -259,13 +263,22 @@ int main(void)
     printf("lx: Linux server, %lu KiB of memory, %u program(s)\n", ts->heap_size >> 10,
            nprograms);
     start_next();
+    /* The loop: serve a message, answer it; parked calls that were woken or whose
+     * deadline passed run again before the next wait (whose timeout is the next deadline).
+     * With nothing parked this is one reply-and-wait per message. */
     l4_word_t from, tag = l4_wait(&from);
     for (;;) {
-        if (l4_ipc_failed(tag))
-            tag = l4_wait(&from);
-        else if (serve(from, tag))
-            tag = l4_reply_wait(from, &from);
-        else
-            tag = l4_wait(&from);
+        bool reply = !l4_ipc_failed(tag) && serve(from, tag);
+        if (park_pending()) {
+            if (reply)
+                l4_reply(from);
+            reply = false;
+            park_run();
+            if (!task_count())
+                start_next();
+        }
+        uint16_t timeout = park_timeout();
+        tag = reply ? l4_reply_wait_timeout(from, timeout, &from)
+                    : l4_wait_timeout(timeout, &from);
     }
 }

@@ -90,7 +90,7 @@ static unsigned long out_of_range;
 
 long syscall_dispatch(struct task *t, const struct sysargs *a)
 {
-    t->nsyscalls++;
+    t->nsyscalls += !t->retrying;
     if (a->nr < LX_NSYSCALLS && table[a->nr])
         return table[a->nr](t, a);
     if (a->nr < LX_NSYSCALLS) {

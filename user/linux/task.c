@@ -136,6 +136,7 @@ void task_exit(struct task *t, int status)
     else
         printf("lx: pid %d exited with status %d\n", t->pid, (status >> 8) & 0xFF);
     t->status = status;
+    park_task_exit(t);
     t->park = PARK_NONE;
     /* Its children lose their parent: zombies go, the living are freed when they end
      * (Linux hands them to init, which reaps them). */
@@ -157,5 +158,5 @@ void task_exit(struct task *t, int status)
     fork_vfork_done(t);
     if (t->exit_signal > 0 && t->exit_signal <= 64)
         parent->sigpending |= 1ull << (t->exit_signal - 1);    /* for the signal layer */
-    wait_child_ended(parent, t);
+    wait_child_ended(parent);
 }

@@ -1,6 +1,6 @@
 /* wait4: a parent reaps its ended children (zombies, task.c).  A wait that finds none
- * parks the caller: lx records the call and answers it when a matching child ends
- * (wait_child_ended), serving everyone else meanwhile.  Status as Linux encodes it: exit
+ * parks the caller on its child_wait queue (park.c); a child that ends wakes it and the call
+ * looks again, while lx serves everyone else.  Status as Linux encodes it: exit
  * code << 8, or the terminating signal in the low 7 bits.  The rusage is zeros for now. */
 #include "lx.h"
 #include <string.h>
@@ -61,17 +61,6 @@ long sys_wait4(struct task *t, const struct sysargs *a)
         return -ECHILD;
     if (options & WNOHANG)
         return 0;
-    t->park = PARK_WAIT;
-    t->park_pid = pid;
-    t->park_args[0] = a->a[1];
-    t->park_args[1] = a->a[3];
-    return LX_NOREPLY;
-}
-
-void wait_child_ended(struct task *parent, struct task *child)
-{
-    if (parent->park != PARK_WAIT || !matches(parent, child, parent->park_pid))
-        return;
-    parent->park = PARK_NONE;
-    task_reply(parent, reap(parent, child, parent->park_args[0], parent->park_args[1]));
+    waitq_add(&t->child_wait, t);
+    return park_call(t, 0);
 }

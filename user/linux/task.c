@@ -4,6 +4,7 @@
  * programs lx starts, orphans) is freed at once. */
 #include "lx.h"
 #include "vfs/vfs.h"
+#include "signal.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -157,6 +158,6 @@ void task_exit(struct task *t, int status)
     t->state = TASK_ZOMBIE;
     fork_vfork_done(t);
     if (t->exit_signal > 0 && t->exit_signal <= 64)
-        parent->sigpending |= 1ull << (t->exit_signal - 1);    /* for the signal layer */
+        signal_raise(parent, t->exit_signal);
     wait_child_ended(parent);
 }

@@ -75,10 +75,19 @@ struct inode {
 };
 
 struct file;
+/* A file's operations.  read/write move bytes through lx's buffer; a file that would have to
+ * wait returns -EAGAIN and the system-call layer parks the caller (unless O_NONBLOCK) on the
+ * queues poll names.  NULL members: not supported (read/write: EBADF-style errors as now). */
 struct file_ops {
     long (*read)(struct file *f, char *buf, l4_word_t n, l4_word_t pos);
     long (*write)(struct file *f, const char *buf, l4_word_t n, l4_word_t pos);
     bool seekable;
+    /* POLLIN/POLLOUT/POLLHUP/POLLERR bits ready now; with t non-NULL, also put t on the
+     * wait queues whose wake may change them (park.c).  NULL: always readable and writable. */
+    unsigned (*poll)(struct file *f, struct task *t);
+    /* ioctl(2) on the file; NULL: -ENOTTY. */
+    long (*ioctl)(struct file *f, struct task *t, unsigned long cmd, l4_word_t arg);
+    void (*release)(struct file *f);    /* the last reference is gone */
 };
 
 struct file {                       /* an open file description */

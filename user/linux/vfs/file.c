@@ -73,14 +73,14 @@ static long console_wr(struct file *f, const char *buf, l4_word_t n, l4_word_t p
     return (long)n;
 }
 
-static const struct file_ops reg_ops = { reg_read, reg_write, true };
-static const struct file_ops dir_ops = { dir_read, NULL, true };
-static const struct file_ops null_ops = { null_read, null_write, true };
-static const struct file_ops zero_ops = { zero_read, null_write, true };
-static const struct file_ops full_ops = { zero_read, full_write, true };
-static const struct file_ops random_ops = { random_read, null_write, true };
-static const struct file_ops console_ops = { console_read, console_wr, false };
-static const struct file_ops nodev_ops = { NULL, NULL, false };
+static const struct file_ops reg_ops = { .read = reg_read, .write = reg_write, .seekable = true };
+static const struct file_ops dir_ops = { .read = dir_read, .write = NULL, .seekable = true };
+static const struct file_ops null_ops = { .read = null_read, .write = null_write, .seekable = true };
+static const struct file_ops zero_ops = { .read = zero_read, .write = null_write, .seekable = true };
+static const struct file_ops full_ops = { .read = zero_read, .write = full_write, .seekable = true };
+static const struct file_ops random_ops = { .read = random_read, .write = null_write, .seekable = true };
+static const struct file_ops console_ops = { .read = console_read, .write = console_wr, .seekable = false };
+static const struct file_ops nodev_ops = { .read = NULL, .write = NULL, .seekable = false };
 
 static const struct file_ops *ops_of(struct inode *i)
 {

@@ -8,6 +8,7 @@
 #   make debug                                     QEMU waiting for gdb (gdb -x tools/gdbinit)
 #   make bench                                     tools/bench.py
 #   make fuzz   [FUZZ_ARGS="--seeds 20 --budget 600"]   a fuzzing campaign (tools/fuzz.py)
+#   make lxfuzz [LXFUZZ_ARGS="--seeds 100"]        lx's Linux-side fuzzer (tools/lxfuzz.py)
 #   make deps                                      install missing Debian packages (tools/deps.sh)
 #   make initramfs                                 build/linux/initramfs.cpio for the lx personality
 #                                                  (downloads busybox-static; docs/linux.md)
@@ -71,6 +72,13 @@ bench: deps
 fuzz: deps
 	@$(SUBMAKE) all programs
 	@$(PYTHON) tools/fuzz.py $(FUZZ_ARGS)
+
+# lx's Linux-side fuzzer over many seeds (docs/linux/robustness.md).
+LXFUZZ_ARGS ?=
+.PHONY: lxfuzz
+lxfuzz: deps
+	@$(SUBMAKE) all programs
+	@$(PYTHON) tools/lxfuzz.py $(LXFUZZ_ARGS)
 
 # The lx personality's files (docs/linux.md, "Files: the initramfs").  Not part of `all`: it
 # downloads Debian's busybox-static (cached under $(BUILD)/linux/; never installed on the host).

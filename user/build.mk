@@ -48,6 +48,14 @@ $(LX_SELFTEST): user/linux/selftest/selftest.c user/linux/selftest/fs.c
 	@echo "  CC      $<"; $(CC) -static -nostdlib -ffreestanding -fno-pie -no-pie -O2 \
 		-fno-stack-protector -fno-builtin -Wall -Wextra -Werror -Wl,--build-id=none -o $@ $<
 all: $(LX_SELFTEST)
+
+# The Linux-side fuzzer (docs/linux/robustness.md): the same kind of program.
+LX_FUZZ := $(BUILD)/linux/lxfuzz.elf
+$(LX_FUZZ): user/linux/fuzz/lxfuzz.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"; $(CC) -static -nostdlib -ffreestanding -fno-pie -no-pie -O2 \
+		-fno-stack-protector -fno-builtin -Wall -Wextra -Werror -Wl,--build-id=none -o $@ $<
+all: $(LX_FUZZ)
 all: $(USER_PROGRAMS)
 
 # A static glibc program for lx's test, where the host compiler has a static glibc; the

@@ -78,6 +78,15 @@ static void map_programs(void)
     }
 }
 
+/* What the root task holds for lx's processes: back where it started when they are gone. */
+static void root_report(void)
+{
+    l4_word_t err;
+    l4_root_call(ROOT_MEMORY_INFO, 0, 0, 0, 0, &err);
+    if (!err)
+        printf("lx: root task: %lu tasks, %lu thread records\n", l4_mr(4), l4_mr(5));
+}
+
 static void power_off(void)
 {
     /* isa-debug-exit: the root task maps the port to us, a trusted task, on the I/O fault. */
@@ -119,6 +128,7 @@ static void start_next(void)
     }
     vfs_shutdown();                 /* the file system's pages too: the pool is complete */
     printf("lx: no processes left, %lu pages free\n", page_free_count());
+    root_report();
     syscall_report();
     if (poweroff)
         power_off();
@@ -262,6 +272,7 @@ int main(void)
     map_programs();
     printf("lx: Linux server, %lu KiB of memory, %u program(s)\n", ts->heap_size >> 10,
            nprograms);
+    root_report();
     start_next();
     /* The loop: serve a message, answer it; parked calls that were woken or whose
      * deadline passed run again before the next wait (whose timeout is the next deadline).

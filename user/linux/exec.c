@@ -120,6 +120,7 @@ long sys_execve(struct task *t, const struct sysargs *a)
     t->mm = new_mm;
     new_mm.pgd = NULL;
     t->execed = true;
+    task_set_comm(t, path);
     vfs_task_exec(t);               /* close-on-exec */
     t->clear_child_tid = 0;
     fork_vfork_done(t);             /* a vfork parent goes on (uses the MRs) */

@@ -112,6 +112,7 @@ bool fork_regs(struct task *p)
     c->ppid = p->pid;
     c->pgid = p->pgid;
     c->sid = p->sid;
+    memcpy(c->comm, p->comm, sizeof c->comm);
     c->exit_signal = (int)(flags & CSIGNAL);
     if (flags & CLONE_CHILD_CLEARTID)
         c->clear_child_tid = p->park_args[3];

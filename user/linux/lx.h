@@ -74,6 +74,7 @@ void page_get(void *p);              /* one more holder (fork shares a page) */
 bool page_put(void *p);              /* one holder less; true if that freed it */
 unsigned page_refs(const void *p);
 unsigned long page_free_count(void);
+unsigned long page_total_count(void);  /* the whole pool */
 
 /* --- mm.c: the memory model ----------------------------------------------------------- */
 #define PROT_READ   1
@@ -168,6 +169,7 @@ struct task {
     int status;                     /* a zombie's, as wait() reports it */
     int exit_signal;                /* sent to the parent at the end (clone's low byte) */
     bool execed;                    /* has called execve (setpgid by the parent: EACCES) */
+    char comm[16];                  /* its name: the executable's, or prctl(PR_SET_NAME) */
     uint64_t sigpending;            /* recorded, for the signal layer (bit sig - 1) */
     enum park park;
     int park_pid;                   /* PARK_VFORK: the child */
@@ -193,6 +195,7 @@ struct task *task_spawn(const void *image, l4_word_t size, int argc, char *const
  * parent learns of it (a zombie until reaped); clobbers the MRs. */
 void task_exit(struct task *t, int status);
 void task_free(struct task *t);     /* a reaped zombie's slot */
+void task_set_comm(struct task *t, const char *path);  /* the last component, 15 bytes */
 unsigned task_count(void);
 /* Each slot in turn (i < LX_MAX_TASKS), for the layers that look for children or groups. */
 struct task *task_slot(unsigned i);
@@ -313,6 +316,30 @@ long sys_mprotect(struct task *, const struct sysargs *);
 long sys_set_robust_list(struct task *, const struct sysargs *);
 long sys_prlimit64(struct task *, const struct sysargs *);
 long sys_getrandom(struct task *, const struct sysargs *);
+/* sys_system.c: identity, limits, scheduling, the system */
+long sys_setuid(struct task *, const struct sysargs *);
+long sys_setreuid(struct task *, const struct sysargs *);
+long sys_setresuid(struct task *, const struct sysargs *);
+long sys_getresuid(struct task *, const struct sysargs *);
+long sys_setfsuid(struct task *, const struct sysargs *);
+long sys_getgroups(struct task *, const struct sysargs *);
+long sys_setgroups(struct task *, const struct sysargs *);
+long sys_getrlimit(struct task *, const struct sysargs *);
+long sys_setrlimit(struct task *, const struct sysargs *);
+long sys_sched_getaffinity(struct task *, const struct sysargs *);
+long sys_sched_setaffinity(struct task *, const struct sysargs *);
+long sys_sched_getscheduler(struct task *, const struct sysargs *);
+long sys_sched_getparam(struct task *, const struct sysargs *);
+long sys_sched_setscheduler(struct task *, const struct sysargs *);
+long sys_sched_setparam(struct task *, const struct sysargs *);
+long sys_sched_get_priority_max(struct task *, const struct sysargs *);
+long sys_sched_get_priority_min(struct task *, const struct sysargs *);
+long sys_getpriority(struct task *, const struct sysargs *);
+long sys_setpriority(struct task *, const struct sysargs *);
+long sys_getcpu(struct task *, const struct sysargs *);
+long sys_personality(struct task *, const struct sysargs *);
+long sys_sysinfo(struct task *, const struct sysargs *);
+long sys_prctl(struct task *, const struct sysargs *);
 long sys_fork(struct task *, const struct sysargs *);
 long sys_vfork(struct task *, const struct sysargs *);
 long sys_clone(struct task *, const struct sysargs *);

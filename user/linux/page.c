@@ -85,3 +85,8 @@ unsigned long page_free_count(void)
 {
     return nfree_list + (limit - next) / LX_PAGE;
 }
+
+unsigned long page_total_count(void)
+{
+    return (limit - base) / LX_PAGE;
+}

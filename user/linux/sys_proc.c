@@ -116,22 +116,6 @@ long sys_rt_sigprocmask(struct task *t, const struct sysargs *a)
     return a->a[2] ? copy_to_user(&t->mm, a->a[2], &empty, sizeof empty) : 0;
 }
 
-long sys_prlimit64(struct task *t, const struct sysargs *a)
-{
-    /* Report "unlimited" for everything but the stack (8 MiB); setting is accepted. */
-    if (a->a[0] != 0 && a->a[0] != (l4_word_t)t->pid)
-        return -ESRCH;
-    if (a->a[1] >= 16)
-        return -EINVAL;
-    if (a->a[3]) {
-        uint64_t lim[2] = { ~0ull, ~0ull };
-        if (a->a[1] == 3)                   /* RLIMIT_STACK */
-            lim[0] = 8ul << 20;
-        return copy_to_user(&t->mm, a->a[3], lim, sizeof lim);
-    }
-    return 0;
-}
-
 long sys_getrandom(struct task *t, const struct sysargs *a)
 {
     uint8_t buf[256];

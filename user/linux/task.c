@@ -104,6 +104,7 @@ struct task *task_spawn(const void *image, l4_word_t size, int argc, char *const
         mm_destroy(&t->mm);
         return NULL;
     }
+    task_set_comm(t, argc ? argv[0] : "");
     /* As Linux's init: no parent, process group and session 0 until it calls setsid. */
     t->ppid = t->pgid = t->sid = 0;
     /* The start message (the thread waits for it from its pager): every register 0 but
@@ -117,6 +118,16 @@ struct task *task_spawn(const void *image, l4_word_t size, int argc, char *const
         return NULL;
     }
     return t;
+}
+
+void task_set_comm(struct task *t, const char *path)
+{
+    const char *base = path;
+    for (const char *p = path; *p; p++)
+        if (*p == '/' && p[1])
+            base = p + 1;
+    memset(t->comm, 0, sizeof t->comm);
+    strncpy(t->comm, base, sizeof t->comm - 1);
 }
 
 void task_free(struct task *t)

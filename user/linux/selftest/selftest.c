@@ -9,6 +9,7 @@
  *   lxselftest.elf ud2       an invalid opcode: killed by SIGILL
  *   lxselftest.elf fs        files (under lx: the test's initramfs, tests/system/test_lx_fs.py):
  *                            open/read/write/stat/getdents64/links/rename/dup/fcntl/...; exit 0
+ *   lxselftest.elf system    identity, limits, scheduling, sysinfo, prctl (selftest/system.c)
  *   lxselftest.elf fsfill    write files until lx's memory runs out (ENOSPC), remove them
  *   lxselftest.elf cost      TSC ticks per getpid and per first touch of a fresh page (a
  *                            figure to look at by hand, under -icount: guest instructions)
@@ -611,6 +612,7 @@ static int forktest(int argc, char **argv, char **envp)
 }
 
 #include "fs.c"
+#include "system.c"
 
 void cmain(u64 *sp);
 void cmain(u64 *sp)
@@ -633,6 +635,8 @@ void cmain(u64 *sp)
         puts1("storing to text\n");
         *(volatile char *)_start = 0;
         status = 1;
+    } else if (argc > 1 && seq(argv[1], "system")) {
+        status = system_calls();
     } else if (argc > 1 && seq(argv[1], "fsfill")) {
         status = fsfill();
     } else if (argc > 1 && seq(argv[1], "fs")) {

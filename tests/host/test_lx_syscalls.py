@@ -1,0 +1,25 @@
+"""docs/linux/syscalls.md is generated from lx's table and must be current; every handler
+the table names exists, and every number it fills has a name."""
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+import lx_syscalls  # noqa: E402
+
+
+def test_status_table_is_current():
+    r = subprocess.run([sys.executable, str(ROOT / "tools" / "lx_syscalls.py"), "--check"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout
+
+
+def test_table_entries_are_named_and_defined():
+    handlers, names = lx_syscalls.table(), lx_syscalls.names()
+    assert handlers, "no entries parsed"
+    sources = "".join(p.read_text() for p in (ROOT / "user" / "linux").rglob("*.c"))
+    for nr, h in handlers.items():
+        assert nr in names, f"{nr} has a handler but no name"
+        assert re.search(rf"^long {h}\(", sources, re.M), f"{h} is not defined"

@@ -172,6 +172,10 @@ struct task {
 struct sysargs {
     l4_word_t nr, a[6], rip, rsp, rflags;
 };
+/* serve_syscall copies it from MR1..MR10 in one piece. */
+_Static_assert(sizeof(struct sysargs) == L4_FSC_WORDS * sizeof(l4_word_t) &&
+               L4_FSC_RAX == 1 && L4_FSC_RDI == 2 && L4_FSC_RIP == 8 && L4_FSC_RFLAGS == 10,
+               "struct sysargs is MR1..MR10 of the foreign system-call message");
 
 struct task *task_by_tid(l4_word_t tid);
 struct task *task_by_pid(int pid);  /* running or zombie */

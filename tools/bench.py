@@ -132,6 +132,7 @@ LX_PREFIX = "lx_"
 LX_PROGRAM = "/test/musl/lxbench"
 LX_ARGS = f"heap=32 heapx=1 poweroff=1 initrd={INITRAMFS.name} init={LX_PROGRAM}"
 LX_MEMORY = 256                 # MiB: the initramfs module (8 MB) besides lx's heap
+LX_TIMEOUT = 120                # s: the whole run takes a few
 _NA_RE = re.compile(r"(?:^|\s)BENCH-NA name=(\S+) errno=(\d+) what=(\S+)\s*$")
 ERRNO_NAMES = {1: "EPERM", 2: "ENOENT", 8: "ENOEXEC", 9: "EBADF", 10: "ECHILD", 11: "EAGAIN",
                12: "ENOMEM", 14: "EFAULT", 22: "EINVAL", 24: "EMFILE", 28: "ENOSPC",
@@ -192,11 +193,12 @@ def slowpath_names(measurements: dict) -> dict:
     return {name + SLOWPATH: m for name, m in measurements.items() if SLOWPATH_RE.match(name)}
 
 
-def parse_lx(text: str) -> dict:
+def parse_lx(text: str, partial: bool = False) -> dict:
     """name -> {"value", "iters"} (value None and "na" the reason for a BENCH-NA row) from
-    a console of lxbench.  Raises BenchError unless it reached BENCH-DONE."""
+    a console of lxbench.  Raises BenchError unless it reached BENCH-DONE (partial: the rows
+    before a hang or a crash, maybe none)."""
     parsed = linuxref.parse_console(text)
-    if not parsed.done:
+    if not parsed.done and not partial:
         raise BenchError("no BENCH-DONE line")
     out = {}
     for name, r in parsed.results.items():
@@ -210,7 +212,7 @@ def parse_lx(text: str) -> dict:
             why = f"{m.group(3)}: errno {err}" + (f" ({ERRNO_NAMES[err]})"
                                                   if err in ERRNO_NAMES else "")
             out[m.group(1)] = {"value": None, "iters": None, "na": why}
-    if not out:
+    if not out and not partial:
         raise BenchError("no BENCH lines")
     order = re.findall(r"BENCH(?:-NA)? name=(\S+)", text)     # the program's order
     return {n: out[n] for n in sorted(out, key=order.index)}
@@ -286,7 +288,7 @@ class Runner:
         modules = [SIGMA0, ROOT_TASK, (LX, LX_ARGS), (INITRAMFS, "data")]
         try:
             r = qemu_run.run(KERNEL, modules, cmdline="kdb=batch", memory=LX_MEMORY,
-                             icount=True, timeout=self.timeout)
+                             icount=True, timeout=min(self.timeout, LX_TIMEOUT))
         except qemu_run.QemuError as e:
             self._account(what, 0, "", False)
             self.fail(what, str(e))
@@ -299,7 +301,8 @@ class Runner:
         except BenchError as e:
             self._account(what, r.duration, shlex.join(r.command), False)
             self.fail(what, f"{e}\n{r.describe()}")
-            return None
+            # A row that hangs or kills lx (a call being built) keeps the rows before it.
+            return parse_lx(r.output, partial=True)
         self._account(what, r.duration, shlex.join(r.command), True)
         return result
 

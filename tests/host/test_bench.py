@@ -559,3 +559,10 @@ def test_plot_lx_pairs():
         ("getpid", 321.05, 310.07), ("fork_exit", 371081.52, 205216.3),
         ("pipe_pingpong", None, 11578.96)]
     assert plot.lx_pairs(full_records()) == []
+
+
+def test_parse_lx_partial_keeps_the_rows_before_a_hang():
+    hung = LXBENCH_LX[:LXBENCH_LX.index("BENCH name=lx_pagefault_anon")]
+    assert list(bench.parse_lx(hung, partial=True)) == ["lx_getpid", "lx_fork_exit",
+                                                        "lx_pipe_pingpong"]
+    assert bench.parse_lx("lx: hello\n", partial=True) == {}

@@ -10,6 +10,10 @@ One invocation boots, under TCG:
     fastpath=off      trips through the general path, reported as <name>_slowpath
   Pecan, wall         the same programs without icount: TCG wall-clock ns per op
   Linux, icount/wall  the native reference programs in Debian's kernel (tools/linuxref)
+  lx, icount          the Linux personality's rows: one static program (user/linux/tests/
+                      lxbench.c, musl) under lx on Pecan, and the same program on native
+                      Linux (the initramfs guest of tools/initramfs/linuxref_run.py), as
+                      lx_<row>; a row whose calls lx lacks is n/a with the errno
 
 and writes, under --out (default build/bench):
 
@@ -29,8 +33,8 @@ Exit status: 0, or 1 if a run failed (no BENCH-DONE, timeout, kernel debugger, .
 
 Options: --quick (no wall-clock runs, fewer Linux iterations), --no-linux (ratios n/a),
 --pingpong (only pingpong under icount, with and without the fast path: a few seconds; implies
---quick --no-linux), --repeat N (wall-clock boots per system; minimum per benchmark),
---no-docs, --out DIR, --timeout S (per Pecan boot).
+--quick --no-linux), --no-lx (no personality rows), --repeat N (wall-clock boots per system;
+minimum per benchmark), --no-docs, --out DIR, --timeout S (per Pecan boot).
 """
 from __future__ import annotations
 
@@ -52,12 +56,17 @@ from typing import Iterable, Optional
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "tools" / "linuxref"))
+sys.path.insert(0, str(ROOT / "tools" / "initramfs"))
 
 import qemu_run  # noqa: E402
 import run as linuxref  # noqa: E402  (tools/linuxref/run.py)
+import linuxref_run  # noqa: E402  (tools/initramfs/linuxref_run.py)
 
 KERNEL = ROOT / "build" / "kernel.bin"          # the release kernel, never kernel-debug
 SIGMA0 = ROOT / "build" / "user" / "sigma0.elf"
+ROOT_TASK = ROOT / "build" / "user" / "root.elf"
+LX = ROOT / "build" / "user" / "lx.elf"
+INITRAMFS = ROOT / "build" / "linux" / "initramfs.cpio"
 DOC = ROOT / "docs" / "performance.md"
 DOC_PLOTS = ROOT / "docs" / "perf"
 DOC_BEGIN = "<!-- bench:begin -->"
@@ -79,6 +88,7 @@ LINUX_BENCHES = ("tsc_calib", "getpid", "pipe_pingpong_1b", "futex_pingpong", "t
 LINUX_QUICK_ITERS = {"getpid": 20000, "pipe_pingpong_1b": 2000, "futex_pingpong": 2000,
                      "trap": 2000, "pagefault_anon": 2000, "appel1": 2000, "appel2": 2000}
 
+SAME = "="  # PAIRS: the Linux figure of the same name (the same program)
 # Pecan measurement (without the _slowpath suffix) -> its nearest Linux equivalent (None: there
 # is none), a second one where there are two, and a note where the pairing needs one.
 # docs/performance.md explains each choice.
@@ -100,6 +110,8 @@ PAIRS = (
     (re.compile(r"^vm_trap$"), "trap", None, None),
     (re.compile(r"^vm_appel1$"), "appel1", None, None),
     (re.compile(r"^vm_appel2$"), "appel2", None, None),
+    (re.compile(r"^lx_"), SAME, None,
+     "the personality: the same static program (lxbench, musl) under lx and on native Linux"),
 )
 
 # The project's bars (docs/performance.md).
@@ -112,6 +124,19 @@ BAR_PISTACHIO_INTER = 99    # (e) instructions per one-way inter-space IPC, Pist
 # instructions per one-way IPC with 0 words.  Every mode of that convention on Pecan: at most.
 PISTACHIO_FIGURES = {"inter": 99.9, "intra": 98.8, "lipc": 111.3}
 BAR_FOREIGN_NULL = 250      # (g) reflected null system call round trip, user code included
+BAR_LX_GETPID = 1.5         # (h) getpid through lx / native Linux getpid, at most
+
+# The Linux personality's rows (issue 8 item 11): user/linux/tests/lxbench.c, built static
+# with musl into the initramfs (make initramfs), run as lx's first process and on Linux.
+LX_PREFIX = "lx_"
+LX_PROGRAM = "/test/musl/lxbench"
+LX_ARGS = f"heap=32 heapx=1 poweroff=1 initrd={INITRAMFS.name} init={LX_PROGRAM}"
+LX_MEMORY = 256                 # MiB: the initramfs module (8 MB) besides lx's heap
+LX_TIMEOUT = 120                # s: the whole run takes a few
+_NA_RE = re.compile(r"(?:^|\s)BENCH-NA name=(\S+) errno=(\d+) what=(\S+)\s*$")
+ERRNO_NAMES = {1: "EPERM", 2: "ENOENT", 8: "ENOEXEC", 9: "EBADF", 10: "ECHILD", 11: "EAGAIN",
+               12: "ENOMEM", 14: "EFAULT", 22: "EINVAL", 24: "EMFILE", 28: "ENOSPC",
+               32: "EPIPE", 38: "ENOSYS"}
 
 
 class BenchError(RuntimeError):
@@ -166,6 +191,31 @@ def merge_min(runs: Iterable[dict]) -> dict:
 def slowpath_names(measurements: dict) -> dict:
     """The round trips of a fastpath=off run, renamed <name>_slowpath."""
     return {name + SLOWPATH: m for name, m in measurements.items() if SLOWPATH_RE.match(name)}
+
+
+def parse_lx(text: str, partial: bool = False) -> dict:
+    """name -> {"value", "iters"} (value None and "na" the reason for a BENCH-NA row) from
+    a console of lxbench.  Raises BenchError unless it reached BENCH-DONE (partial: the rows
+    before a hang or a crash, maybe none)."""
+    parsed = linuxref.parse_console(text)
+    if not parsed.done and not partial:
+        raise BenchError("no BENCH-DONE line")
+    out = {}
+    for name, r in parsed.results.items():
+        if not isinstance(r.get("iters"), int) or not isinstance(r.get("tsc_per_op"),
+                                                                  (int, float)):
+            raise BenchError(f"malformed BENCH line for {name}: {r}")
+        out[name] = {"value": round(float(r["tsc_per_op"]), 2), "iters": r["iters"]}
+    for raw in text.splitlines():
+        if m := _NA_RE.search(linuxref._ESC_RE.sub("", raw.replace("\r", ""))):
+            err = int(m.group(2))
+            why = f"{m.group(3)}: errno {err}" + (f" ({ERRNO_NAMES[err]})"
+                                                  if err in ERRNO_NAMES else "")
+            out[m.group(1)] = {"value": None, "iters": None, "na": why}
+    if not out and not partial:
+        raise BenchError("no BENCH lines")
+    order = re.findall(r"BENCH(?:-NA)? name=(\S+)", text)     # the program's order
+    return {n: out[n] for n in sorted(out, key=order.index)}
 
 
 @dataclass
@@ -232,6 +282,53 @@ class Runner:
         self._account(what, run.seconds, shlex.join(run.command), True)
         return run
 
+    def lx(self) -> Optional[dict]:
+        """lxbench as lx's first process on Pecan, under icount: parse_lx's dict, or None."""
+        what = "pecan lx lxbench icount"
+        modules = [SIGMA0, ROOT_TASK, (LX, LX_ARGS), (INITRAMFS, "data")]
+        try:
+            r = qemu_run.run(KERNEL, modules, cmdline="kdb=batch", memory=LX_MEMORY,
+                             icount=True, timeout=min(self.timeout, LX_TIMEOUT))
+        except qemu_run.QemuError as e:
+            self._account(what, 0, "", False)
+            self.fail(what, str(e))
+            return None
+        (self.out_dir / "pecan-lx-icount.log").write_text(r.output)
+        try:
+            if r.timed_out or r.status != 1:
+                raise BenchError("QEMU did not exit with status 1, lx's poweroff=1")
+            result = parse_lx(r.output)
+        except BenchError as e:
+            self._account(what, r.duration, shlex.join(r.command), False)
+            self.fail(what, f"{e}\n{r.describe()}")
+            # A row that hangs or kills lx (a call being built) keeps the rows before it.
+            return parse_lx(r.output, partial=True)
+        self._account(what, r.duration, shlex.join(r.command), True)
+        return result
+
+    def linux_lx(self) -> Optional[dict]:
+        """The same program on native Linux (Debian's kernel, the initramfs with busybox,
+        icount): parse_lx's dict, or None."""
+        what = "linux lxbench icount"
+        t0 = time.monotonic()
+        try:
+            res = linuxref_run.run_commands([LX_PROGRAM], initramfs=INITRAMFS,
+                                            timeout=max(self.timeout, 300))[0]
+            if res.status != 0:
+                raise BenchError(f"{LX_PROGRAM} exited with status {res.status}")
+            result = parse_lx(res.output)
+        except (linuxref_run.RunError, BenchError, OSError) as e:
+            self._account(what, time.monotonic() - t0, "", False)
+            self.fail(what, str(e))
+            return None
+        finally:
+            log_src = INITRAMFS.parent / "linuxref-console.log"
+            if log_src.is_file():
+                shutil.copyfile(log_src, self.out_dir / "linux-lxbench-icount.log")
+        self._account(what, time.monotonic() - t0, f"tools/initramfs/linuxref_run.py "
+                      f"{LX_PROGRAM}", True)
+        return result
+
     def fail(self, what: str, why: str) -> None:
         self.failures.append(f"{what}: {why}")
         log(f"ERROR: {what}: {why}")
@@ -244,7 +341,7 @@ def linux_pair(name: str):
     base = name[:-len(SLOWPATH)] if name.endswith(SLOWPATH) else name
     for pattern, linux, alt, note in PAIRS:
         if pattern.search(base):
-            return linux, alt, note
+            return (base if linux == SAME else linux), alt, note
     return None, None, None
 
 
@@ -261,6 +358,8 @@ def build_records(pecan: dict, linux: Optional[dict]) -> list:
         ref = linux.get(unit, {})
         for name, m in pecan.get(unit, {}).items():
             lname, alt, note = linux_pair(name)
+            if m.get("na"):
+                note = f"n/a under lx: {m['na']}"
             lval = ref.get(lname, {}).get("value") if lname else None
             aval = ref.get(alt, {}).get("value") if alt else None
             records.append({
@@ -370,6 +469,17 @@ def evaluate_bars(records: list) -> list:
                     na if fnull is None else f"{fnull:.1f}",
                     None if fnull is None else fnull <= BAR_FOREIGN_NULL,
                     ("foreign_syscall_null",)))
+    # (h) The same program's getpid on Linux in the same run; failing that, the reference
+    # program's (also one bare `syscall`).
+    lxg = g.get(LX_PREFIX + "getpid")
+    ref_name = LX_PREFIX + "getpid" if lin.get(LX_PREFIX + "getpid") else "getpid"
+    ref = lin.get(ref_name)
+    ok = None if lxg is None or not ref else lxg <= BAR_LX_GETPID * ref
+    bars.append(Bar("h", f"getpid through lx <= {BAR_LX_GETPID:g}x native Linux getpid in "
+                         f"guest instructions",
+                    na if ok is None else f"{lxg:.1f} vs Linux {ref_name} {ref:.1f} "
+                                          f"(<= {BAR_LX_GETPID * ref:.1f}): {lxg / ref:.2f}x",
+                    ok, (LX_PREFIX + "getpid",)))
     return bars
 
 
@@ -404,13 +514,16 @@ def table_rows(records: list, bars: list) -> list:
     for name, row in rows.items():
         gv, gl, gr = row.get(GUEST, (None, None, None))
         wv, wl, wr = row.get(WALL, (None, None, None))
-        out.append([name, row["linux_name"] or "-", fmt(gv), fmt(gl), fmt(gr, True),
+        lname = "(same program)" if row["linux_name"] == name else row["linux_name"] or "-"
+        out.append([name, lname, fmt(gv), fmt(gl), fmt(gr, True),
                     fmt(wv), fmt(wl), fmt(wr, True), " ".join(checks.get(name, []))])
     return out
 
 
 def linux_rows(records: list) -> list:
-    g, w = values(records, "linux", GUEST), values(records, "linux", WALL)
+    """The Linux reference programs (the personality's rows are in the main table)."""
+    g = {n: v for n, v in values(records, "linux", GUEST).items() if not n.startswith(LX_PREFIX)}
+    w = {n: v for n, v in values(records, "linux", WALL).items() if not n.startswith(LX_PREFIX)}
     return [[name, fmt(g.get(name)), fmt(w.get(name))] for name in dict.fromkeys([*g, *w])]
 
 
@@ -450,6 +563,9 @@ def summary_lines(records: list, bars: list) -> list:
     if inter and futex:
         lines.append(f"Linux futex round trip / inter_0w: {futex:.0f} / {inter:.1f} = "
                      f"{futex / inter:.1f}")
+    for r in records:
+        if r["system"] == "pecan" and r["unit"] == GUEST and r["value"] is None and r["note"]:
+            lines.append(f"{r['name']}: {r['note']}")
     return lines
 
 
@@ -572,7 +688,7 @@ def render_doc(meta: dict, records: list, bars: list, plots: list) -> str:
         out += ["", "The Linux reference programs themselves:", "",
                 format_markdown(LINUX_HEADER, lrows)]
     titles = {"ipc_roundtrip.png": "IPC round trips", "ipc_strings.png": "String IPC",
-              "vm.png": "Virtual-memory operations"}
+              "vm.png": "Virtual-memory operations", "lx.png": "The Linux personality"}
     for p in plots:
         out += ["", f"![{titles.get(p.name, p.stem)}](perf/{p.name})"]
     return "\n".join(out) + "\n"
@@ -666,6 +782,31 @@ def measure_linux(runner: Runner, quick: bool, repeat: int, meta: dict) -> Optio
     return linux
 
 
+def prepare_lx() -> None:
+    """make initramfs: the test programs (lxbench among them) and Debian's busybox-static
+    (downloaded once, cached under build/linux/).  Raises BenchError."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    r = subprocess.run(["make", "-s", "-C", str(ROOT), "initramfs"], capture_output=True,
+                       text=True, env=env)
+    if r.returncode != 0 or not INITRAMFS.is_file():
+        raise BenchError(f"make initramfs failed:\n{(r.stdout + r.stderr).strip()}")
+
+
+def measure_lx(runner: Runner, linux: bool) -> tuple:
+    """The personality's rows: (Pecan's, Linux's), each name -> {"value", "iters"[, "na"]};
+    Linux's is {} without linux.  Only guest instructions: lxbench's figures are TSC deltas."""
+    try:
+        prepare_lx()
+    except BenchError as e:
+        runner.fail("lx prepare", str(e))
+        return {}, {}
+    pecan = runner.lx() or {}
+    ref = {}
+    if linux:
+        ref = {n: m for n, m in (runner.linux_lx() or {}).items() if m["value"] is not None}
+    return pecan, ref
+
+
 def main(argv: Optional[list] = None) -> int:
     ap = argparse.ArgumentParser(description="Pecan benchmarks beside native Linux in the "
                                  "same QEMU; see docs/performance.md.")
@@ -676,6 +817,8 @@ def main(argv: Optional[list] = None) -> int:
     ap.add_argument("--pingpong", action="store_true",
                     help="only pingpong under icount, with and without the fast path "
                          "(implies --quick --no-linux)")
+    ap.add_argument("--no-lx", action="store_true",
+                    help="skip the Linux personality's rows (lxbench under lx and on Linux)")
     ap.add_argument("--repeat", type=int, default=1, metavar="N",
                     help="wall-clock boots per system; the minimum per benchmark counts")
     ap.add_argument("--no-docs", action="store_true", help="leave docs/performance.md alone")
@@ -704,6 +847,13 @@ def main(argv: Optional[list] = None) -> int:
         skipped.append("linux: --no-linux")
     else:
         linux = measure_linux(runner, args.quick, args.repeat, meta)
+    if args.no_lx or args.pingpong:
+        skipped.append("lx: " + ("--no-lx" if args.no_lx else "--pingpong"))
+    else:
+        lx_pecan, lx_linux = measure_lx(runner, linux is not None)
+        pecan[GUEST].update(lx_pecan)
+        if linux is not None:
+            linux[GUEST].update(lx_linux)
 
     records = build_records(pecan, linux)
     bars = evaluate_bars(records)
@@ -722,7 +872,7 @@ def main(argv: Optional[list] = None) -> int:
     plots = make_plots(results, out_dir)
     meta.update({
         "options": {"quick": args.quick, "no_linux": args.no_linux, "repeat": args.repeat,
-                    "pingpong": args.pingpong},
+                    "pingpong": args.pingpong, "no_lx": args.no_lx},
         "runs": [vars(r) for r in runner.runs],
         "bars": [{"bar": b.key, "text": b.text, "measured": b.measured, "verdict": b.verdict}
                  for b in bars],

@@ -11,6 +11,8 @@ for, printing their paths one per line:
                      futex round trips as reference lines (cf. figures 7/8 of the SOSP'93 paper)
   ipc_strings.png    string-IPC round trip against string size, log-log, marginal cost per byte
   vm.png             the SOSP'97 Table 5 operations, Pecan beside Linux
+  lx.png             the Linux personality's rows (lx_*): the same program under lx and on
+                     native Linux, n/a where lx lacks a call
 
 Only guest instructions (icount) are plotted: they are deterministic, so the plots change only
 when the code does.  The functions that pick the series out of the records need no matplotlib
@@ -29,6 +31,7 @@ ROUNDTRIP_RE = re.compile(r"^ipc_roundtrip_(inter|intra|lipc)_(\d+)w(_slowpath)?
 STRING_RE = re.compile(r"^ipc_string_inter_(\d+)b$")
 VM_OPS = ("vm_fault", "vm_trap", "vm_appel1", "vm_appel2")
 LINUX_REFS = ("pipe_pingpong_1b", "futex_pingpong")
+LX_PREFIX = "lx_"
 
 
 def _guest(records, system):
@@ -69,6 +72,13 @@ def vm_pairs(records) -> list:
     by_name = {r["name"]: r for r in _guest(records, "pecan")}
     return [(n, by_name[n]["value"], by_name[n]["linux"], by_name[n]["linux_name"])
             for n in VM_OPS if n in by_name]
+
+
+def lx_pairs(records) -> list:
+    """[(row, lx, linux)] for the personality's rows in record order; lx None where the row
+    is n/a under lx, linux None where Linux was not run."""
+    return [(r["name"][len(LX_PREFIX):], r["value"], r["linux"]) for r in _guest(records, "pecan")
+            if r["name"].startswith(LX_PREFIX)]
 
 
 # ------------------------------------------------------------------------------ drawing
@@ -192,8 +202,54 @@ def plot_vm(plt, records, path):
     return _save(fig, path)
 
 
+def _short(v) -> str:
+    """137471 -> 137k, 1326479 -> 1.33M: the labels of plot_lx fit their bars."""
+    if v >= 1e6:
+        return f"{v / 1e6:.2f}M"
+    return f"{v / 1e3:.0f}k" if v >= 1e4 else f"{v:.0f}"
+
+
+def plot_lx(plt, records, path):
+    pairs = lx_pairs(records)
+    if not pairs:
+        return False
+    fig, ax = plt.subplots(figsize=(11, 5))
+    xs = range(len(pairs))
+    top = max([v for p in pairs for v in p[1:] if v] or [1000])
+    labelled = set()
+
+    def label(text):
+        first = text not in labelled
+        labelled.add(text)
+        return text if first else None
+    for x, (_, lx, linux) in zip(xs, pairs):
+        if lx:
+            ax.bar(x - 0.2, lx, 0.4, color="tab:blue", label=label("Pecan, lx"))
+            ax.text(x - 0.2, lx, _short(lx), ha="center", va="bottom", fontsize="x-small")
+        else:
+            ax.text(x - 0.2, 150, "n/a", ha="center", va="bottom", fontsize="small",
+                    color="tab:blue", rotation=90)
+        if linux:
+            ax.bar(x + 0.2, linux, 0.4, color="tab:red", label=label("Linux (native)"))
+            ax.text(x + 0.2, linux, _short(linux) + (f"\n({linux / lx:.2f}x)" if lx else ""),
+                    ha="center", va="bottom", fontsize="x-small")
+    ax.set_xticks(list(xs))
+    ax.set_xticklabels([n for n, _, _ in pairs], fontsize="small", rotation=20)
+    ax.set_yscale("log")
+    ax.set_ylim(100, 8 * top)
+    _plain_log_labels(ax.yaxis)
+    ax.set_ylabel("guest instructions per operation")
+    ax.set_title(f"The Linux personality: one static program under lx and on Linux\n({SUBTITLE})")
+    ax.grid(True, axis="y", which="both", alpha=0.3)
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        ax.legend(loc="upper left")
+    fig.tight_layout()
+    return _save(fig, path)
+
+
 PLOTS = (("ipc_roundtrip.png", plot_roundtrip), ("ipc_strings.png", plot_strings),
-         ("vm.png", plot_vm))
+         ("vm.png", plot_vm), ("lx.png", plot_lx))
 
 
 def draw(records, out: pathlib.Path) -> list:

@@ -451,3 +451,118 @@ def test_linux_info_finds_the_kernel_behind_escape_sequences():
     bench.linux_info(run, meta)
     assert meta == {"linux_uname": "6.1.0-56-amd64 #1 SMP Debian",
                     "icount_check": "tsc_calib n=100000 exact=1"}
+
+
+# ------------------------------------------------------------------------------- lx rows
+
+# lxbench under lx (boot lines and lx's own messages around it) and on Linux.
+LXBENCH_LX = """\
+lx: Linux server, 32768 KiB of memory, 1 program(s)
+BENCH name=lx_getpid iters=10000 tsc_per_op=321.05 tsc=3210534
+BENCH name=lx_fork_exit iters=40 tsc_per_op=371081.52 tsc=14843261
+lx: pid 1: system call 22 (pipe) not implemented
+BENCH-NA name=lx_pipe_pingpong errno=38 what=pipe\r
+BENCH name=lx_pagefault_anon iters=256 tsc_per_op=3131.62 tsc=801695
+BENCH-NA name=lx_signal_catch errno=38 what=kill
+BENCH-NA name=lx_odd errno=200 what=child_status_11
+BENCH-DONE
+lx: no processes left, 8192 pages free
+"""
+LXBENCH_LINUX = """\
+BENCH name=lx_getpid iters=10000 tsc_per_op=310.07 tsc=3100724
+BENCH name=lx_fork_exit iters=40 tsc_per_op=205216.30 tsc=8208652
+BENCH name=lx_pipe_pingpong iters=2000 tsc_per_op=11578.96 tsc=23157930
+BENCH name=lx_pagefault_anon iters=256 tsc_per_op=6759.08 tsc=1730327
+BENCH name=lx_signal_catch iters=1000 tsc_per_op=4203.30 tsc=4203301
+BENCH-DONE
+"""
+
+
+def lx_records(lx=LXBENCH_LX, linux=True):
+    pecan = {bench.GUEST: measurements(PINGPONG_ICOUNT), bench.WALL: {}}
+    pecan[bench.GUEST].update(bench.parse_lx(lx))
+    ref = None
+    if linux:
+        ref = {bench.GUEST: bench.parse_linux(LINUX_RESULTS, icount=True), bench.WALL: {}}
+        ref[bench.GUEST].update(bench.parse_lx(LXBENCH_LINUX))
+    return bench.build_records(pecan, ref)
+
+
+def test_parse_lx_rows_and_na_in_the_programs_order():
+    m = bench.parse_lx(LXBENCH_LX)
+    assert list(m) == ["lx_getpid", "lx_fork_exit", "lx_pipe_pingpong", "lx_pagefault_anon",
+                       "lx_signal_catch", "lx_odd"]
+    assert m["lx_getpid"] == {"value": 321.05, "iters": 10000}
+    assert m["lx_pipe_pingpong"] == {"value": None, "iters": None,
+                                     "na": "pipe: errno 38 (ENOSYS)"}
+    assert m["lx_odd"]["na"] == "child_status_11: errno 200"
+
+
+@pytest.mark.parametrize("text, why", [
+    (LXBENCH_LX.replace("BENCH-DONE\n", ""), "BENCH-DONE"),
+    ("lx: hello\nBENCH-DONE\n", "no BENCH lines"),
+    ("BENCH name=lx_x iters=10 tsc=10\nBENCH-DONE\n", "malformed"),
+])
+def test_parse_lx_rejects_incomplete_consoles(text, why):
+    with pytest.raises(bench.BenchError, match=why):
+        bench.parse_lx(text)
+
+
+def test_lx_rows_pair_with_the_same_program_on_linux():
+    records = lx_records()
+    g = find(records, "lx_getpid")
+    assert (g["linux_name"], g["linux"]) == ("lx_getpid", 310.07)
+    assert g["ratio"] == pytest.approx(0.97, abs=0.01) and "same static program" in g["note"]
+    pipe = find(records, "lx_pipe_pingpong")
+    assert pipe["value"] is None and pipe["ratio"] is None and pipe["linux"] == 11578.96
+    assert pipe["note"] == "n/a under lx: pipe: errno 38 (ENOSYS)"
+    assert find(records, "lx_getpid", system="linux")["value"] == 310.07
+    json.dumps(records)
+
+
+def test_bar_h_getpid_through_lx():
+    bars = bars_by_key(lx_records())
+    assert bars["h"].verdict == "PASS"
+    assert bars["h"].measured == "321.1 vs Linux lx_getpid 310.1 (<= 465.1): 1.04x"
+    slow = bars_by_key(lx_records(LXBENCH_LX.replace("tsc_per_op=321.05", "tsc_per_op=466.00")))
+    assert slow["h"].verdict == "FAIL"
+    assert bars_by_key(lx_records(linux=False))["h"].verdict == "n/a"
+    assert bars_by_key(full_records())["h"].verdict == "n/a"        # lx not run
+    na = bars_by_key(lx_records(LXBENCH_LX.replace(
+        "BENCH name=lx_getpid iters=10000 tsc_per_op=321.05 tsc=3210534",
+        "BENCH-NA name=lx_getpid errno=38 what=getpid")))
+    assert na["h"].verdict == "n/a"
+
+
+def test_bar_h_falls_back_to_the_reference_getpid():
+    pecan = {bench.GUEST: bench.parse_lx(LXBENCH_LX), bench.WALL: {}}
+    ref = {bench.GUEST: bench.parse_linux(LINUX_RESULTS, icount=True), bench.WALL: {}}
+    bars = bars_by_key(bench.build_records(pecan, ref))
+    assert bars["h"].verdict == "PASS" and "Linux getpid 314.4" in bars["h"].measured
+
+
+def test_lx_rows_in_the_table_and_the_summary():
+    records = lx_records()
+    bars = bench.evaluate_bars(records)
+    rows = {r[0]: r for r in bench.table_rows(records, bars)}
+    assert rows["lx_getpid"][:5] == ["lx_getpid", "(same program)", "321.1", "310.1", "0.97"]
+    assert rows["lx_getpid"][-1] == "(h) PASS"
+    assert rows["lx_pipe_pingpong"][2:5] == ["n/a", "11579", "n/a"]
+    assert not any(r[0].startswith("lx_") for r in bench.linux_rows(records))
+    lines = bench.summary_lines(records, bars)
+    assert "lx_pipe_pingpong: n/a under lx: pipe: errno 38 (ENOSYS)" in lines
+    assert any(line.startswith("(h) PASS: getpid through lx <= 1.5x") for line in lines)
+
+
+def test_plot_lx_pairs():
+    assert plot.lx_pairs(lx_records())[:3] == [
+        ("getpid", 321.05, 310.07), ("fork_exit", 371081.52, 205216.3),
+        ("pipe_pingpong", None, 11578.96)]
+    assert plot.lx_pairs(full_records()) == []
+
+
+def test_parse_lx_partial_keeps_the_rows_before_a_hang():
+    hung = LXBENCH_LX[:LXBENCH_LX.index("BENCH name=lx_pagefault_anon")]
+    assert list(bench.parse_lx(hung, partial=True)) == ["lx_getpid", "lx_fork_exit",
+                                                        "lx_pipe_pingpong"]
+    assert bench.parse_lx("lx: hello\n", partial=True) == {}

@@ -154,6 +154,10 @@ enum park {
 struct sysargs {
     l4_word_t nr, a[6], rip, rsp, rflags;
 };
+/* serve_syscall copies it from MR1..MR10 in one piece. */
+_Static_assert(sizeof(struct sysargs) == L4_FSC_WORDS * sizeof(l4_word_t) &&
+               L4_FSC_RAX == 1 && L4_FSC_RDI == 2 && L4_FSC_RIP == 8 && L4_FSC_RFLAGS == 10,
+               "struct sysargs is MR1..MR10 of the foreign system-call message");
 
 struct waitq { uint64_t tasks; };   /* process slots parked on something (park.c) */
 
@@ -222,6 +226,10 @@ static inline bool park_retrying(const struct task *t) { return t->retrying; }
 bool park_cancel(struct task *t);
 void park_task_exit(struct task *t);
 /* The receive loop's part (main.c). */
+extern uint64_t park_ready;
+extern unsigned park_ntimed;
+/* Anything woken or timed at all?  The loop's one test per message when nothing is. */
+static inline bool park_busy(void) { return park_ready | park_ntimed; }
 void park_parked(struct task *t, const struct sysargs *a);  /* the handler said LX_PARK */
 bool park_pending(void);            /* calls to run again now */
 void park_run(void);                /* run them; clobbers the MRs */

@@ -17,8 +17,10 @@
 
 _Static_assert(LX_MAX_TASKS <= 64, "a wait queue is one word of slots");
 
-static uint64_t ready;              /* slots whose parked call runs again */
-static unsigned ntimed;             /* parked calls with a deadline */
+uint64_t park_ready;                /* slots whose parked call runs again */
+unsigned park_ntimed;               /* parked calls with a deadline */
+#define ready  park_ready
+#define ntimed park_ntimed
 
 static unsigned slot_of(const struct task *t)
 {

@@ -12,7 +12,19 @@
 
 static struct task tasks[LX_MAX_TASKS];
 static int next_pid = 1;
+static unsigned ntasks;             /* slots not TASK_FREE: task_count() on every message */
 l4_word_t lx_self;
+
+/* task_by_tid runs for every message: a hint per hash of the thread number names the slot
+ * that last matched.  A hint is only a guess (checked, and the slots searched on a miss),
+ * so nothing has to forget it when a task ends. */
+#define TID_HINTS 64
+static uint8_t tid_hint[TID_HINTS];
+
+static unsigned tid_hash(l4_word_t tid)
+{
+    return (unsigned)(tid >> 14) % TID_HINTS;   /* the thread number, without the version */
+}
 
 struct task *task_slot(unsigned i)
 {
@@ -21,9 +33,15 @@ struct task *task_slot(unsigned i)
 
 struct task *task_by_tid(l4_word_t tid)
 {
+    unsigned h = tid_hash(tid);
+    struct task *t = &tasks[tid_hint[h]];
+    if (t->tid == tid && t->state == TASK_RUNNING)
+        return t;
     for (unsigned i = 0; i < LX_MAX_TASKS; i++)
-        if (tasks[i].state == TASK_RUNNING && tasks[i].tid == tid)
+        if (tasks[i].state == TASK_RUNNING && tasks[i].tid == tid) {
+            tid_hint[h] = (uint8_t)i;
             return &tasks[i];
+        }
     return NULL;
 }
 
@@ -37,10 +55,7 @@ struct task *task_by_pid(int pid)
 
 unsigned task_count(void)
 {
-    unsigned n = 0;
-    for (unsigned i = 0; i < LX_MAX_TASKS; i++)
-        n += tasks[i].state != TASK_FREE;
-    return n;
+    return ntasks;
 }
 
 struct task *task_alloc(void)
@@ -66,6 +81,8 @@ int task_create_thread(struct task *t)
     t->pid = next_pid++;
     t->exit_signal = SIGCHLD;
     t->state = TASK_RUNNING;
+    ntasks++;
+    tid_hint[tid_hash(t->tid)] = (uint8_t)(t - tasks);
     return 0;
 }
 
@@ -132,6 +149,8 @@ void task_set_comm(struct task *t, const char *path)
 
 void task_free(struct task *t)
 {
+    if (t->state != TASK_FREE)
+        ntasks--;
     t->state = TASK_FREE;
 }
 

@@ -1,0 +1,411 @@
+/* lxbench: the Linux personality's benchmark rows (issue 8 item 11), one program run on
+ * native Linux (Debian's kernel in QEMU) and under lx in the same `make bench`.
+ *
+ *   lxbench [ROW...]    run the rows (all by default); one line per row:
+ *     BENCH name=lx_ROW iters=N tsc_per_op=X tsc=T
+ *     BENCH-NA name=lx_ROW errno=E what=CALL       the row cannot run here (a call failed)
+ *   then BENCH-DONE; exit status 0.
+ *   lxbench exit        exit at once (the image fork_execve runs)
+ *
+ * Figures are rdtsc deltas: under QEMU -icount shift=0 the TSC counts guest instructions
+ * (docs/performance.md).  Each row warms up first (the same operation, untimed).  A row whose
+ * calls fail reports BENCH-NA with the errno and the run goes on: on lx, rows start working
+ * as the calls they need arrive.  Never run on the host. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define KIB64 65536
+#define PAGE 4096
+
+static const char *self;            /* argv[0]: the path fork_execve runs */
+static char buf[KIB64];
+
+static uint64_t tsc(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi) :: "memory");
+    return ((uint64_t)hi << 32) | lo;
+}
+
+/* Lines go out with one write each: nothing stays buffered across fork. */
+static void out(const char *fmt, ...)
+{
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n > (int)sizeof line - 1)
+        n = sizeof line - 1;
+    if (write(1, line, (size_t)n) < 0)
+        _exit(3);
+}
+
+static int report(const char *name, long iters, uint64_t ticks)
+{
+    out("BENCH name=lx_%s iters=%ld tsc_per_op=%lu.%02lu tsc=%lu\n", name, iters,
+        (unsigned long)(ticks / iters), (unsigned long)(ticks % iters * 100 / iters),
+        (unsigned long)ticks);
+    return 0;
+}
+
+/* A row that cannot run: the call that failed and its errno. */
+static int na(const char *name, const char *what, int err)
+{
+    out("BENCH-NA name=lx_%s errno=%d what=%s\n", name, err, what);
+    return 1;
+}
+
+static long raw_getpid(void)
+{
+    long r = SYS_getpid;
+    __asm__ volatile("syscall" : "+a"(r) :: "rcx", "r11", "memory");
+    return r;
+}
+
+/* Reaps pid; 0 if it exited with status 0, else the wait status (or -errno of wait4). */
+static int reap(pid_t pid)
+{
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return -errno;
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : (st ? st : -1);
+}
+
+static int child_failed(const char *name, int r)
+{
+    char what[32];
+    snprintf(what, sizeof what, "child_status_%d", r);
+    return na(name, r < 0 ? "wait4" : what, r < 0 ? -r : 0);
+}
+
+/* ---- the rows ------------------------------------------------------------------------ */
+
+/* getpid: the system-call round trip, one bare `syscall` instruction. */
+static int row_getpid(void)
+{
+    enum { N = 10000, WARM = 1000 };
+    for (int i = 0; i < WARM; i++)
+        raw_getpid();
+    uint64_t t0 = tsc();
+    for (int i = 0; i < N; i++)
+        raw_getpid();
+    return report("getpid", N, tsc() - t0);
+}
+
+/* fork + the child's _exit + the parent's wait: per process. */
+static int row_fork_exit(void)
+{
+    enum { N = 40, WARM = 4 };
+    uint64_t t0 = 0;
+    for (int i = 0; i < WARM + N; i++) {
+        if (i == WARM)
+            t0 = tsc();
+        pid_t pid = fork();
+        if (pid < 0)
+            return na("fork_exit", "fork", errno);
+        if (pid == 0)
+            _exit(0);
+        int r = reap(pid);
+        if (r)
+            return child_failed("fork_exit", r);
+    }
+    return report("fork_exit", N, tsc() - t0);
+}
+
+/* fork + execve of this program (which exits at once: `lxbench exit`) + wait. */
+static int fork_exec_wait(const char *name, const char *path, char *const argv[])
+{
+    enum { N = 20, WARM = 2 };
+    static char *const envp[] = { "PATH=/bin", NULL };
+    uint64_t t0 = 0;
+    for (int i = 0; i < WARM + N; i++) {
+        if (i == WARM)
+            t0 = tsc();
+        pid_t pid = fork();
+        if (pid < 0)
+            return na(name, "fork", errno);
+        if (pid == 0) {
+            execve(path, argv, envp);
+            _exit(errno < 100 ? 100 + errno : 99);  /* 100 + errno: execve failed */
+        }
+        int r = reap(pid);
+        if (r > 0 && WIFEXITED(r) && WEXITSTATUS(r) >= 100)
+            return na(name, "execve", WEXITSTATUS(r) - 100);
+        if (r)
+            return child_failed(name, r);
+    }
+    return report(name, N, tsc() - t0);
+}
+
+static int row_fork_execve(void)
+{
+    char *const argv[] = { (char *)self, "exit", NULL };
+    return fork_exec_wait("fork_execve", self, argv);
+}
+
+/* `sh -c exit`: fork + execve of busybox's shell, which parses and runs `exit`. */
+static int row_sh_c_exit(void)
+{
+    char *const argv[] = { "sh", "-c", "exit", NULL };
+    return fork_exec_wait("sh_c_exit", "/bin/sh", argv);
+}
+
+/* Two pipes, a child that echoes: one byte there and back, n times after warm untimed
+ * ones.  0 and the ticks of the n, or an errno and *what failed. */
+static int pingpong(int n, int warm, uint64_t *ticks, const char **what)
+{
+    int p2c[2], c2p[2];
+    *what = "pipe";
+    if (pipe(p2c))
+        return errno;
+    if (pipe(c2p)) {
+        int e = errno;
+        close(p2c[0]), close(p2c[1]);
+        return e;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(p2c[0]), close(p2c[1]), close(c2p[0]), close(c2p[1]);
+        *what = "fork";
+        return e;
+    }
+    if (pid == 0) {
+        close(p2c[1]), close(c2p[0]);
+        char c;
+        for (int i = 0; i < warm + n; i++)
+            if (read(p2c[0], &c, 1) != 1 || write(c2p[1], &c, 1) != 1)
+                _exit(2);
+        _exit(0);
+    }
+    close(p2c[0]), close(c2p[1]);
+    char c = 'x';
+    uint64_t t0 = 0;
+    int err = 0;
+    for (int i = 0; i < warm + n && !err; i++) {
+        if (i == warm)
+            t0 = tsc();
+        if (write(p2c[1], &c, 1) != 1 || read(c2p[0], &c, 1) != 1)
+            err = errno ? errno : EIO;
+    }
+    *ticks = tsc() - t0;
+    close(p2c[1]), close(c2p[0]);
+    int r = reap(pid);
+    *what = err ? "read_write" : "wait4";
+    return err ? err : r < 0 ? -r : r ? ECHILD : 0;
+}
+
+static int row_pipe_pingpong(void)
+{
+    enum { N = 2000, WARM = 200 };
+    uint64_t ticks;
+    const char *what;
+    int e = pingpong(N, WARM, &ticks, &what);
+    return e ? na("pipe_pingpong", what, e) : report("pipe_pingpong", N, ticks);
+}
+
+/* A process switch, as lmbench's lat_ctx takes it: the pipe ping-pong's round trip (two
+ * switches) less what its writes and reads cost without a switch (one process writing and
+ * reading its own pipe), halved. */
+static int row_ctxsw(void)
+{
+    enum { N = 2000, WARM = 200 };
+    int p[2];
+    if (pipe(p))
+        return na("ctxsw", "pipe", errno);
+    char c = 'x';
+    uint64_t t0 = 0;
+    int err = 0;
+    for (int i = 0; i < WARM + N && !err; i++) {
+        if (i == WARM)
+            t0 = tsc();
+        if (write(p[1], &c, 1) != 1 || read(p[0], &c, 1) != 1)
+            err = errno ? errno : EIO;
+    }
+    uint64_t alone = tsc() - t0, both;
+    close(p[0]), close(p[1]);
+    if (err)
+        return na("ctxsw", "read_write", err);
+    const char *what;
+    int e = pingpong(N, WARM, &both, &what);
+    if (e)
+        return na("ctxsw", what, e);
+    /* both: N round trips = 2N switches + 2N (write + read); alone: N (write + read). */
+    uint64_t sw = both > 2 * alone ? both - 2 * alone : 0;
+    return report("ctxsw", 2 * N, sw);
+}
+
+/* A child writes 64 KiB at a time into a pipe, the parent reads it all: per 64 KiB. */
+static int row_pipe_64k(void)
+{
+    enum { N = 100, WARM = 10 };
+    int p[2];
+    if (pipe(p))
+        return na("pipe_64k", "pipe", errno);
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(p[0]), close(p[1]);
+        return na("pipe_64k", "fork", e);
+    }
+    if (pid == 0) {
+        close(p[0]);
+        memset(buf, 'p', sizeof buf);
+        for (int i = 0; i < WARM + N; i++)
+            for (size_t done = 0; done < KIB64;) {
+                ssize_t w = write(p[1], buf + done, KIB64 - done);
+                if (w <= 0)
+                    _exit(2);
+                done += (size_t)w;
+            }
+        _exit(0);
+    }
+    close(p[1]);
+    uint64_t t0 = 0;
+    int err = 0;
+    for (int i = 0; i < WARM + N && !err; i++) {
+        if (i == WARM)
+            t0 = tsc();
+        for (size_t done = 0; done < KIB64 && !err;) {
+            ssize_t r = read(p[0], buf + done, KIB64 - done);
+            if (r <= 0)
+                err = r < 0 ? errno : EPIPE;
+            else
+                done += (size_t)r;
+        }
+    }
+    uint64_t t1 = tsc();
+    close(p[0]);
+    int r = reap(pid);
+    if (err)
+        return na("pipe_64k", "read", err);
+    if (r)
+        return child_failed("pipe_64k", r);
+    return report("pipe_64k", N, t1 - t0);
+}
+
+/* The first write to each page of a fresh anonymous mapping: per page.  The warm-up maps,
+ * touches and unmaps the same amount first, so the memory behind it is the system's own
+ * already (on lx: pool pages it has had before). */
+static int row_pagefault(void)
+{
+    enum { PAGES = 256 };
+    uint64_t ticks = 0;
+    for (int round = 0; round < 2; round++) {
+        volatile char *m = mmap(NULL, PAGES * PAGE, PROT_READ | PROT_WRITE,
+                                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
+            return na("pagefault_anon", "mmap", errno);
+        uint64_t t0 = tsc();
+        for (int i = 0; i < PAGES; i++)
+            m[i * PAGE] = 1;
+        ticks = tsc() - t0;
+        if (munmap((void *)m, PAGES * PAGE))
+            return na("pagefault_anon", "munmap", errno);
+    }
+    return report("pagefault_anon", PAGES, ticks);
+}
+
+/* Read a 64 KiB file (in the RAM file system: /tmp) again and again: per read of it all. */
+static int row_file_reread(void)
+{
+    enum { N = 100, WARM = 10 };
+    static const char path[] = "/tmp/lxbench.dat";
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0)
+        return na("file_reread_64k", "open", errno);
+    memset(buf, 'f', sizeof buf);
+    int err = write(fd, buf, KIB64) == KIB64 ? 0 : errno ? errno : EIO;
+    uint64_t t0 = 0;
+    for (int i = 0; i < WARM + N && !err; i++) {
+        if (i == WARM)
+            t0 = tsc();
+        if (pread(fd, buf, KIB64, 0) != KIB64)
+            err = errno ? errno : EIO;
+    }
+    uint64_t t1 = tsc();
+    close(fd);
+    unlink(path);
+    if (err)
+        return na("file_reread_64k", "write_pread", err);
+    return report("file_reread_64k", N, t1 - t0);
+}
+
+static volatile long caught;
+
+static void on_usr1(int sig)
+{
+    (void)sig;
+    caught++;
+}
+
+/* kill(self) with a handler installed: delivery, the handler, rt_sigreturn; per signal. */
+static int row_signal(void)
+{
+    enum { N = 1000, WARM = 100 };
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_usr1;
+    if (sigaction(SIGUSR1, &sa, &old))
+        return na("signal_catch", "rt_sigaction", errno);
+    pid_t me = getpid();
+    uint64_t t0 = 0;
+    int err = 0;
+    caught = 0;
+    for (int i = 0; i < WARM + N && !err; i++) {
+        if (i == WARM)
+            t0 = tsc();
+        if (kill(me, SIGUSR1))
+            err = errno;
+    }
+    uint64_t t1 = tsc();
+    long got = caught;
+    sigaction(SIGUSR1, &old, NULL);
+    if (err)
+        return na("signal_catch", "kill", err);
+    if (got != WARM + N)
+        return na("signal_catch", "handler_not_run", 0);
+    return report("signal_catch", N, t1 - t0);
+}
+
+static const struct { const char *name; int (*fn)(void); } rows[] = {
+    { "getpid", row_getpid },
+    { "fork_exit", row_fork_exit },
+    { "fork_execve", row_fork_execve },
+    { "sh_c_exit", row_sh_c_exit },
+    { "pipe_pingpong", row_pipe_pingpong },
+    { "pipe_64k", row_pipe_64k },
+    { "pagefault_anon", row_pagefault },
+    { "file_reread_64k", row_file_reread },
+    { "signal_catch", row_signal },
+    { "ctxsw", row_ctxsw },
+};
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "exit"))
+        return 0;
+    self = argv[0];
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        bool run = argc < 2;
+        for (int a = 1; a < argc; a++)
+            run |= !strcmp(argv[a], rows[i].name);
+        if (run)
+            rows[i].fn();
+    }
+    out("BENCH-DONE\n");
+    return 0;
+}

@@ -72,6 +72,8 @@ struct inode {
     void **pages;
     /* symlink */
     char *target;
+    /* --- pipes (pipe.h) --- */
+    struct pipe *pipe;              /* a pipe's or FIFO's buffer and ends; NULL when none */
 };
 
 struct file;

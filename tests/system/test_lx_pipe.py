@@ -3,8 +3,8 @@ musl and glibc: pipe/pipe2 and their errors, 64 KiB capacity, EAGAIN/EPIPE/EOF, 
 S_IFIFO, a 1 MiB blocking write that parks many times, PIPE_BUF atomicity with four
 writers, ends counted across fork and dup, parked readers and writers woken by a close;
 poll/ppoll/select/pselect with timeouts, POLLNVAL/POLLHUP/POLLERR, EFAULT/EINVAL/EBADF; a
-pipeline of ten processes moving 1 MiB with a checksum.  Busybox pipelines run through
-/bin/sh where the initramfs (make initramfs) has busybox.  Every run ends with lx's page
+pipeline of ten processes moving 1 MiB with a checksum; a FIFO (mkfifo, mknod).  Busybox pipelines run through
+/bin/sh where the initramfs (make initramfs) has busybox, with sleep and date.  Every run ends with lx's page
 pool complete."""
 import re
 import sys
@@ -25,6 +25,8 @@ SCRIPT = b"""echo a b c | wc -w
 seq 1000 | sort -rn | head -3
 echo one two three | tr ' ' '\\n' | sort | tail -1
 seq 5 | while read n; do echo x$n; done | wc -l
+sleep 0.1 && echo slept
+echo year $(date -u +%Y)
 """
 
 
@@ -66,7 +68,8 @@ def test_pipes_poll_and_a_pipeline(variant):
     for line in ("ok: a pipe holds 64 KiB, then EAGAIN", "ok: one blocking write of 1 MiB",
                  "ok: 160 records of 4096 bytes, none mixed", "ok: no reader: EPIPE",
                  "ok: poll parks until the child writes", "ok: select: times out after 30 ms",
-                 "ok: a pipeline of 10 processes moves 1 MiB intact"):
+                 "ok: a pipeline of 10 processes moves 1 MiB intact",
+                 "ok: a FIFO's reader gets the writer's bytes", "ok: mknod S_IFDIR: EPERM"):
         assert line in out, f"no `{line}`\n{out}"
 
 
@@ -80,4 +83,7 @@ def test_busybox_pipelines():
     assert re.search(r"^1000\r?\n999\r?\n998\r?$", out, re.M), out
     assert re.search(r"^two\r?$", out, re.M), out
     assert re.search(r"^5\r?$", out, re.M), out
+    assert re.search(r"^slept\r?$", out, re.M), out
+    m = re.search(r"^year (\d+)\r?$", out, re.M)
+    assert m and int(m.group(1)) >= 2024, out
     assert "lx: pid 1 exited with status 0" in out, out

@@ -205,6 +205,23 @@ static void test_pipe(void)
     close(p[0]);
     check(reap(c) == 0, "a parked writer returns its partial count when the reader goes");
 
+    /* A FIFO: the reader opens first and its read waits for the writer's open and write. */
+    check(mkfifo("/tmp/fifo", 0600) == 0 && stat("/tmp/fifo", &st) == 0 && S_ISFIFO(st.st_mode),
+          "mkfifo makes a FIFO");
+    check(mkfifo("/tmp/fifo", 0600) == -1 && errno == EEXIST, "mkfifo again: EEXIST");
+    check(mknod("/tmp/dir", S_IFDIR | 0700, 0) == -1 && errno == EPERM, "mknod S_IFDIR: EPERM");
+    c = fork();
+    if (!c) {
+        sleep_ms(20);
+        int fd = open("/tmp/fifo", O_WRONLY);
+        _exit(fd >= 0 && write(fd, "fifo!", 5) == 5 ? 0 : 1);
+    }
+    int fd = open("/tmp/fifo", O_RDONLY);
+    check(fd >= 0 && read(fd, buf, sizeof buf) == 5 && !memcmp(buf, "fifo!", 5),
+          "a FIFO's reader gets the writer's bytes");
+    check(read(fd, buf, sizeof buf) == 0, "... and EOF when the writer is gone");
+    check(reap(c) == 0 && close(fd) == 0 && unlink("/tmp/fifo") == 0, "the FIFO's writer and unlink");
+
     check(read(-1, buf, 1) == -1 && errno == EBADF, "read of fd -1: EBADF");
     pipe(p);
     check(write(p[1], bad_ptr, 10) == -1 && errno == EFAULT, "write from a bad address: EFAULT");

@@ -2,7 +2,8 @@
 musl and glibc: pipe/pipe2 and their errors, 64 KiB capacity, EAGAIN/EPIPE/EOF, FIONREAD,
 S_IFIFO, a 1 MiB blocking write that parks many times, PIPE_BUF atomicity with four
 writers, ends counted across fork and dup, parked readers and writers woken by a close;
-poll/ppoll/select/pselect with timeouts, POLLNVAL/POLLHUP/POLLERR, EFAULT/EINVAL/EBADF; a
+poll/ppoll/select/pselect with timeouts, POLLNVAL/POLLHUP/POLLERR, EFAULT/EINVAL/EBADF;
+epoll (create, ctl and its errors, a parked wait, timeout, EPOLLONESHOT); a
 pipeline of ten processes moving 1 MiB with a checksum; a FIFO (mkfifo, mknod).  Busybox pipelines run through
 /bin/sh where the initramfs (make initramfs) has busybox, with sleep and date.  Every run ends with lx's page
 pool complete."""
@@ -20,7 +21,7 @@ import newc  # noqa: E402
 INITRAMFS = BUILD / "linux" / "initramfs.cpio"
 VARIANTS = ("musl", "glibc")
 PROGRAM = {v: BUILD / "linux" / "tests" / v / "pipes" for v in VARIANTS}
-MODES = ("pipe", "poll", "chain")
+MODES = ("pipe", "poll", "epoll", "chain")
 SCRIPT = b"""echo a b c | wc -w
 seq 1000 | sort -rn | head -3
 echo one two three | tr ' ' '\\n' | sort | tail -1
@@ -69,7 +70,8 @@ def test_pipes_poll_and_a_pipeline(variant):
                  "ok: 160 records of 4096 bytes, none mixed", "ok: no reader: EPIPE",
                  "ok: poll parks until the child writes", "ok: select: times out after 30 ms",
                  "ok: a pipeline of 10 processes moves 1 MiB intact",
-                 "ok: a FIFO's reader gets the writer's bytes", "ok: mknod S_IFDIR: EPERM"):
+                 "ok: a FIFO's reader gets the writer's bytes", "ok: mknod S_IFDIR: EPERM",
+                 "ok: epoll_wait parks until the child writes", "ok: EPOLLONESHOT: once"):
         assert line in out, f"no `{line}`\n{out}"
 
 

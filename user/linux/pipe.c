@@ -86,6 +86,8 @@ static unsigned pipe_poll(struct file *f, struct task *t)
 {
     struct pipe *p = f->inode->pipe;
     unsigned mask = 0;
+    if (!p || (f->flags & O_PATH))
+        return POLLNVAL;            /* an O_PATH description counts as no end */
     if (reads(f)) {
         if (p->count)
             mask |= POLLIN | POLLRDNORM;
@@ -109,6 +111,8 @@ static long pipe_ioctl(struct file *f, struct task *t, unsigned long cmd, l4_wor
 {
     if (cmd != FIONREAD)
         return -ENOTTY;
+    if (!f->inode->pipe || (f->flags & O_PATH))
+        return -EBADF;
     int n = (int)f->inode->pipe->count;
     return copy_to_user(&t->mm, arg, &n, sizeof n);
 }

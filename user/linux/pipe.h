@@ -1,4 +1,4 @@
-/* Pipes, FIFOs, poll/select and the blocking of file I/O (docs/linux/pipes.md). */
+/* Pipes, FIFOs, poll/select/epoll and the blocking of file I/O (docs/linux/pipes.md). */
 #ifndef LX_PIPE_H
 #define LX_PIPE_H
 
@@ -42,5 +42,12 @@ long sys_select(struct task *, const struct sysargs *);
 long sys_pselect6(struct task *, const struct sysargs *);
 long sys_mknod(struct task *, const struct sysargs *);
 long sys_mknodat(struct task *, const struct sysargs *);
+/* epoll.c */
+long sys_epoll_create(struct task *, const struct sysargs *);
+long sys_epoll_create1(struct task *, const struct sysargs *);
+long sys_epoll_ctl(struct task *, const struct sysargs *);
+long sys_epoll_wait(struct task *, const struct sysargs *);
+long sys_epoll_pwait(struct task *, const struct sysargs *);
+long sys_epoll_pwait2(struct task *, const struct sysargs *);
 
 #endif

@@ -77,6 +77,7 @@ static const sys_handler table[LX_NSYSCALLS] = {
     [164] = sys_settimeofday,
     [186] = sys_gettid,
     [201] = sys_time,
+    [213] = sys_epoll_create,
     [217] = sys_getdents64,
     [218] = sys_set_tid_address,
     [227] = sys_clock_settime,
@@ -84,6 +85,8 @@ static const sys_handler table[LX_NSYSCALLS] = {
     [229] = sys_clock_getres,
     [230] = sys_clock_nanosleep,
     [231] = sys_exit_group,
+    [232] = sys_epoll_wait,
+    [233] = sys_epoll_ctl,
     [257] = sys_openat,
     [258] = sys_mkdirat,
     [259] = sys_mknodat,
@@ -98,12 +101,15 @@ static const sys_handler table[LX_NSYSCALLS] = {
     [270] = sys_pselect6,
     [271] = sys_ppoll,
     [273] = sys_set_robust_list,
+    [281] = sys_epoll_pwait,
+    [291] = sys_epoll_create1,
     [292] = sys_dup3,
     [293] = sys_pipe2,
     [302] = sys_prlimit64,
     [316] = sys_renameat2,
     [318] = sys_getrandom,
     [439] = sys_faccessat2,
+    [441] = sys_epoll_pwait2,
 };
 
 static unsigned long unimplemented[LX_NSYSCALLS];

@@ -1,5 +1,5 @@
 /* lx's pipes, poll/select and time (docs/linux/pipes.md, docs/linux/time.md), as a C
- * program of either C library.  Modes: pipe, poll, time, chain.  Prints "ok: ..." per
+ * program of either C library.  Modes: pipe, poll, epoll, time, chain.  Prints "ok: ..." per
  * check and "FAIL: ..." for a failure; the exit status is the number of failures. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/select.h>
@@ -331,6 +332,63 @@ static void test_poll(void)
     close(p[1]);
 }
 
+/* --- epoll ------------------------------------------------------------------------------------ */
+
+static void test_epoll(void)
+{
+    int p[2], q[2], ep = epoll_create1(EPOLL_CLOEXEC);
+    struct epoll_event ev = { .events = EPOLLIN, .data.u64 = 0x1122334455667788ull }, out[4];
+    char buf[8];
+    pipe(p);
+    pipe(q);
+    check(ep >= 0 && fcntl(ep, F_GETFD) == FD_CLOEXEC, "epoll_create1(EPOLL_CLOEXEC)");
+    check(epoll_create1(1) == -1 && errno == EINVAL, "epoll_create1 bad flags: EINVAL");
+    check(syscall(SYS_epoll_create, 0) == -1 && errno == EINVAL, "epoll_create(0): EINVAL");
+    check(epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev) == 0, "EPOLL_CTL_ADD a pipe's read end");
+    check(epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev) == -1 && errno == EEXIST, "again: EEXIST");
+    check(epoll_ctl(ep, EPOLL_CTL_MOD, q[0], &ev) == -1 && errno == ENOENT, "MOD of another: ENOENT");
+    check(epoll_ctl(ep, EPOLL_CTL_ADD, ep, &ev) == -1 && errno == EINVAL, "itself: EINVAL");
+    check(epoll_ctl(ep, EPOLL_CTL_ADD, 99, &ev) == -1 && errno == EBADF, "a closed fd: EBADF");
+    check(epoll_ctl(p[0], EPOLL_CTL_ADD, q[0], &ev) == -1 && errno == EINVAL, "not an epoll fd: EINVAL");
+    int reg = open("/tmp/epreg", O_CREAT | O_RDWR, 0600);
+    check(epoll_ctl(ep, EPOLL_CTL_ADD, reg, &ev) == -1 && errno == EPERM, "a regular file: EPERM");
+    close(reg);
+    unlink("/tmp/epreg");
+    check(epoll_ctl(ep, EPOLL_CTL_ADD, q[0], bad_ptr) == -1 && errno == EFAULT, "bad event: EFAULT");
+    check(epoll_wait(ep, out, 4, 0) == 0, "epoll_wait: nothing ready");
+    check(epoll_wait(ep, out, 0, 0) == -1 && errno == EINVAL, "maxevents 0: EINVAL");
+    write(p[1], "e", 1);
+    check(epoll_wait(ep, out, 4, 0) == 1 && out[0].events == EPOLLIN &&
+          out[0].data.u64 == 0x1122334455667788ull, "readable, with its data");
+    read(p[0], buf, 1);
+    pid_t c = fork();
+    if (!c) {
+        sleep_ms(30);
+        write(p[1], "f", 1);
+        _exit(0);
+    }
+    uint64_t t0 = mono_ns();
+    check(epoll_wait(ep, out, 4, 5000) == 1 && out[0].events == EPOLLIN && mono_ns() - t0 >= 30000000u,
+          "epoll_wait parks until the child writes");
+    reap(c);
+    read(p[0], buf, 1);
+    t0 = mono_ns();
+    check(epoll_wait(ep, out, 4, 40) == 0 && mono_ns() - t0 >= 40000000u, "epoll_wait times out (40 ms)");
+    ev.events = EPOLLIN | EPOLLONESHOT;
+    check(epoll_ctl(ep, EPOLL_CTL_MOD, p[0], &ev) == 0 && write(p[1], "g", 1) == 1 &&
+          epoll_wait(ep, out, 4, 0) == 1 && epoll_wait(ep, out, 4, 0) == 0, "EPOLLONESHOT: once");
+    check(epoll_ctl(ep, EPOLL_CTL_DEL, p[0], NULL) == 0 &&
+          epoll_ctl(ep, EPOLL_CTL_DEL, p[0], NULL) == -1 && errno == ENOENT, "EPOLL_CTL_DEL, twice: ENOENT");
+    ev.events = EPOLLOUT;
+    epoll_ctl(ep, EPOLL_CTL_ADD, q[1], &ev);
+    close(q[0]);
+    check(epoll_wait(ep, out, 4, 0) == 1 && (out[0].events & EPOLLERR) && (out[0].events & EPOLLOUT),
+          "a write end without readers: EPOLLOUT | EPOLLERR");
+    close(q[1]);
+    check(epoll_wait(ep, out, 4, 0) == 0, "a closed fd leaves the set");
+    close(ep), close(p[0]), close(p[1]);
+}
+
 /* --- time ------------------------------------------------------------------------------------- */
 
 static void test_time(void)
@@ -507,6 +565,8 @@ int main(int argc, char **argv)
         test_pipe();
     else if (!strcmp(mode, "poll"))
         test_poll();
+    else if (!strcmp(mode, "epoll"))
+        test_epoll();
     else if (!strcmp(mode, "time"))
         test_time();
     else if (!strcmp(mode, "chain"))

@@ -1,5 +1,5 @@
 /* lx's pipes, poll/select and time (docs/linux/pipes.md, docs/linux/time.md), as a C
- * program of either C library.  Modes: pipe, poll, epoll, time, chain.  Prints "ok: ..." per
+ * program of either C library.  Modes: pipe, poll, epoll, time, chain (and cost, by hand).  Prints "ok: ..." per
  * check and "FAIL: ..." for a failure; the exit status is the number of failures. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -558,6 +558,52 @@ static void test_chain(void)
           "a pipeline of 10 processes moves 1 MiB intact");
 }
 
+/* --- cost (by hand, not a test: make bench owns performance figures) ------------------------ */
+
+static void cost(void)
+{
+    int a[2], b[2];
+    char c = 0;
+    pipe(a), pipe(b);
+    pid_t pid = fork();
+    if (!pid) {
+        close(a[1]);                /* or it never sees EOF */
+        while (read(a[0], &c, 1) == 1)
+            write(b[1], &c, 1);
+        _exit(0);
+    }
+    enum { ROUNDS = 2000, BYTES = 16 << 20 };
+    uint64_t t0 = mono_ns();
+    for (int i = 0; i < 10000; i++)
+        getpid();
+    printf("cost: getpid %lu ns\n", (unsigned long)((mono_ns() - t0) / 10000));
+    t0 = mono_ns();
+    for (int i = 0; i < ROUNDS; i++)
+        if (write(a[1], &c, 1) != 1 || read(b[0], &c, 1) != 1)
+            break;
+    uint64_t t1 = mono_ns();
+    close(a[1]);
+    reap(pid);
+    close(a[0]), close(b[0]), close(b[1]);
+    printf("cost: pipe ping-pong %lu ns per round trip\n", (unsigned long)((t1 - t0) / ROUNDS));
+    pipe(a);
+    if (!(pid = fork())) {
+        close(a[1]);
+        while (read(a[0], big, 65536) > 0)
+            ;
+        _exit(0);
+    }
+    close(a[0]);
+    t0 = mono_ns();
+    for (int i = 0; i < BYTES / 65536; i++)
+        write(a[1], big, 65536);
+    close(a[1]);
+    reap(pid);
+    t1 = mono_ns();
+    printf("cost: 64 KiB writes through a pipe: %lu MB/s\n",
+           (unsigned long)((uint64_t)BYTES * 1000 / (t1 - t0)));
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "pipe";
@@ -571,6 +617,8 @@ int main(int argc, char **argv)
         test_time();
     else if (!strcmp(mode, "chain"))
         test_chain();
+    else if (!strcmp(mode, "cost"))
+        cost();
     printf("pipes %s: %s\n", mode, failures ? "FAILED" : "all passed");
     return failures;
 }

@@ -111,6 +111,15 @@ uint64_t clock_realtime(void)
 
 /* --- user time values ------------------------------------------------------------------------ */
 
+/* Seconds and nanoseconds (both checked non-negative) as ns; beyond ~584 years: as good as
+ * forever. */
+static uint64_t to_ns(int64_t sec, int64_t nsec)
+{
+    if ((uint64_t)sec >= ~0ull / NSEC_PER_SEC - 1)
+        return ~0ull - 1;
+    return (uint64_t)sec * NSEC_PER_SEC + (uint64_t)nsec;
+}
+
 int timespec_get(struct task *t, l4_word_t uts, uint64_t *ns)
 {
     int64_t ts[2];
@@ -118,9 +127,7 @@ int timespec_get(struct task *t, l4_word_t uts, uint64_t *ns)
         return -EFAULT;
     if (ts[0] < 0 || ts[1] < 0 || ts[1] >= (int64_t)NSEC_PER_SEC)
         return -EINVAL;
-    /* Beyond ~584 years: as good as forever. */
-    *ns = (uint64_t)ts[0] >= ~0ull / NSEC_PER_SEC - 1 ? ~0ull - 1
-                                                       : (uint64_t)ts[0] * NSEC_PER_SEC + (uint64_t)ts[1];
+    *ns = to_ns(ts[0], ts[1]);
     return 0;
 }
 
@@ -131,8 +138,7 @@ int timeval_get(struct task *t, l4_word_t utv, uint64_t *ns)
         return -EFAULT;
     if (tv[0] < 0 || tv[1] < 0 || tv[1] >= 1000000)
         return -EINVAL;
-    *ns = (uint64_t)tv[0] >= ~0ull / NSEC_PER_SEC - 1 ? ~0ull - 1
-                                                       : (uint64_t)tv[0] * NSEC_PER_SEC + (uint64_t)tv[1] * 1000;
+    *ns = to_ns(tv[0], tv[1] * 1000);
     return 0;
 }
 

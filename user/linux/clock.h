@@ -20,7 +20,8 @@ int timeval_put(struct task *t, l4_word_t utv, uint64_t ns);
 /* CPU time accounting (an estimate, docs/linux/time.md): syscall_dispatch calls these
  * around each handler; a parked call's answer resumes the clock. */
 void cpu_enter(struct task *t);     /* lx got a message from t */
-void cpu_leave(struct task *t, bool resumed);   /* t runs again (resumed) or waits */
+/* t runs again (resumed), or waits (parked, or answered later: no CPU time meanwhile). */
+void cpu_leave(struct task *t, bool resumed);
 void cpu_child_reaped(struct task *parent, const struct task *child);
 /* Linux's struct rusage (144 bytes) for t (who: 0 self, -1 its reaped children). */
 void cpu_rusage(const struct task *t, int who, void *buf);

@@ -121,7 +121,7 @@ long syscall_dispatch(struct task *t, const struct sysargs *a)
     if (a->nr < LX_NSYSCALLS && table[a->nr]) {
         cpu_enter(t);
         long r = table[a->nr](t, a);
-        cpu_leave(t, r != LX_PARK);
+        cpu_leave(t, r != LX_PARK && r != LX_NOREPLY);   /* waits are no CPU time */
         return r;
     }
     if (a->nr < LX_NSYSCALLS) {

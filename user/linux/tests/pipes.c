@@ -1,6 +1,7 @@
-/* lx's pipes, poll/select and time (docs/linux/pipes.md, docs/linux/time.md), as a C
- * program of either C library.  Modes: pipe, poll, epoll, time, chain (and cost, by hand).  Prints "ok: ..." per
- * check and "FAIL: ..." for a failure; the exit status is the number of failures. */
+/* lx's pipes, poll/select/epoll and time (docs/linux/pipes.md, docs/linux/time.md), as a C
+ * program of either C library.  Modes: pipe, poll, epoll, time, chain (and cost, by hand).
+ * Prints "ok: ..." per check and "FAIL: ..." for a failure; the exit status is the number of
+ * failures. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>

@@ -61,10 +61,12 @@
 #define ESPIPE  29
 #define EROFS   30
 #define EMLINK  31
+#define EPIPE   32
 #define ERANGE  34
 #define ENAMETOOLONG 36
 #define ENOTEMPTY 39
 #define ELOOP   40
+#define EOPNOTSUPP 95
 
 /* --- page.c: lx's page pool ----------------------------------------------------------- */
 void page_init(l4_word_t base, l4_word_t size);
@@ -183,6 +185,15 @@ struct task {
     bool retrying;                  /* the handler runs for a parked call */
     struct waitq child_wait;        /* wait4 of this process: a child changed state */
     l4_word_t regs[L4_FREG_WORDS];  /* PARK_START: the registers to start with (MR order) */
+    /* --- pipes, poll, time (pipe.h, clock.h; docs/linux/pipes.md, docs/linux/time.md) --- */
+    l4_word_t io_done;              /* a parked write/writev: bytes moved by earlier runs */
+    uint64_t wait_deadline;         /* a parked poll/select/sleep: lx_now() when it ends; 0 none */
+    uint64_t wait_sigmask;          /* ppoll/pselect6's mask while parked (the signal layer's) */
+    bool wait_sigmask_set;
+    uint64_t cpu_mark;              /* lx_now() when lx last let it run; 0 while lx holds it */
+    uint64_t utime, stime;          /* estimated CPU time (ns): clock.c */
+    uint64_t cutime, cstime;        /* of its reaped children */
+    /* --- end pipes, poll, time --- */
 };
 
 struct task *task_by_tid(l4_word_t tid);

@@ -14,6 +14,7 @@
  * (isa-debug-exit), for tests. */
 #include "lx.h"
 #include "vfs/vfs.h"
+#include "clock.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,6 +264,7 @@ int main(void)
         return 1;
     }
     page_init(ts->heap_base, ts->heap_size);
+    clock_init();                   /* the wall clock, before the files' times */
     parse_cmdline();
     mount_root();
     map_programs();

@@ -2,10 +2,9 @@
  * ioctl.  Bytes move between the process and the file through a bounce buffer, one page
  * of the process at a time, so a bad page ends the transfer exactly at its start (short
  * count, or -EFAULT if nothing moved), as in Linux. */
-#include "vfs/vfs.h"
+#include "pipe.h"
+#include "signal.h"
 
-#define TCGETS      0x5401
-#define TIOCGWINSZ  0x5413
 #define IOV_MAX     1024
 #define SEEK_SET 0
 #define SEEK_CUR 1
@@ -13,10 +12,14 @@
 
 static char bounce[LX_PAGE];
 
-/* Transfer n bytes between user buf and file f at *pos (advanced). */
+/* Transfer up to n bytes between user buf and file f at *pos (advanced); *done: the bytes
+ * moved.  0, or the error that stopped it (-EAGAIN: the file would have to wait).  A write
+ * hands the file at most one page's worth per call, gathered from at most two user pages,
+ * so a pipe sees a write of up to PIPE_BUF bytes whole (its atomicity, pipe.c). */
 static long do_io(struct task *t, struct file *f, l4_word_t buf, l4_word_t n, l4_word_t *pos,
-                  bool write)
+                  bool write, l4_word_t *done)
 {
+    *done = 0;
     if ((long)n < 0)
         return -EINVAL;
     unsigned acc = f->flags & O_ACCMODE;
@@ -24,30 +27,61 @@ static long do_io(struct task *t, struct file *f, l4_word_t buf, l4_word_t n, l4
         return -EBADF;
     if (write ? !f->ops->write : !f->ops->read)
         return S_ISDIR(f->inode->mode) ? -EISDIR : -ENXIO;
-    l4_word_t done = 0;
-    while (done < n) {
-        l4_word_t k = LX_PAGE - ((buf + done) & ~LX_PAGE_MASK);
-        if (k > n - done)
-            k = n - done;
+    while (*done < n) {
+        l4_word_t at = buf + *done, k = n - *done;
+        l4_word_t first = LX_PAGE - (at & ~LX_PAGE_MASK);
         long r;
         if (write) {
-            if (copy_from_user(&t->mm, bounce, buf + done, k))
-                return done ? (long)done : -EFAULT;
+            if (k > LX_PAGE)
+                k = LX_PAGE;
+            if (first > k)
+                first = k;
+            if (copy_from_user(&t->mm, bounce, at, first))
+                return -EFAULT;
+            if (first < k && copy_from_user(&t->mm, bounce + first, at + first, k - first))
+                k = first;          /* the next round stops at the bad page */
             r = f->ops->write(f, bounce, k, *pos);
+            if (r == -EPIPE)
+                signal_raise(t, SIGPIPE);
         } else {
+            if (k > first)
+                k = first;
             r = f->ops->read(f, bounce, k, *pos);
-            if (r > 0 && copy_to_user(&t->mm, buf + done, bounce, (size_t)r))
-                return done ? (long)done : -EFAULT;
+            if (r > 0 && copy_to_user(&t->mm, at, bounce, (size_t)r))
+                return -EFAULT;
         }
         if (r < 0)
-            return done ? (long)done : r;
-        done += (l4_word_t)r;
+            return r;
+        *done += (l4_word_t)r;
         if (f->ops->seekable)
             *pos += (l4_word_t)r;
         if ((l4_word_t)r < k)
             break;
     }
-    return (long)done;
+    return 0;
+}
+
+/* The end of a run of read/write/readv/writev that moved `done` bytes and stopped with err.
+ * A file that would wait (-EAGAIN) parks a caller without O_NONBLOCK on the queues its poll
+ * op names (docs/linux/pipes.md): a read that moved nothing, or a write, whose progress is
+ * kept in t->io_done for the rerun (which sees the same arguments and goes on from there). */
+static long io_end(struct task *t, struct file *f, bool write, l4_word_t done, long err)
+{
+    if (err == -EAGAIN && !(f->flags & O_NONBLOCK) && f->ops->poll && (write || !done)) {
+        t->io_done += done;
+        f->ops->poll(f, t);
+        return park_call(t, 0);
+    }
+    l4_word_t total = t->io_done + done;
+    t->io_done = 0;
+    return total ? (long)total : err;
+}
+
+unsigned file_poll(struct file *f, struct task *t)
+{
+    if (f->ops->poll)
+        return f->ops->poll(f, t);
+    return POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM;
 }
 
 static long rw(struct task *t, const struct sysargs *a, bool write)
@@ -55,9 +89,15 @@ static long rw(struct task *t, const struct sysargs *a, bool write)
     struct file *f = fd_get(t, (long)a->a[0]);
     if (!f)
         return -EBADF;
+    if (!park_retrying(t))
+        t->io_done = 0;
     if (write && (f->flags & O_APPEND) && S_ISREG(f->inode->mode))
         f->pos = f->inode->size;
-    return do_io(t, f, a->a[1], a->a[2], &f->pos, write);
+    l4_word_t done, skip = t->io_done;
+    if (skip > a->a[2])
+        skip = a->a[2];
+    long e = do_io(t, f, a->a[1] + skip, a->a[2] - skip, &f->pos, write, &done);
+    return io_end(t, f, write, done, e);
 }
 
 long sys_read(struct task *t, const struct sysargs *a)
@@ -82,7 +122,9 @@ static long prw(struct task *t, const struct sysargs *a, bool write)
     l4_word_t pos = a->a[3];        /* Linux's pwrite appends under O_APPEND too */
     if (write && (f->flags & O_APPEND) && S_ISREG(f->inode->mode))
         pos = f->inode->size;
-    return do_io(t, f, a->a[1], a->a[2], &pos, write);
+    l4_word_t done;
+    long e = do_io(t, f, a->a[1], a->a[2], &pos, write, &done);
+    return done ? (long)done : e;
 }
 
 long sys_pread64(struct task *t, const struct sysargs *a)
@@ -102,23 +144,33 @@ static long rwv(struct task *t, const struct sysargs *a, bool write)
         return -EBADF;
     if (a->a[2] > IOV_MAX)
         return -EINVAL;
-    long total = 0;
+    if (!park_retrying(t))
+        t->io_done = 0;
+    l4_word_t skip = t->io_done, done = 0;    /* a rerun goes on after the bytes moved */
+    long e = 0;
     for (l4_word_t i = 0; i < a->a[2]; i++) {
-        l4_word_t iov[2];
-        if (copy_from_user(&t->mm, iov, a->a[1] + i * sizeof iov, sizeof iov))
-            return total ? total : -EFAULT;
-        if ((long)iov[1] < 0)
-            return -EINVAL;
+        l4_word_t iov[2], moved;
+        if (copy_from_user(&t->mm, iov, a->a[1] + i * sizeof iov, sizeof iov)) {
+            e = -EFAULT;
+            break;
+        }
+        if ((long)iov[1] < 0) {
+            e = -EINVAL;
+            break;
+        }
+        if (skip >= iov[1]) {
+            skip -= iov[1];
+            continue;
+        }
         if (write && (f->flags & O_APPEND) && S_ISREG(f->inode->mode))
             f->pos = f->inode->size;
-        long n = do_io(t, f, iov[0], iov[1], &f->pos, write);
-        if (n < 0)
-            return total ? total : n;
-        total += n;
-        if ((l4_word_t)n < iov[1])
+        e = do_io(t, f, iov[0] + skip, iov[1] - skip, &f->pos, write, &moved);
+        done += moved;
+        if (e || moved < iov[1] - skip)
             break;
+        skip = 0;
     }
-    return total;
+    return io_end(t, f, write, done, e);
 }
 
 long sys_readv(struct task *t, const struct sysargs *a)
@@ -151,15 +203,34 @@ long sys_lseek(struct task *t, const struct sysargs *a)
     return (long)f->pos;
 }
 
+#define FIONCLEX 0x5450
+#define FIOCLEX  0x5451
+
+/* The file-independent requests here; the rest is the file's ioctl op (pipes: FIONREAD). */
 long sys_ioctl(struct task *t, const struct sysargs *a)
 {
-    if (!fd_get(t, (long)a->a[0]))
+    long fd = (long)a->a[0];
+    struct file *f = fd_get(t, fd);
+    if (!f)
         return -EBADF;
     switch (a->a[1]) {
-    case TCGETS:
-    case TIOCGWINSZ:
-        return -ENOTTY;             /* the console is no tty yet */
-    default:
-        return -ENOTTY;
+    case FIOCLEX:
+    case FIONCLEX:
+        fd_set_cloexec(t, (unsigned)fd, a->a[1] == FIOCLEX);
+        return 0;
+    case FIONBIO: {
+        int on;
+        if (copy_from_user(&t->mm, &on, a->a[2], sizeof on))
+            return -EFAULT;
+        f->flags = on ? f->flags | O_NONBLOCK : f->flags & ~O_NONBLOCK;
+        return 0;
     }
+    }
+    if (f->ops->ioctl)
+        return f->ops->ioctl(f, t, (unsigned long)a->a[1], a->a[2]);
+    if (a->a[1] == FIONREAD && S_ISREG(f->inode->mode)) {
+        int n = f->pos < f->inode->size ? (int)(f->inode->size - f->pos) : 0;
+        return copy_to_user(&t->mm, a->a[2], &n, sizeof n);
+    }
+    return -ENOTTY;
 }

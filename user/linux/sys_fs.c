@@ -4,6 +4,7 @@
  * vfs/ and fs/tmpfs/.  Every caller is root: permission bits are kept and reported, and
  * only execute permission is ever refused (as Linux refuses it to root). */
 #include "vfs/vfs.h"
+#include "pipe.h"
 #include <string.h>
 
 #define F_DUPFD 0
@@ -279,6 +280,50 @@ long sys_mkdir(struct task *t, const struct sysargs *a)
 long sys_mkdirat(struct task *t, const struct sysargs *a)
 {
     return do_mkdir(t, (long)a->a[0], a->a[1], (unsigned)a->a[2]);
+}
+
+/* mknod: FIFOs (pipe.c), regular files, device and socket nodes (lx is root). */
+static long do_mknod(struct task *t, long dirfd, l4_word_t upath, unsigned mode, l4_word_t dev)
+{
+    unsigned type = mode & S_IFMT;
+    if (!type)
+        type = S_IFREG;
+    if (type == S_IFDIR)
+        return -EPERM;
+    if (type != S_IFREG && type != S_IFIFO && type != S_IFCHR && type != S_IFBLK &&
+        type != S_IFSOCK)
+        return -EINVAL;
+    int err;
+    bool trailing;
+    struct inode *dir = parent_at(t, dirfd, upath, path1, last1, &trailing, &err);
+    if (!dir)
+        return err;
+    if (dot_or_dotdot(last1) || tmpfs_lookup(dir, last1, strlen(last1)))
+        return -EEXIST;
+    if (trailing)
+        return -ENOENT;
+    struct inode *i = tmpfs_new(type | (mode & 07777 & ~t->fs->umask));
+    if (!i)
+        return -ENOMEM;
+    if (type == S_IFCHR || type == S_IFBLK) {   /* Linux's dev_t: 12-bit major, 20-bit minor */
+        i->rdev_major = (unsigned)(dev >> 8) & 0xFFF;
+        i->rdev_minor = (unsigned)(dev & 0xFF) | ((unsigned)(dev >> 12) & 0xFFF00);
+    }
+    if ((err = tmpfs_link(dir, last1, strlen(last1), i))) {
+        i->refs = 1;
+        inode_put(i);
+    }
+    return err;
+}
+
+long sys_mknod(struct task *t, const struct sysargs *a)
+{
+    return do_mknod(t, AT_FDCWD, a->a[0], (unsigned)a->a[1], a->a[2]);
+}
+
+long sys_mknodat(struct task *t, const struct sysargs *a)
+{
+    return do_mknod(t, (long)a->a[0], a->a[1], (unsigned)a->a[2], a->a[3]);
 }
 
 static long do_rmdir(struct task *t, long dirfd, l4_word_t upath)

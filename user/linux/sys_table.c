@@ -2,6 +2,8 @@
  * without a handler returns -ENOSYS and is counted per number; syscall_report() lists the
  * counts, so the next gap is visible (issue 8 item 7). */
 #include "lx.h"
+#include "pipe.h"
+#include "clock.h"
 #include <stdio.h>
 
 static const sys_handler table[LX_NSYSCALLS] = {
@@ -12,6 +14,7 @@ static const sys_handler table[LX_NSYSCALLS] = {
     [4] = sys_stat,
     [5] = sys_fstat,
     [6] = sys_lstat,
+    [7] = sys_poll,
     [8] = sys_lseek,
     [9] = sys_mmap,
     [10] = sys_mprotect,
@@ -25,8 +28,12 @@ static const sys_handler table[LX_NSYSCALLS] = {
     [19] = sys_readv,
     [20] = sys_writev,
     [21] = sys_access,
+    [22] = sys_pipe,
+    [23] = sys_select,
+    [24] = sys_sched_yield,
     [32] = sys_dup,
     [33] = sys_dup2,
+    [35] = sys_nanosleep,
     [39] = sys_getpid,
     [56] = sys_clone,
     [57] = sys_fork,
@@ -52,8 +59,11 @@ static const sys_handler table[LX_NSYSCALLS] = {
     [90] = sys_chmod,
     [91] = sys_fchmod,
     [95] = sys_umask,
+    [96] = sys_gettimeofday,
     [97] = sys_getrlimit,
+    [98] = sys_getrusage,
     [99] = sys_sysinfo,
+    [100] = sys_times,
     [102] = sys_getuid,         /* getuid */
     [104] = sys_getuid,         /* getgid */
     [105] = sys_setuid,
@@ -76,6 +86,7 @@ static const sys_handler table[LX_NSYSCALLS] = {
     [122] = sys_setfsuid,
     [123] = sys_setfsuid,
     [124] = sys_getsid,
+    [133] = sys_mknod,
     [135] = sys_personality,
     [140] = sys_getpriority,
     [141] = sys_setpriority,
@@ -88,14 +99,24 @@ static const sys_handler table[LX_NSYSCALLS] = {
     [157] = sys_prctl,
     [158] = sys_arch_prctl,
     [160] = sys_setrlimit,
+    [164] = sys_settimeofday,
     [186] = sys_gettid,
+    [201] = sys_time,
     [203] = sys_sched_setaffinity,
     [204] = sys_sched_getaffinity,
+    [213] = sys_epoll_create,
     [217] = sys_getdents64,
     [218] = sys_set_tid_address,
+    [227] = sys_clock_settime,
+    [228] = sys_clock_gettime,
+    [229] = sys_clock_getres,
+    [230] = sys_clock_nanosleep,
     [231] = sys_exit_group,
+    [232] = sys_epoll_wait,
+    [233] = sys_epoll_ctl,
     [257] = sys_openat,
     [258] = sys_mkdirat,
+    [259] = sys_mknodat,
     [262] = sys_newfstatat,
     [263] = sys_unlinkat,
     [264] = sys_renameat,
@@ -104,13 +125,19 @@ static const sys_handler table[LX_NSYSCALLS] = {
     [267] = sys_readlinkat,
     [268] = sys_fchmodat,
     [269] = sys_faccessat,
+    [270] = sys_pselect6,
+    [271] = sys_ppoll,
     [273] = sys_set_robust_list,
+    [281] = sys_epoll_pwait,
+    [291] = sys_epoll_create1,
     [292] = sys_dup3,
+    [293] = sys_pipe2,
     [302] = sys_prlimit64,
     [309] = sys_getcpu,
     [316] = sys_renameat2,
     [318] = sys_getrandom,
     [439] = sys_faccessat2,
+    [441] = sys_epoll_pwait2,
 };
 
 static unsigned long unimplemented[LX_NSYSCALLS];
@@ -119,8 +146,12 @@ static unsigned long out_of_range;
 long syscall_dispatch(struct task *t, const struct sysargs *a)
 {
     t->nsyscalls += !t->retrying;
-    if (a->nr < LX_NSYSCALLS && table[a->nr])
-        return table[a->nr](t, a);
+    if (a->nr < LX_NSYSCALLS && table[a->nr]) {
+        cpu_enter(t);
+        long r = table[a->nr](t, a);
+        cpu_leave(t, r != LX_PARK && r != LX_NOREPLY);   /* waits are no CPU time */
+        return r;
+    }
     if (a->nr < LX_NSYSCALLS) {
         if (!unimplemented[a->nr]++)
             printf("lx: pid %d: system call %lu (%s) not implemented\n", t->pid, a->nr,

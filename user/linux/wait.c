@@ -1,8 +1,10 @@
 /* wait4: a parent reaps its ended children (zombies, task.c).  A wait that finds none
  * parks the caller on its child_wait queue (park.c); a child that ends wakes it and the call
  * looks again, while lx serves everyone else.  Status as Linux encodes it: exit
- * code << 8, or the terminating signal in the low 7 bits.  The rusage is zeros for now. */
+ * code << 8, or the terminating signal in the low 7 bits.  The rusage: the child's
+ * estimated times (clock.c). */
 #include "lx.h"
+#include "clock.h"
 #include <string.h>
 
 #define WNOHANG     0x00000001
@@ -29,12 +31,14 @@ static bool matches(const struct task *t, const struct task *c, int pid)
  * stored (c is gone all the same, as in Linux, which copies after reaping). */
 static long reap(struct task *t, struct task *c, l4_word_t ustatus, l4_word_t urusage)
 {
-    static const uint8_t zero[RUSAGE_SIZE];
+    uint8_t ru[RUSAGE_SIZE];
     int pid = c->pid, status = c->status;
+    cpu_child_reaped(t, c);         /* times(2)'s and getrusage's children (clock.c) */
+    cpu_rusage(c, 0, ru);
     task_free(c);
     if (ustatus && copy_to_user(&t->mm, ustatus, &status, sizeof status))
         return -EFAULT;
-    if (urusage && copy_to_user(&t->mm, urusage, zero, sizeof zero))
+    if (urusage && copy_to_user(&t->mm, urusage, ru, sizeof ru))
         return -EFAULT;
     return pid;
 }

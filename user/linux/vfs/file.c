@@ -4,6 +4,7 @@
  * 1,5 zero, 1,7 full, 1,8 and 1,9 random, 5,0 / 5,1 / 4,64 the console (fds 0-2 of every
  * process are the console until there is a tty). */
 #include "vfs.h"
+#include "../pipe.h"
 #include <string.h>
 
 /* --- operations by kind ------------------------------------------------------------------- */
@@ -88,6 +89,8 @@ static const struct file_ops *ops_of(struct inode *i)
         return &reg_ops;
     if (S_ISDIR(i->mode))
         return &dir_ops;
+    if ((i->mode & S_IFMT) == S_IFIFO)
+        return &pipe_ops;           /* pipes and FIFOs (pipe.c) */
     if (S_ISCHR(i->mode)) {
         unsigned d = i->rdev_major << 8 | i->rdev_minor;
         switch (d) {
@@ -118,6 +121,10 @@ struct file *file_open(struct inode *i, unsigned flags)
     f->flags = flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_NOCTTY | O_CLOEXEC);
     f->inode = i;
     f->ops = ops_of(i);
+    if (f->ops == &pipe_ops && pipe_fifo_open(i, f->flags)) {
+        kfree(f);                   /* the pipe's ends are counted (released in file_put) */
+        return NULL;
+    }
     inode_get(i);
     return f;
 }
@@ -131,6 +138,8 @@ void file_put(struct file *f)
 {
     if (--f->refs)
         return;
+    if (f->ops->release)
+        f->ops->release(f);
     inode_put(f->inode);
     kfree(f);
 }

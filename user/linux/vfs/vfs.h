@@ -72,6 +72,9 @@ struct inode {
     void **pages;
     /* symlink */
     char *target;
+    /* --- pipes (pipe.h) --- */
+    struct pipe *pipe;              /* a pipe's or FIFO's buffer and ends; NULL when none */
+    struct epoll *epoll;            /* an epoll instance's interest list (epoll.c) */
 };
 
 struct file;

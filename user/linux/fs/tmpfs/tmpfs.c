@@ -3,6 +3,7 @@
  * can run them in place) or, from its first change on, lx pages named by one index page
  * (at most TMPFS_MAX_PAGES pages: EFBIG beyond); symlinks keep their target. */
 #include "../../vfs/vfs.h"
+#include "../../clock.h"
 #include <string.h>
 
 struct inode *tmpfs_root;
@@ -10,7 +11,7 @@ static unsigned long next_ino = 1;
 
 uint64_t vfs_now(void)
 {
-    return (uint64_t)l4_system_clock() * 1000;  /* from boot: there is no RTC time yet */
+    return clock_realtime();        /* CLOCK_REALTIME (clock.c) */
 }
 
 void inode_touch(struct inode *i, bool modified)

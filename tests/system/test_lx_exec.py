@@ -46,14 +46,23 @@ LINUX_SHOWARGS = [
     f"showargs: [/bin/lxselftest] [{LONG_ARG}] [/tmp/s5] [a] [b c] execfn=[/tmp/s5]",
     "showargs: [/bin/lxselftest] [showargs-deep] [/tmp/d5] [/tmp/d4] [/tmp/d3] [/tmp/d2] "
     "[/tmp/d1] [a] [b c] execfn=[/tmp/d1]",
+    "showargs: [copy] [showargs-copy] execfn=[/tmp/copy]",
     "showargs: [me] [showargs-self] execfn=[/proc/self/exe]",
     "showargs: [me] [showargs-moved] execfn=[/proc/self/exe]",
 ]
 
 
-def patched(data, e_type=None, stack_flags=None):
-    """A copy of an ELF with its type or its PT_GNU_STACK flags changed."""
+INTERP = b"/lib64/ld-linux-x86-64.so.2\0"
+
+
+def patched(data, e_type=None, stack_flags=None, interp=False):
+    """A copy of an ELF with its type or its PT_GNU_STACK flags changed, or with its
+    PT_GNU_STACK turned into a PT_INTERP naming glibc's dynamic linker."""
     b = bytearray(data)
+    if interp:
+        stack_flags = 4
+        at = len(b)
+        b += INTERP
     if e_type is not None:
         struct.pack_into("<H", b, 16, e_type)
     if stack_flags is not None:
@@ -63,6 +72,9 @@ def patched(data, e_type=None, stack_flags=None):
             off = phoff + 56 * i
             if struct.unpack_from("<I", b, off)[0] == 0x6474E551:
                 struct.pack_into("<I", b, off + 4, stack_flags)
+                if interp:
+                    struct.pack_into("<IIQQQQQQ", b, off, 3, 4, at, 0, 0, len(INTERP),
+                                     len(INTERP), 1)
                 break
         else:
             raise AssertionError("no PT_GNU_STACK")
@@ -77,6 +89,7 @@ def build_initramfs():
                newc.regular("bin/lxselftest-pie", SELFTEST_PIE.read_bytes(), 0o755),
                newc.regular("bin/xstack", patched(me, stack_flags=7), 0o755),
                newc.regular("bin/etrel", patched(me, e_type=1), 0o755),
+               newc.regular("bin/dyn", patched(me, interp=True), 0o755),
                newc.regular("bin/script.sh", b"#!/bin/lxselftest showargs-initramfs\n", 0o755),
                newc.symlink("bin/linked.sh", "script.sh"),
                newc.regular("etc/noexec.sh", b"#!/bin/lxselftest showargs\n", 0o644),
@@ -108,7 +121,7 @@ MODES = {
     "exec": "init=/bin/lxselftest exec",
     "mm": "init=/bin/lxselftest mm",
     "pie": "init=/bin/lxselftest-pie exec",
-    "misc": "init=/bin/xstack stackexec -- /bin/lxselftest stackexec -- /bin/etrel "
+    "misc": "init=/bin/xstack stackexec -- /bin/lxselftest stackexec -- /bin/etrel -- /bin/dyn "
             "-- /bin/linked.sh x -- /bin/pie-glibc -- /bin/pie-musl",
 }
 
@@ -131,7 +144,7 @@ def test_scripts_as_linux_runs_them():
     got = [l for l in out.splitlines() if l.startswith("showargs:")]
     want = list(LINUX_SHOWARGS)
     # /proc/PID/exe names the parent, pid 1 here.
-    want.insert(8, "showargs: [me] [showargs-parent] execfn=[/proc/1/exe]")
+    want.insert(9, "showargs: [me] [showargs-parent] execfn=[/proc/1/exe]")
     assert got == want, "\n".join(got)
     for line in ("ok: script: five deep runs", "ok: script: six deep: ELOOP",
                  "ok: script: itself: ELOOP", "ok: script: no interpreter: ENOENT",
@@ -201,6 +214,8 @@ def test_gnu_stack_and_elf_types():
         out[-3000:]
     assert "lx: elf: not an executable (type 1)" in out and \
         "lx: cannot run /bin/etrel (error 8)" in out, out[-3000:]
+    assert "lx: elf: dynamically linked (interpreter /lib64/ld-linux-x86-64.so.2): " \
+        "not supported" in out and "lx: cannot run /bin/dyn (error 8)" in out, out[-3000:]
 
 
 def test_script_as_first_program():

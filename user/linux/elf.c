@@ -9,8 +9,13 @@
  * PIE that has an interpreter, and where a randomising Linux moves a static-PIE's brk.  The
  * program relocates itself (glibc's and musl's rcrt1.o), through AT_PHDR; AT_BASE stays 0.
  * PT_TLS and PT_GNU_RELRO are the C library's business (it finds them through AT_PHDR and
- * mprotects RELRO itself); PT_GNU_STACK with PF_X makes the stack executable. */
+ * mprotects RELRO itself); PT_GNU_STACK with PF_X makes the stack executable.
+ *
+ * The bytes come from an image in lx's memory (an initramfs file or a data module: the
+ * segments are backed by it in place) or from a tmpfs file that has been written (the
+ * segments are private file mappings of it, copied page by page at the first touch). */
 #include "lx.h"
+#include "vfs/vfs.h"
 #include <elf64.h>
 #include <stdio.h>
 #include <string.h>
@@ -60,10 +65,30 @@ static void random_bytes(uint8_t out[16])
     }
 }
 
+/* The file: an image in memory, or a tmpfs file. */
+struct elf_src {
+    const uint8_t *image;
+    struct inode *file;
+    l4_word_t size;
+};
+
+static struct elf64_ehdr ehdr;                      /* copies of the headers */
+static struct elf64_phdr phdrs[65536 / sizeof(struct elf64_phdr)];
+
 static const struct elf64_phdr *phdr(const uint8_t *image, const struct elf64_ehdr *eh,
                                      unsigned i)
 {
-    return (const void *)(image + eh->phoff + i * sizeof(struct elf64_phdr));
+    (void)image, (void)eh;
+    return &phdrs[i];
+}
+
+/* n bytes at offset off of the file (the caller has checked the range). */
+static void src_read(const struct elf_src *src, void *buf, l4_word_t n, l4_word_t off)
+{
+    if (src->image)
+        memcpy(buf, src->image + off, n);
+    else
+        tmpfs_read(src->file, buf, n, off);
 }
 
 /* The load bias: 0 for ET_EXEC; for a static-PIE ELF_ET_DYN_BASE less its lowest page,
@@ -87,9 +112,11 @@ static l4_word_t load_bias(const uint8_t *image, const struct elf64_ehdr *eh)
     return (ET_DYN_BASE - (lowest & LX_PAGE_MASK)) & ~(align - 1);
 }
 
-static int load_segments(struct mm *mm, const uint8_t *image, l4_word_t size,
+static int load_segments(struct mm *mm, const struct elf_src *src,
                          const struct elf64_ehdr *eh, l4_word_t bias, l4_word_t *phdr_addr)
 {
+    const uint8_t *image = src->image;
+    l4_word_t size = src->size;
     l4_word_t top = 0;
     *phdr_addr = 0;
     for (unsigned i = 0; i < eh->phnum; i++) {
@@ -110,9 +137,13 @@ static int load_segments(struct mm *mm, const uint8_t *image, l4_word_t size,
         l4_word_t head = vaddr - start;
         if (ph->offset < head)
             head = 0;
-        l4_word_t fdata = (l4_word_t)image + ph->offset - head;
-        int e = mm_map(mm, start, end, prot_of(ph->flags), fdata, vaddr - head,
-                       vaddr + ph->filesz);
+        struct region r = { .start = start, .end = end, .prot = prot_of(ph->flags),
+                            .fstart = vaddr - head, .fend = vaddr + ph->filesz };
+        if (image)
+            r.fdata = (l4_word_t)image + ph->offset - head;
+        else
+            r.file = src->file, r.foff = ph->offset - head;
+        int e = mm_map_region(mm, &r);
         if (e)
             return e == -EINVAL ? -ENOEXEC : e;
         if (eh->phoff >= ph->offset && eh->phoff - ph->offset < ph->filesz)
@@ -233,10 +264,14 @@ static int build_stack(struct mm *mm, const struct elf64_ehdr *eh, l4_word_t bia
     return b.err;
 }
 
-int elf_load(struct mm *mm, const void *image, l4_word_t size, const char *execfn, int argc,
-             char *const argv[], char *const envp[], l4_word_t *entry, l4_word_t *sp)
+static int load(struct mm *mm, const struct elf_src *src, const char *execfn, int argc,
+                char *const argv[], char *const envp[], l4_word_t *entry, l4_word_t *sp)
 {
-    const struct elf64_ehdr *eh = image;
+    const struct elf64_ehdr *eh = &ehdr;
+    l4_word_t size = src->size;
+    memset(&ehdr, 0, sizeof ehdr);
+    if (size >= sizeof ehdr)
+        src_read(src, &ehdr, sizeof ehdr, 0);
     if (size < sizeof *eh || memcmp(eh->ident, "\177ELF", 4) || eh->ident[4] != 2 ||
         eh->ident[5] != 1 || eh->machine != EM_X86_64) {
         printf("lx: elf: not an x86-64 ELF64 file\n");
@@ -253,7 +288,8 @@ int elf_load(struct mm *mm, const void *image, l4_word_t size, const char *execf
         printf("lx: elf: bad program headers\n");
         return -ENOEXEC;
     }
-    const uint8_t *img = image;
+    const uint8_t *img = src->image;
+    src_read(src, phdrs, eh->phnum * sizeof(struct elf64_phdr), eh->phoff);
     unsigned stack_prot = PROT_READ | PROT_WRITE;
     for (unsigned i = 0; i < eh->phnum; i++) {
         const struct elf64_phdr *ph = phdr(img, eh, i);
@@ -261,7 +297,7 @@ int elf_load(struct mm *mm, const void *image, l4_word_t size, const char *execf
             char interp[64] = "?";
             if (ph->offset < size && ph->filesz && ph->filesz <= size - ph->offset) {
                 l4_word_t n = ph->filesz < sizeof interp ? ph->filesz : sizeof interp - 1;
-                memcpy(interp, img + ph->offset, n);
+                src_read(src, interp, n, ph->offset);
                 interp[n] = 0;
             }
             printf("lx: elf: dynamically linked (interpreter %s): not supported\n", interp);
@@ -272,10 +308,24 @@ int elf_load(struct mm *mm, const void *image, l4_word_t size, const char *execf
             stack_prot |= PROT_EXEC;
     }
     l4_word_t bias = load_bias(img, eh), phdr_addr;
-    int e = load_segments(mm, img, size, eh, bias, &phdr_addr);
+    int e = load_segments(mm, src, eh, bias, &phdr_addr);
     if (e)
         return e;
     mm->mmap_top = MMAP_TOP;
     *entry = eh->entry + bias;
     return build_stack(mm, eh, bias, phdr_addr, stack_prot, execfn, argc, argv, envp, sp);
+}
+
+int elf_load(struct mm *mm, const void *image, l4_word_t size, const char *execfn, int argc,
+             char *const argv[], char *const envp[], l4_word_t *entry, l4_word_t *sp)
+{
+    struct elf_src src = { .image = image, .size = size };
+    return load(mm, &src, execfn, argc, argv, envp, entry, sp);
+}
+
+int elf_load_file(struct mm *mm, struct inode *file, const char *execfn, int argc,
+                  char *const argv[], char *const envp[], l4_word_t *entry, l4_word_t *sp)
+{
+    struct elf_src src = { .file = file, .size = file->size };
+    return load(mm, &src, execfn, argc, argv, envp, entry, sp);
 }

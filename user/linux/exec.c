@@ -344,9 +344,7 @@ static int find_image(struct task *t, const void **image, l4_word_t *size,
                 return e;
             continue;
         }
-        if (i && !i->ro)
-            return -ENOEXEC;    /* a written file is not in one piece: not loadable yet */
-        *file = i;
+        *file = i;              /* a written file: *image NULL, loaded from its pages */
         return 0;
     }
 }
@@ -408,7 +406,10 @@ long sys_execve(struct task *t, const struct sysargs *a)
     l4_word_t entry, sp;
     if (!mm_init(&new_mm))
         return -ENOMEM;
-    e = elf_load(&new_mm, image, size, execfn, argc, argv, envp, &entry, &sp);
+    if (image)
+        e = elf_load(&new_mm, image, size, execfn, argc, argv, envp, &entry, &sp);
+    else
+        e = elf_load_file(&new_mm, file, execfn, argc, argv, envp, &entry, &sp);
     if (e) {
         mm_destroy(&new_mm);        /* nothing of it was ever mapped */
         return e == -ENOEXEC || e == -E2BIG ? e : -ENOMEM;
@@ -454,6 +455,8 @@ struct task *exec_spawn(const char *prog, int nargs, char *const args[], char *c
     l4_word_t size;
     struct inode *file;
     *err = find_image(NULL, &image, &size, &file);
+    if (!*err && !image)
+        *err = -ENOEXEC;            /* a written file: only through execve */
     if (*err)
         return NULL;
     struct task *t = task_spawn(image, size, execfn, argc, argv, envp, err);

@@ -232,6 +232,10 @@ extern l4_word_t lx_self;           /* lx's own thread */
 int elf_load(struct mm *mm, const void *image, l4_word_t size, const char *execfn, int argc,
              char *const argv[], char *const envp[], l4_word_t *entry, l4_word_t *sp);
 
+/* The same from a tmpfs file that has been written (its pages are not one piece). */
+int elf_load_file(struct mm *mm, struct inode *file, const char *execfn, int argc,
+                  char *const argv[], char *const envp[], l4_word_t *entry, l4_word_t *sp);
+
 /* --- exec.c: the executable of a process (issue 8 item 1; docs/linux/exec.md) ----------- */
 /* The absolute path of t's executable as /proc/<pid>/exe shows it (as it was named at the
  * exec), or NULL (none known); its inode (referenced by the task) or NULL (a data module). */

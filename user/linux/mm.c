@@ -482,6 +482,44 @@ int mm_discard(struct mm *mm, l4_word_t start, l4_word_t end)
     return hole ? -ENOMEM : 0;
 }
 
+/* Each present page of [start, end) under node: fn(mm, its slot, delta); a false from fn
+ * stops the walk.  Empty subtrees are skipped, so a huge sparse range costs what it holds. */
+static bool pt_each(struct mm *mm, l4_word_t *node, unsigned level, l4_word_t base,
+                    l4_word_t start, l4_word_t end, l4_word_t delta,
+                    bool (*fn)(struct mm *, l4_word_t *, l4_word_t, l4_word_t))
+{
+    l4_word_t span = 1ul << (12 + 9 * level);
+    for (unsigned i = 0; i < 512; i++) {
+        l4_word_t lo = base + i * span, hi = lo + span;
+        if (!node[i] || hi <= start || lo >= end)
+            continue;
+        if (level > 0) {
+            if (!pt_each(mm, (l4_word_t *)node[i], level - 1, lo, start, end, delta, fn))
+                return false;
+        } else if (!fn(mm, &node[i], lo, delta)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* mremap's two passes over the moved pages: the destination slots first (the only step
+ * that can fail: table nodes), then the pages themselves. */
+static bool move_prepare(struct mm *mm, l4_word_t *slot, l4_word_t va, l4_word_t delta)
+{
+    (void)slot;
+    return pt_slot(mm, va + delta, true) != NULL;
+}
+
+static bool move_page(struct mm *mm, l4_word_t *slot, l4_word_t va, l4_word_t delta)
+{
+    l4_word_t *dst = pt_slot(mm, va + delta, false);
+    revoke(*slot);                      /* no longer at the old address */
+    *dst = *slot;
+    *slot = 0;
+    return true;
+}
+
 /* Move [old, old + old_len) to a new region at new_addr of new_len bytes (>= old_len):
  * the region's kind and backing go along, and so do its present pages (no copies). */
 static long move_range(struct mm *mm, l4_word_t old, l4_word_t old_len, l4_word_t new_addr,
@@ -499,23 +537,12 @@ static long move_range(struct mm *mm, l4_word_t old, l4_word_t old_len, l4_word_
     }
     /* First every table node the moved pages need, so that the move cannot fail half-way
      * (nodes left over after a failure are empty and go with the memory model). */
-    for (l4_word_t a = old; a < old + old_len; a += LX_PAGE) {
-        l4_word_t *src = pt_slot(mm, a, false);
-        if (src && *src && !pt_slot(mm, a + delta, true))
-            return -ENOMEM;
-    }
+    if (!pt_each(mm, mm->pgd, 3, 0, old, old + old_len, delta, move_prepare))
+        return -ENOMEM;
     int e = mm_map_region(mm, &tmpl);
     if (e)
         return e;
-    for (l4_word_t a = old; a < old + old_len; a += LX_PAGE) {
-        l4_word_t *src = pt_slot(mm, a, false);
-        if (!src || !*src)
-            continue;
-        l4_word_t *dst = pt_slot(mm, a + delta, false);
-        revoke(*src);                           /* no longer at the old address */
-        *dst = *src;
-        *src = 0;
-    }
+    pt_each(mm, mm->pgd, 3, 0, old, old + old_len, delta, move_page);
     mm_unmap(mm, old, old + old_len);           /* holds no pages any more */
     return (long)new_addr;
 }

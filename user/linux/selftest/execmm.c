@@ -250,6 +250,23 @@ static void exec_scripts(char **argv)
     (void)argv;
 }
 
+/* A copy of this program written with write(): its pages are not one piece (a written tmpfs
+ * file), it runs all the same; a changed copy runs its change. */
+static void exec_written(char **argv)
+{
+    static char buf[PG];
+    long in = sopen(argv[0], 0, 0), out = sopen("/tmp/copy", O_WRONLY | O_CREAT | O_TRUNC, 0755);
+    long n, total = 0;
+    while ((n = sys3(SYS_read, in, buf, sizeof buf)) > 0)
+        total += sys3(SYS_write, out, buf, n);
+    sys3(SYS_close, in, 0, 0);
+    sys3(SYS_close, out, 0, 0);
+    check(total > 0 && sys3(SYS_chmod, "/tmp/copy", 0755, 0) == 0, "a copy of the program");
+    char *args[] = { "copy", "showargs-copy", 0 };
+    check(run("/tmp/copy", args) == 0, "execve of a written copy");
+    check(sys3(SYS_unlink, "/tmp/copy", 0, 0) == 0, "unlink it");
+}
+
 static void exec_proc_self(char **argv)
 {
     char *args[] = { "me", "showargs-self", 0 };
@@ -321,6 +338,7 @@ static int exectest(int argc, char **argv, u64 *auxv)
     (void)argc;
     exec_loader(auxv);
     exec_scripts(argv);
+    exec_written(argv);
     exec_proc_self(argv);
     exec_errors(argv);
     puts1(failures ? "selftest: FAILED\n" : "selftest: all passed\n");

@@ -68,6 +68,15 @@ $(LX_PIE_GLIBC): user/linux/selftest/pie.c
 	@echo "  CC      $< (glibc static-pie)"; $(CC) -static-pie -fPIE -O2 -Wall -Wextra -Werror -o $@ $<
 all: $(LX_PIE_GLIBC)
 endif
+# The same program dynamically linked against glibc (a PIE with PT_INTERP): the test puts
+# the host's ld.so and libc.so.6 (Debian's libc6) into its initramfs.
+ifneq ($(wildcard $(shell $(CC) -print-file-name=libc.so.6)),)
+LX_DYN_GLIBC := $(BUILD)/linux/dyn-glibc.elf
+$(LX_DYN_GLIBC): user/linux/selftest/pie.c
+	@mkdir -p $(@D)
+	@echo "  CC      $< (glibc dynamic)"; $(CC) -fPIE -pie -O2 -Wall -Wextra -Werror -o $@ $<
+all: $(LX_DYN_GLIBC)
+endif
 MUSL_LIB := /usr/lib/x86_64-linux-musl
 ifneq ($(and $(shell command -v musl-gcc),$(wildcard $(MUSL_LIB)/rcrt1.o)),)
 LX_PIE_MUSL := $(BUILD)/linux/pie-musl.elf

@@ -17,6 +17,7 @@ copies of it with a patched program header (an executable stack, an ELF of type 
 Every run ends with every page of lx's pool free."""
 import re
 import struct
+from pathlib import Path
 
 import pytest
 
@@ -31,6 +32,7 @@ CPIO = BUILD / "test-data" / "lxexec.cpio"
 SELFTEST = BUILD / "linux" / "lxselftest.elf"
 SELFTEST_PIE = BUILD / "linux" / "lxselftest-pie.elf"
 PIES = {v: BUILD / "linux" / f"pie-{v}.elf" for v in ("glibc", "musl")}
+DYN = BUILD / "linux" / "dyn-glibc.elf"
 ET_DYN_BASE = 0x555555554000        # x86-64's ELF_ET_DYN_BASE, page-aligned
 OOM_HEAP_MIB = 16
 
@@ -103,11 +105,37 @@ def build_initramfs():
     return CPIO.relative_to(ROOT)
 
 
-def boot_exec(programs, heap=32):
+def host_file(path):
+    """A file of the host's Debian (its libc6), symlinks resolved; None if missing."""
+    p = Path(path)
+    return p.resolve().read_bytes() if p.exists() else None
+
+
+def build_dyn_initramfs():
+    """The dynamic glibc program with the host's dynamic linker and libc.so.6."""
+    ld, libc = host_file("/lib64/ld-linux-x86-64.so.2"), \
+        host_file("/lib/x86_64-linux-gnu/libc.so.6")
+    if not DYN.is_file() or ld is None or libc is None:
+        return None
+    entries = [newc.directory("bin"), newc.directory("tmp", 0o1777), newc.directory("lib64"),
+               newc.directory("lib"), newc.directory("lib/x86_64-linux-gnu"),
+               newc.regular("lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", ld, 0o755),
+               newc.symlink("lib64/ld-linux-x86-64.so.2",
+                            "/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"),
+               newc.regular("lib/x86_64-linux-gnu/libc.so.6", libc, 0o755),
+               newc.regular("bin/dyn-glibc", DYN.read_bytes(), 0o755)]
+    path = BUILD / "test-data" / "lxdyn.cpio"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(newc.pack(entries))
+    return path.relative_to(ROOT)
+
+
+def boot_exec(programs, heap=32, cpio=None):
+    cpio = cpio or build_initramfs()
     return boot("root", cmdline="kdb=batch",
-                extra_modules=[(LX, f"heap={heap} heapx=1 poweroff=1 initrd=lxexec.cpio "
+                extra_modules=[(LX, f"heap={heap} heapx=1 poweroff=1 initrd={cpio.name} "
                                     f"{programs}"),
-                               (build_initramfs(), "data")])
+                               (cpio, "data")])
 
 
 def run(mode):
@@ -214,8 +242,9 @@ def test_gnu_stack_and_elf_types():
         out[-3000:]
     assert "lx: elf: not an executable (type 1)" in out and \
         "lx: cannot run /bin/etrel (error 8)" in out, out[-3000:]
-    assert "lx: elf: dynamically linked (interpreter /lib64/ld-linux-x86-64.so.2): " \
-        "not supported" in out and "lx: cannot run /bin/dyn (error 8)" in out, out[-3000:]
+    # A dynamically linked program whose interpreter is not there: ENOENT, as Linux says.
+    assert "lx: elf: no interpreter /lib64/ld-linux-x86-64.so.2 (error 2)" in out and \
+        "lx: cannot run /bin/dyn (error 2)" in out, out[-3000:]
 
 
 def test_script_as_first_program():
@@ -252,3 +281,18 @@ def test_out_of_memory():
     assert re.search(r"^lx: pid \d+: out of memory at [0-9a-f]+ .*killed by SIGKILL", out, re.M)
     m = re.search(r"^lx: no processes left, (\d+) pages free", out, re.M)
     assert m and int(m.group(1)) == OOM_HEAP_MIB << 8, out[-2000:]
+
+
+def test_dynamically_linked_glibc():
+    """A glibc PIE with PT_INTERP: lx loads it at ELF_ET_DYN_BASE and Debian's ld.so into
+    the mmap area; ld.so maps libc.so.6 with file mmap, relocates, mprotects RELRO."""
+    cpio = build_dyn_initramfs()
+    if cpio is None:
+        pytest.skip("no dynamic glibc program or no host ld.so/libc.so.6")
+    result = boot_exec("init=/bin/dyn-glibc", cpio=cpio)
+    check_ended(result)
+    out = result.output
+    assert "pie: all passed" in out and "pie: ok: AT_BASE: the dynamic linker" in out, \
+        out[-3000:]
+    assert f"pie: loaded at 0x{ET_DYN_BASE:x}" in out, out[-3000:]
+    assert "lx: pid 1 exited with status 0" in out, out[-3000:]

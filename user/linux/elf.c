@@ -1,8 +1,10 @@
-/* The ELF loader: a static x86-64 executable, non-PIE (ET_EXEC) or static-PIE (ET_DYN
- * without PT_INTERP), becomes regions of a process's memory model (its PT_LOAD segments
- * backed by the image's bytes, bss zero-filled), a heap (brk) after the last segment, a
- * stack, and the initial stack exactly as Linux builds it for _start: argc, argv, envp,
- * the auxiliary vector, RSP 16-byte aligned at argc (docs/linux/exec.md).
+/* The ELF loader: an x86-64 executable, non-PIE (ET_EXEC) or PIE (ET_DYN), becomes regions
+ * of a process's memory model (its PT_LOAD segments backed by the image's bytes, bss
+ * zero-filled), a heap (brk) after the last segment, a stack, and the initial stack exactly
+ * as Linux builds it for _start: argc, argv, envp, the auxiliary vector, RSP 16-byte
+ * aligned at argc (docs/linux/exec.md).  A dynamically linked one (PT_INTERP) gets its
+ * interpreter (ld.so, a file of the tree) loaded into the mmap area, as Linux does: the
+ * process starts there, with AT_BASE its load address.
  *
  * A static-PIE is loaded at ELF_ET_DYN_BASE (2/3 of TASK_SIZE, page-aligned: 0x555555554000
  * for an image linked at 0), aligned to its largest PT_LOAD alignment: where Linux puts a
@@ -72,15 +74,13 @@ struct elf_src {
     l4_word_t size;
 };
 
-static struct elf64_ehdr ehdr;                      /* copies of the headers */
-static struct elf64_phdr phdrs[65536 / sizeof(struct elf64_phdr)];
-
-static const struct elf64_phdr *phdr(const uint8_t *image, const struct elf64_ehdr *eh,
-                                     unsigned i)
-{
-    (void)image, (void)eh;
-    return &phdrs[i];
-}
+/* Copies of an ELF's headers (the program's and its interpreter's). */
+#define MAX_PHDRS (65536 / sizeof(struct elf64_phdr))
+struct hdrs {
+    struct elf64_ehdr eh;
+    struct elf64_phdr ph[MAX_PHDRS];
+};
+static struct hdrs prog, interp;
 
 /* n bytes at offset off of the file (the caller has checked the range). */
 static void src_read(const struct elf_src *src, void *buf, l4_word_t n, l4_word_t off)
@@ -91,36 +91,73 @@ static void src_read(const struct elf_src *src, void *buf, l4_word_t n, l4_word_
         tmpfs_read(src->file, buf, n, off);
 }
 
-/* The load bias: 0 for ET_EXEC; for a static-PIE ELF_ET_DYN_BASE less its lowest page,
- * aligned to its largest power-of-two PT_LOAD alignment (as Linux's load_elf_binary). */
-static l4_word_t load_bias(const uint8_t *image, const struct elf64_ehdr *eh)
+/* The headers of src into h, checked: 0 or -ENOEXEC (with a message). */
+static int read_headers(const struct elf_src *src, struct hdrs *h)
 {
-    if (eh->type != ET_DYN)
-        return 0;
-    l4_word_t lowest = ~0ul, align = LX_PAGE;
-    for (unsigned i = 0; i < eh->phnum; i++) {
-        const struct elf64_phdr *ph = phdr(image, eh, i);
-        if (ph->type != PT_LOAD)
-            continue;
-        if (ph->vaddr < lowest)
-            lowest = ph->vaddr;
-        if (ph->align > align && !(ph->align & (ph->align - 1)) && ph->align <= (1ul << 30))
-            align = ph->align;
+    const struct elf64_ehdr *eh = &h->eh;
+    l4_word_t size = src->size;
+    memset(&h->eh, 0, sizeof h->eh);
+    if (size >= sizeof h->eh)
+        src_read(src, &h->eh, sizeof h->eh, 0);
+    if (size < sizeof *eh || memcmp(eh->ident, "\177ELF", 4) || eh->ident[4] != 2 ||
+        eh->ident[5] != 1 || eh->machine != EM_X86_64) {
+        printf("lx: elf: not an x86-64 ELF64 file\n");
+        return -ENOEXEC;
     }
-    if (lowest == ~0ul)
-        return 0;
-    return (ET_DYN_BASE - (lowest & LX_PAGE_MASK)) & ~(align - 1);
+    if (eh->type != ET_EXEC && eh->type != ET_DYN) {
+        printf("lx: elf: not an executable (type %u)\n", eh->type);
+        return -ENOEXEC;
+    }
+    /* Linux refuses program headers of more than 64 KiB; so do we. */
+    if (eh->phentsize != sizeof(struct elf64_phdr) || eh->phoff > size || eh->phnum == 0 ||
+        (size - eh->phoff) / sizeof(struct elf64_phdr) < eh->phnum || eh->phnum > MAX_PHDRS) {
+        printf("lx: elf: bad program headers\n");
+        return -ENOEXEC;
+    }
+    src_read(src, h->ph, eh->phnum * sizeof(struct elf64_phdr), eh->phoff);
+    return 0;
 }
 
-static int load_segments(struct mm *mm, const struct elf_src *src,
-                         const struct elf64_ehdr *eh, l4_word_t bias, l4_word_t *phdr_addr)
+/* The span of the PT_LOAD segments: [*lo, *hi) in pages, and their largest alignment. */
+static bool load_span(const struct hdrs *h, l4_word_t *lo, l4_word_t *hi, l4_word_t *align)
 {
+    *lo = ~0ul, *hi = 0, *align = LX_PAGE;
+    for (unsigned i = 0; i < h->eh.phnum; i++) {
+        const struct elf64_phdr *ph = &h->ph[i];
+        if (ph->type != PT_LOAD)
+            continue;
+        if (ph->vaddr < *lo)
+            *lo = ph->vaddr & LX_PAGE_MASK;
+        if (ph->vaddr + ph->memsz > *hi && ph->vaddr + ph->memsz >= ph->vaddr)
+            *hi = (ph->vaddr + ph->memsz + LX_PAGE - 1) & LX_PAGE_MASK;
+        if (ph->align > *align && !(ph->align & (ph->align - 1)) && ph->align <= (1ul << 30))
+            *align = ph->align;
+    }
+    return *lo != ~0ul && *hi > *lo;
+}
+
+/* The program's load bias: 0 for ET_EXEC; for ET_DYN ELF_ET_DYN_BASE less its lowest page,
+ * aligned to its largest power-of-two PT_LOAD alignment (as Linux's load_elf_binary). */
+static l4_word_t load_bias(const struct hdrs *h)
+{
+    l4_word_t lo, hi, align;
+    if (h->eh.type != ET_DYN || !load_span(h, &lo, &hi, &align))
+        return 0;
+    return (ET_DYN_BASE - lo) & ~(align - 1);
+}
+
+/* Map the PT_LOAD segments of src (headers h) at bias; *phdr_addr: where the program
+ * headers are, *top: the end of the highest segment. */
+static int load_segments(struct mm *mm, const struct elf_src *src, const struct hdrs *h,
+                         l4_word_t bias, l4_word_t *phdr_addr, l4_word_t *top)
+{
+    const struct elf64_ehdr *eh = &h->eh;
     const uint8_t *image = src->image;
     l4_word_t size = src->size;
-    l4_word_t top = 0;
+    *top = 0;
     *phdr_addr = 0;
     for (unsigned i = 0; i < eh->phnum; i++) {
-        const struct elf64_phdr *ph = phdr(image, eh, i);
+        const struct elf64_phdr *ph = &h->ph[i];
         if (ph->type != PT_LOAD || ph->memsz == 0)
             continue;
         l4_word_t vaddr = ph->vaddr + bias;
@@ -148,14 +185,50 @@ static int load_segments(struct mm *mm, const struct elf_src *src,
             return e == -EINVAL ? -ENOEXEC : e;
         if (eh->phoff >= ph->offset && eh->phoff - ph->offset < ph->filesz)
             *phdr_addr = vaddr + (eh->phoff - ph->offset);
-        if (end > top)
-            top = end;
+        if (end > *top)
+            *top = end;
     }
-    if (!top) {
+    if (!*top) {
         printf("lx: elf: no loadable segment\n");
         return -ENOEXEC;
     }
-    mm->brk_start = mm->brk = top;
+    return 0;
+}
+
+/* The dynamic linker named by PT_INTERP: loaded into the mmap area (where Linux puts it),
+ * its bias into *base, its entry into *entry. */
+static int load_interp(struct mm *mm, const char *path, l4_word_t *base, l4_word_t *entry)
+{
+    int err;
+    struct inode *i = path_walk(NULL, NULL, path, true, &err);
+    if (!i) {
+        printf("lx: elf: no interpreter %s (error %d)\n", path, -err);
+        return err;
+    }
+    if (!S_ISREG(i->mode))
+        return -EACCES;
+    struct elf_src src = { .image = (const uint8_t *)i->ro, .file = i, .size = i->size };
+    int e = read_headers(&src, &interp);
+    if (e)
+        return e;
+    l4_word_t lo, hi, align;
+    if (!load_span(&interp, &lo, &hi, &align) || hi - lo > (1ul << 32)) {
+        printf("lx: elf: interpreter %s: no loadable segment\n", path);
+        return -ENOEXEC;
+    }
+    l4_word_t bias = 0;
+    if (interp.eh.type == ET_DYN) {
+        l4_word_t at = mm_find_gap(mm, hi - lo + align);
+        if (!at)
+            return -ENOMEM;
+        bias = ((at + align - 1) & ~(align - 1)) - lo;
+    }
+    l4_word_t phdr_addr, top;
+    e = load_segments(mm, &src, &interp, bias, &phdr_addr, &top);
+    if (e)
+        return e;
+    *base = bias;
+    *entry = interp.eh.entry + bias;
     return 0;
 }
 
@@ -186,8 +259,9 @@ static void wb_put(struct wordbuf *b, l4_word_t v)
 }
 
 static int build_stack(struct mm *mm, const struct elf64_ehdr *eh, l4_word_t bias,
-                       l4_word_t phdr_addr, unsigned stack_prot, const char *execfn, int argc,
-                       char *const argv[], char *const envp[], l4_word_t *sp)
+                       l4_word_t base, l4_word_t phdr_addr, unsigned stack_prot,
+                       const char *execfn, int argc, char *const argv[], char *const envp[],
+                       l4_word_t *sp)
 {
     int envc = 0;
     while (envp[envc])
@@ -234,7 +308,7 @@ static int build_stack(struct mm *mm, const struct elf64_ehdr *eh, l4_word_t bia
         { AT_MINSIGSTKSZ, LX_MINSIGSTKSZ },
         { AT_HWCAP, hwcap() }, { AT_PAGESZ, LX_PAGE }, { AT_CLKTCK, 100 },
         { AT_PHDR, phdr_addr }, { AT_PHENT, sizeof(struct elf64_phdr) }, { AT_PHNUM, eh->phnum },
-        { AT_BASE, 0 }, { AT_FLAGS, 0 }, { AT_ENTRY, eh->entry + bias },
+        { AT_BASE, base }, { AT_FLAGS, 0 }, { AT_ENTRY, eh->entry + bias },
         { AT_UID, 0 }, { AT_EUID, 0 }, { AT_GID, 0 }, { AT_EGID, 0 }, { AT_SECURE, 0 },
         { AT_RANDOM, random }, { AT_HWCAP2, 0 }, { AT_EXECFN, execfn_at },
         { AT_PLATFORM, platform }, { AT_NULL, 0 },
@@ -267,53 +341,39 @@ static int build_stack(struct mm *mm, const struct elf64_ehdr *eh, l4_word_t bia
 static int load(struct mm *mm, const struct elf_src *src, const char *execfn, int argc,
                 char *const argv[], char *const envp[], l4_word_t *entry, l4_word_t *sp)
 {
-    const struct elf64_ehdr *eh = &ehdr;
-    l4_word_t size = src->size;
-    memset(&ehdr, 0, sizeof ehdr);
-    if (size >= sizeof ehdr)
-        src_read(src, &ehdr, sizeof ehdr, 0);
-    if (size < sizeof *eh || memcmp(eh->ident, "\177ELF", 4) || eh->ident[4] != 2 ||
-        eh->ident[5] != 1 || eh->machine != EM_X86_64) {
-        printf("lx: elf: not an x86-64 ELF64 file\n");
-        return -ENOEXEC;
-    }
-    if (eh->type != ET_EXEC && eh->type != ET_DYN) {
-        printf("lx: elf: not an executable (type %u)\n", eh->type);
-        return -ENOEXEC;
-    }
-    /* Linux refuses program headers of more than 64 KiB; so do we. */
-    if (eh->phentsize != sizeof(struct elf64_phdr) || eh->phoff > size || eh->phnum == 0 ||
-        (size - eh->phoff) / sizeof(struct elf64_phdr) < eh->phnum ||
-        eh->phnum * sizeof(struct elf64_phdr) > 65536) {
-        printf("lx: elf: bad program headers\n");
-        return -ENOEXEC;
-    }
-    const uint8_t *img = src->image;
-    src_read(src, phdrs, eh->phnum * sizeof(struct elf64_phdr), eh->phoff);
+    int e = read_headers(src, &prog);
+    if (e)
+        return e;
+    const struct elf64_ehdr *eh = &prog.eh;
     unsigned stack_prot = PROT_READ | PROT_WRITE;
+    static char interp_path[256];
+    interp_path[0] = 0;
     for (unsigned i = 0; i < eh->phnum; i++) {
-        const struct elf64_phdr *ph = phdr(img, eh, i);
+        const struct elf64_phdr *ph = &prog.ph[i];
         if (ph->type == PT_INTERP) {
-            char interp[64] = "?";
-            if (ph->offset < size && ph->filesz && ph->filesz <= size - ph->offset) {
-                l4_word_t n = ph->filesz < sizeof interp ? ph->filesz : sizeof interp - 1;
-                src_read(src, interp, n, ph->offset);
-                interp[n] = 0;
+            if (ph->offset > src->size || ph->filesz < 2 || ph->filesz > sizeof interp_path ||
+                ph->filesz > src->size - ph->offset) {
+                printf("lx: elf: bad PT_INTERP\n");
+                return -ENOEXEC;
             }
-            printf("lx: elf: dynamically linked (interpreter %s): not supported\n", interp);
-            return -ENOEXEC;
+            src_read(src, interp_path, ph->filesz, ph->offset);
+            interp_path[ph->filesz - 1] = 0;
         }
         /* x86-64 Linux (5.8 on): the stack is executable only when PT_GNU_STACK says so. */
         if (ph->type == PT_GNU_STACK && (ph->flags & PF_X))
             stack_prot |= PROT_EXEC;
     }
-    l4_word_t bias = load_bias(img, eh), phdr_addr;
-    int e = load_segments(mm, src, eh, bias, &phdr_addr);
+    l4_word_t bias = load_bias(&prog), phdr_addr, top;
+    e = load_segments(mm, src, &prog, bias, &phdr_addr, &top);
     if (e)
         return e;
+    mm->brk_start = mm->brk = top;
     mm->mmap_top = MMAP_TOP;
     *entry = eh->entry + bias;
-    return build_stack(mm, eh, bias, phdr_addr, stack_prot, execfn, argc, argv, envp, sp);
+    l4_word_t base = 0;
+    if (interp_path[0] && (e = load_interp(mm, interp_path, &base, entry)))
+        return e;
+    return build_stack(mm, eh, bias, base, phdr_addr, stack_prot, execfn, argc, argv, envp, sp);
 }
 
 int elf_load(struct mm *mm, const void *image, l4_word_t size, const char *execfn, int argc,

@@ -56,6 +56,45 @@ $(LX_FUZZ): user/linux/fuzz/lxfuzz.c
 	@echo "  CC      $<"; $(CC) -static -nostdlib -ffreestanding -fno-pie -no-pie -O2 \
 		-fno-stack-protector -fno-builtin -Wall -Wextra -Werror -Wl,--build-id=none -o $@ $<
 all: $(LX_FUZZ)
+# The same program as a static-PIE (ET_DYN without PT_INTERP; it has no relocations, so it
+# runs wherever it is loaded): lx's loader puts it at ELF_ET_DYN_BASE (docs/linux/exec.md).
+LX_SELFTEST_PIE := $(BUILD)/linux/lxselftest-pie.elf
+$(LX_SELFTEST_PIE): user/linux/selftest/selftest.c $(wildcard user/linux/selftest/*.c)
+	@mkdir -p $(@D)
+	@echo "  CC      $< (static-pie)"; $(CC) -static-pie -fPIE -nostdlib -ffreestanding -O2 \
+		-fno-stack-protector -fno-builtin -Wall -Wextra -Werror -Wl,--build-id=none -o $@ $<
+all: $(LX_SELFTEST_PIE)
+
+# Static-PIE C programs (user/linux/selftest/pie.c) where the host can build them: glibc's
+# gcc -static-pie (rcrt1.o), and musl's rcrt1.o linked by hand (Debian's musl-gcc wrapper
+# makes a -static-pie binary that still wants libc.so and the dynamic linker).
+ifneq ($(wildcard $(shell $(CC) -print-file-name=rcrt1.o)),)
+LX_PIE_GLIBC := $(BUILD)/linux/pie-glibc.elf
+$(LX_PIE_GLIBC): user/linux/selftest/pie.c
+	@mkdir -p $(@D)
+	@echo "  CC      $< (glibc static-pie)"; $(CC) -static-pie -fPIE -O2 -Wall -Wextra -Werror -o $@ $<
+all: $(LX_PIE_GLIBC)
+endif
+# The same program dynamically linked against glibc (a PIE with PT_INTERP): the test puts
+# the host's ld.so and libc.so.6 (Debian's libc6) into its initramfs.
+ifneq ($(wildcard $(shell $(CC) -print-file-name=libc.so.6)),)
+LX_DYN_GLIBC := $(BUILD)/linux/dyn-glibc.elf
+$(LX_DYN_GLIBC): user/linux/selftest/pie.c
+	@mkdir -p $(@D)
+	@echo "  CC      $< (glibc dynamic)"; $(CC) -fPIE -pie -O2 -Wall -Wextra -Werror -o $@ $<
+all: $(LX_DYN_GLIBC)
+endif
+MUSL_LIB := /usr/lib/x86_64-linux-musl
+ifneq ($(and $(shell command -v musl-gcc),$(wildcard $(MUSL_LIB)/rcrt1.o)),)
+LX_PIE_MUSL := $(BUILD)/linux/pie-musl.elf
+$(LX_PIE_MUSL): user/linux/selftest/pie.c
+	@mkdir -p $(@D)
+	@echo "  CC      $< (musl static-pie)"; musl-gcc -fPIE -O2 -Wall -Wextra -Werror -static-pie \
+		-nostartfiles -Wl,-static -Wl,--no-dynamic-linker -Wl,-z,text -o $@ $(MUSL_LIB)/rcrt1.o \
+		$(MUSL_LIB)/crti.o $(shell $(CC) -print-file-name=crtbeginS.o) $< \
+		$(shell $(CC) -print-file-name=crtendS.o) $(MUSL_LIB)/crtn.o
+all: $(LX_PIE_MUSL)
+endif
 all: $(USER_PROGRAMS)
 
 # A static glibc program for lx's test, where the host compiler has a static glibc; the

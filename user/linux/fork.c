@@ -73,6 +73,7 @@ static void fork_abort(struct task *c)
         l4_root_call(ROOT_TASK_DELETE, c->tid, 0, 0, 0, &err);
     vfs_task_exit(c);
     mm_destroy(&c->mm);
+    task_drop_exe(c);
     task_free(c);
 }
 
@@ -99,7 +100,8 @@ bool fork_regs(struct task *p)
         task_free(c);
         return reply_now(p, e);
     }
-    if (!vfs_task_fork(c, p, false, false)) {      /* copies of the fd table and cwd */
+    if (!task_copy_exe(c, p) || !vfs_task_fork(c, p, false, false)) {  /* fd table, cwd */
+        task_drop_exe(c);
         mm_destroy(&c->mm);
         task_free(c);
         return reply_now(p, -ENOMEM);

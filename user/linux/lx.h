@@ -66,6 +66,7 @@
 #define ENAMETOOLONG 36
 #define ENOTEMPTY 39
 #define ELOOP   40
+#define EOVERFLOW 75
 #define EOPNOTSUPP 95
 
 /* --- page.c: lx's page pool ----------------------------------------------------------- */
@@ -76,7 +77,6 @@ void page_get(void *p);              /* one more holder (fork shares a page) */
 bool page_put(void *p);              /* one holder less; true if that freed it */
 unsigned page_refs(const void *p);
 unsigned long page_free_count(void);
-unsigned long page_total_count(void);  /* the whole pool */
 
 /* --- mm.c: the memory model ----------------------------------------------------------- */
 #define PROT_READ   1
@@ -85,13 +85,23 @@ unsigned long page_total_count(void);  /* the whole pool */
 
 #define MM_MAX_REGIONS 128
 
+struct inode;
 struct region {
     l4_word_t start, end;           /* [start, end), page-aligned */
     unsigned prot;                  /* PROT_* */
-    /* File backing: bytes of the region at [fstart, fend) come from lx's address
-     * fdata + (addr - fstart); the rest is zero (bss, anonymous memory). fdata 0: none. */
+    /* Backing: bytes of the region at [fstart, fend) come from lx's address
+     * fdata + (addr - fstart) (an ELF image in memory), or from the tmpfs file `file` at
+     * offset foff + (addr - fstart) (mmap of a file); the rest is zero (bss, anonymous
+     * memory).  fdata 0 and file NULL: anonymous.  The window is absolute, so a split
+     * keeps it; a file region holds a reference to its inode. */
     l4_word_t fdata, fstart, fend;
-    bool shared;                    /* MAP_SHARED anonymous: fork shares it, never copies */
+    struct inode *file;
+    l4_word_t foff;
+    bool shared;                    /* MAP_SHARED: anonymous, fork shares it, never copies;
+                                       of a file, the file's own pages (writes reach it) */
+    bool bus_past_eof;              /* mmap of a file: a page wholly past its end: SIGBUS */
+    bool no_write;                  /* MAP_SHARED of a file not open for writing: mprotect
+                                       to PROT_WRITE is EACCES */
 };
 
 struct mm {
@@ -126,6 +136,24 @@ void *mm_page(struct mm *mm, struct region *r, l4_word_t addr);
 void *mm_page_write(struct mm *mm, struct region *r, l4_word_t addr, bool revoke_old);
 /* May the page be mapped with write rights now (the region allows it, nobody shares it)? */
 bool mm_page_writable(const struct region *r, const void *page);
+/* --- mm.c: file mappings, mremap, madvise (issue 8 item 2; docs/linux/memory.md) --- */
+#define MM_FILE_END (~0ul)          /* fend of a file mapping: the file's own end decides */
+/* Map a region built from tmpl (start, end, prot and backing), replacing whatever was in
+ * [start, end) (MAP_FIXED); takes a reference to tmpl->file. */
+int mm_map_region(struct mm *mm, const struct region *tmpl);
+/* Is addr's page of r wholly past the end of the file it maps (a fault there is SIGBUS)? */
+bool mm_past_eof(const struct region *r, l4_word_t addr);
+/* mremap: 0 with *result the new address, or -errno; flags MREMAP_MAYMOVE/FIXED. */
+long mm_remap(struct mm *mm, l4_word_t old, l4_word_t old_len, l4_word_t new_len,
+              unsigned flags, l4_word_t new_addr);
+/* madvise(MADV_DONTNEED): the private pages of [start, end) go (they refill from their
+ * backing, zero for anonymous memory); -ENOMEM if part of the range is unmapped. */
+int mm_discard(struct mm *mm, l4_word_t start, l4_word_t end);
+/* Is every page of [start, end) in some region? */
+bool mm_range_mapped(struct mm *mm, l4_word_t start, l4_word_t end);
+/* Overcommit as Linux's heuristic: may one request of len bytes be promised at all? */
+bool mm_may_commit(l4_word_t len);
+unsigned long page_total(void);     /* page.c: the pool's size in pages */
 
 /* --- usercopy.c: the one checked path ------------------------------------------------- */
 int copy_from_user(struct mm *mm, void *dst, l4_word_t src, size_t n);    /* 0 or -EFAULT */
@@ -194,6 +222,8 @@ struct task {
     uint64_t utime, stime;          /* estimated CPU time (ns): clock.c */
     uint64_t cutime, cstime;        /* of its reaped children */
     /* --- end pipes, poll, time --- */
+    char *exe;                      /* exec.c: the executable's absolute path (kmalloc) */
+    struct inode *exe_inode;        /* exec.c: and its file (a reference), NULL: a module */
 };
 
 struct task *task_by_tid(l4_word_t tid);
@@ -203,9 +233,10 @@ struct task *task_alloc(void);      /* a free slot (zeroed, still TASK_FREE) or 
 int task_create_thread(struct task *t);
 /* Answer t's parked (or current) system call now, with RAX = value. */
 void task_reply(struct task *t, long value);
-/* A new process running the ELF image at [image, image + size) with argv/envp. */
-struct task *task_spawn(const void *image, l4_word_t size, int argc, char *const argv[],
-                        char *const envp[]);
+/* A new process running the ELF image at [image, image + size) with argv/envp; NULL with
+ * *err (if err) when it cannot be. */
+struct task *task_spawn(const void *image, l4_word_t size, const char *execfn, int argc,
+                        char *const argv[], char *const envp[], int *err);
 /* End a process: its space and pages go away; status as wait() would report it.  The
  * parent learns of it (a zombie until reaped); clobbers the MRs. */
 void task_exit(struct task *t, int status);
@@ -217,10 +248,30 @@ struct task *task_slot(unsigned i);
 extern l4_word_t lx_self;           /* lx's own thread */
 
 /* --- elf.c ------------------------------------------------------------------------------ */
-/* Load a static ELF into mm and build its initial stack; *entry and *sp for the start;
- * 0 or -errno (a message says why). */
-int elf_load(struct mm *mm, const void *image, l4_word_t size, int argc, char *const argv[],
-             char *const envp[], l4_word_t *entry, l4_word_t *sp);
+/* Load a static ELF (non-PIE or static-PIE) into mm and build its initial stack; execfn
+ * is AT_EXECFN's string (the path execve was given); *entry and *sp for the start;
+ * 0 or -errno (a message says why: -ENOEXEC for what is no loadable static ELF). */
+int elf_load(struct mm *mm, const void *image, l4_word_t size, const char *execfn, int argc,
+             char *const argv[], char *const envp[], l4_word_t *entry, l4_word_t *sp);
+
+/* The same from a tmpfs file that has been written (its pages are not one piece). */
+int elf_load_file(struct mm *mm, struct inode *file, const char *execfn, int argc,
+                  char *const argv[], char *const envp[], l4_word_t *entry, l4_word_t *sp);
+
+/* --- exec.c: the executable of a process (issue 8 item 1; docs/linux/exec.md) ----------- */
+/* The absolute path of t's executable as /proc/<pid>/exe shows it (as it was named at the
+ * exec), or NULL (none known); its inode (referenced by the task) or NULL (a data module). */
+const char *task_exe_path(const struct task *t);
+struct inode *task_exe_inode(const struct task *t);
+/* Record path (resolved to an absolute path in the tree if it is one) as t's executable. */
+void task_set_exe(struct task *t, const char *path);
+/* fork: the child's executable is the parent's; false when memory is short. */
+bool task_copy_exe(struct task *child, const struct task *parent);
+void task_drop_exe(struct task *t); /* exit */
+/* Start the program at path (a file of the tree, a #! script, or a data module) as a new
+ * process, as execve would run it; NULL with *err. */
+struct task *exec_spawn(const char *path, int argc, char *const argv[], char *const envp[],
+                        int *err);
 
 /* --- park.c: parked calls ------------------------------------------------------------ */
 #define LX_PARK  (-0x7FFFFFFFFFFFFFFDl)     /* the handler parked the caller (park_call) */
@@ -332,6 +383,9 @@ long sys_brk(struct task *, const struct sysargs *);
 long sys_mmap(struct task *, const struct sysargs *);
 long sys_munmap(struct task *, const struct sysargs *);
 long sys_mprotect(struct task *, const struct sysargs *);
+long sys_mremap(struct task *, const struct sysargs *);
+long sys_msync(struct task *, const struct sysargs *);
+long sys_madvise(struct task *, const struct sysargs *);
 long sys_set_robust_list(struct task *, const struct sysargs *);
 long sys_prlimit64(struct task *, const struct sysargs *);
 long sys_getrandom(struct task *, const struct sysargs *);

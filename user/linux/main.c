@@ -118,14 +118,18 @@ static void start_next(void)
     while (next_program < nprograms) {
         struct program *p = &programs[next_program++];
         if (p->argc && p->argv[0][0] == '/') {
-            int e = vfs_exec_image(NULL, p->argv[0], &p->image, &p->size);
-            if (e) {
-                printf("lx: cannot run %s (error %d)\n", p->argv[0], -e);
-                continue;
-            }
+            int e;                  /* files of the tree, #! scripts too (exec.c) */
+            if (exec_spawn(p->argv[0], p->argc, p->argv, envp, &e))
+                return;
+            printf("lx: cannot run %s (error %d)\n", p->argv[0], -e);
+            continue;
         }
-        if (p->image && task_spawn(p->image, p->size, p->argc, p->argv, envp))
+        struct task *t = p->image ? task_spawn(p->image, p->size, p->argc ? p->argv[0] : "",
+                                               p->argc, p->argv, envp, NULL) : NULL;
+        if (t) {
+            task_set_exe(t, p->argv[0]);
             return;
+        }
     }
     vfs_shutdown();                 /* the file system's pages too: the pool is complete */
     printf("lx: no processes left, %lu pages free\n", page_free_count());
@@ -172,6 +176,10 @@ static bool serve_page_fault(struct task *t, l4_word_t tag)
     unsigned rights = r ? rights_of(r->prot) : 0;
     if (!r || (access & ~rights) || !rights) {
         task_fault_kill(t, 11, r ? "access violation" : "segmentation fault", addr, ip);
+        return false;
+    }
+    if (mm_past_eof(r, addr)) {     /* a file mapping's page past the file's end */
+        task_fault_kill(t, 7, "bus error (past the end of the file)", addr, ip);
         return false;
     }
     void *page = (access & L4_W) ? mm_page_write(&t->mm, r, addr, false)

@@ -81,12 +81,12 @@ unsigned page_refs(const void *p)
     return *ref_of(p);
 }
 
+unsigned long page_total(void)
+{
+    return (limit - base) / LX_PAGE;
+}
+
 unsigned long page_free_count(void)
 {
     return nfree_list + (limit - next) / LX_PAGE;
-}
-
-unsigned long page_total_count(void)
-{
-    return (limit - base) / LX_PAGE;
 }

@@ -303,7 +303,7 @@ long sys_sysinfo(struct task *t, const struct sysargs *a)
     _Static_assert(sizeof si == 112, "Linux's struct sysinfo on x86-64");
     memset(&si, 0, sizeof si);
     si.uptime = (long)(lx_now() / 1000000000ull);
-    si.totalram = page_total_count();
+    si.totalram = page_total();
     si.freeram = page_free_count();
     si.procs = (unsigned short)task_count();
     si.mem_unit = LX_PAGE;

@@ -95,12 +95,17 @@ void task_reply(struct task *t, long value)
         printf("lx: pid %d: cannot answer its call\n", t->pid);
 }
 
-struct task *task_spawn(const void *image, l4_word_t size, int argc, char *const argv[],
-                        char *const envp[])
+struct task *task_spawn(const void *image, l4_word_t size, const char *execfn, int argc,
+                        char *const argv[], char *const envp[], int *err)
 {
+    int dummy;
+    if (!err)
+        err = &dummy;
+    *err = -ENOMEM;
     struct task *t = task_alloc();
     if (!t) {
         printf("lx: no free process slot\n");
+        *err = -EAGAIN;
         return NULL;
     }
     l4_word_t entry, sp;
@@ -109,14 +114,15 @@ struct task *task_spawn(const void *image, l4_word_t size, int argc, char *const
         mm_destroy(&t->mm);
         return NULL;
     }
-    int e = elf_load(&t->mm, image, size, argc, argv, envp, &entry, &sp);
+    int e = elf_load(&t->mm, image, size, execfn, argc, argv, envp, &entry, &sp);
     if (e) {
+        *err = e;
         printf("lx: cannot load %s (error %d)\n", argc ? argv[0] : "?", -e);
         vfs_task_exit(t);
         mm_destroy(&t->mm);
         return NULL;
     }
-    if (task_create_thread(t)) {
+    if ((*err = task_create_thread(t))) {
         vfs_task_exit(t);
         mm_destroy(&t->mm);
         return NULL;
@@ -131,6 +137,7 @@ struct task *task_spawn(const void *image, l4_word_t size, int argc, char *const
     l4_set_mr(2, sp);
     if (l4_ipc_failed(l4_reply(t->tid))) {
         printf("lx: cannot start pid %d\n", t->pid);
+        *err = -EAGAIN;
         task_exit(t, 0);
         return NULL;
     }
@@ -162,6 +169,7 @@ void task_exit(struct task *t, int status)
         printf("lx: pid %d: cannot delete its task (error %lu)\n", t->pid, err);
     vfs_task_exit(t);
     mm_destroy(&t->mm);
+    task_drop_exe(t);
     if (status & 0x7F)
         printf("lx: pid %d killed by signal %d\n", t->pid, status & 0x7F);
     else

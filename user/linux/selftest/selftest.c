@@ -19,6 +19,7 @@
  *                            execve (of itself, from a fork and a vfork child; ENOENT,
  *                            EFAULT; ENOEXEC with a non-ELF file NONELF), process groups and
  *                            sessions, and a loop of N fork/exit/wait (default 20); exit 0
+ *   lxselftest.elf exec | mm | oom | showargs   executables and memory (execmm.c)
  *   lxselftest.elf execed STATUS PID PPID   run by the fork mode's execve: checks its pid
  *                            (unless 0), parent and fresh registers; exits STATUS
  * Every check prints "ok: WHAT" or "FAIL: WHAT". */
@@ -613,6 +614,7 @@ static int forktest(int argc, char **argv, char **envp)
 
 #include "fs.c"
 #include "system.c"
+#include "execmm.c"
 
 void cmain(u64 *sp);
 void cmain(u64 *sp)
@@ -625,7 +627,20 @@ void cmain(u64 *sp)
         e++;
     u64 *auxv = (u64 *)(e + 1);
     int status;
-    if (argc > 1 && seq(argv[1], "efault")) {
+    int show = 0;
+    for (int i = 1; i < argc; i++)
+        show |= prefix(argv[i], "showargs");
+    if (show) {
+        status = showargs(argc, argv, auxv);
+    } else if (argc > 1 && seq(argv[1], "exec")) {
+        status = exectest(argc, argv, auxv);
+    } else if (argc > 1 && seq(argv[1], "mm")) {
+        status = mmtest();
+    } else if (argc > 1 && seq(argv[1], "stackexec")) {
+        status = stackexec();
+    } else if (argc > 1 && seq(argv[1], "oom")) {
+        status = oomtest();
+    } else if (argc > 1 && seq(argv[1], "efault")) {
         status = efault();
     } else if (argc > 1 && seq(argv[1], "segv")) {
         puts1("storing to NULL\n");

@@ -131,6 +131,12 @@ long tmpfs_read(struct inode *i, char *buf, l4_word_t n, l4_word_t pos);
 long tmpfs_write(struct inode *i, const char *buf, l4_word_t n, l4_word_t pos);
 int tmpfs_truncate(struct inode *i, l4_word_t size);
 int tmpfs_set_target(struct inode *i, const char *target, size_t len);
+/* --- mmap of files (lxexec: docs/linux/memory.md) --- */
+/* The page holding bytes [index * 4096, ...) of a regular file, made if it is a hole (the
+ * initramfs bytes become pages first); NULL when memory is out or past the 2 MiB limit.
+ * The file holds it (count 1); a MAP_SHARED mapping takes a count of its own. */
+void *tmpfs_page(struct inode *i, l4_word_t index);
+/* --- end mmap of files --- */
 uint64_t vfs_now(void);
 void inode_touch(struct inode *i, bool modified);     /* mtime/ctime (or ctime only) */
 bool tmpfs_dir_empty(struct inode *dir);

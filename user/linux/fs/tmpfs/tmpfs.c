@@ -39,7 +39,7 @@ static void drop_data(struct inode *i)
     if (i->pages) {
         for (unsigned p = 0; p < TMPFS_MAX_PAGES; p++)
             if (i->pages[p])
-                page_free(i->pages[p]);
+                page_put(i->pages[p]);  /* a MAP_SHARED mapping may hold it still */
         page_free(i->pages);
         i->pages = NULL;
     }
@@ -193,6 +193,15 @@ static int own_pages(struct inode *i)
     return 0;
 }
 
+void *tmpfs_page(struct inode *i, l4_word_t index)
+{
+    if (index >= TMPFS_MAX_PAGES || own_pages(i))
+        return NULL;
+    if (!i->pages[index])
+        i->pages[index] = page_alloc();     /* a hole gets its page */
+    return i->pages[index];
+}
+
 long tmpfs_read(struct inode *i, char *buf, l4_word_t n, l4_word_t pos)
 {
     if (pos >= i->size)
@@ -252,7 +261,7 @@ int tmpfs_truncate(struct inode *i, l4_word_t size)
     /* Pages wholly past the end go; the tail of the last one is zeroed for a later grow. */
     for (l4_word_t p = (size + LX_PAGE - 1) / LX_PAGE; p < TMPFS_MAX_PAGES; p++)
         if (i->pages[p]) {
-            page_free(i->pages[p]);
+            page_put(i->pages[p]);      /* a MAP_SHARED mapping may hold it still */
             i->pages[p] = NULL;
         }
     if (size % LX_PAGE && i->pages[size / LX_PAGE])

@@ -3,9 +3,11 @@
  * of the process at a time, so a bad page ends the transfer exactly at its start (short
  * count, or -EFAULT if nothing moved), as in Linux. */
 #include "vfs/vfs.h"
+#include "tty.h"
 
-#define TCGETS      0x5401
-#define TIOCGWINSZ  0x5413
+#define FIONBIO     0x5421
+#define FIONCLEX    0x5450
+#define FIOCLEX     0x5451
 #define IOV_MAX     1024
 #define SEEK_SET 0
 #define SEEK_CUR 1
@@ -62,11 +64,17 @@ static long rw(struct task *t, const struct sysargs *a, bool write)
 
 long sys_read(struct task *t, const struct sysargs *a)
 {
+    struct file *f = fd_get(t, (long)a->a[0]);
+    if (f && tty_file(f))
+        return tty_read(t, f, a->a[1], a->a[2]);    /* job control, parking: tty.c */
     return rw(t, a, false);
 }
 
 long sys_write(struct task *t, const struct sysargs *a)
 {
+    struct file *f = fd_get(t, (long)a->a[0]);
+    if (f && tty_file(f))
+        return tty_write(t, f, a->a[1], a->a[2]);
     return rw(t, a, true);
 }
 
@@ -153,13 +161,24 @@ long sys_lseek(struct task *t, const struct sysargs *a)
 
 long sys_ioctl(struct task *t, const struct sysargs *a)
 {
-    if (!fd_get(t, (long)a->a[0]))
+    struct file *f = fd_get(t, (long)a->a[0]);
+    if (!f)
         return -EBADF;
-    switch (a->a[1]) {
-    case TCGETS:
-    case TIOCGWINSZ:
-        return -ENOTTY;             /* the console is no tty yet */
-    default:
-        return -ENOTTY;
+    unsigned cmd = (unsigned)a->a[1];   /* Linux's ioctl takes an unsigned int */
+    switch (cmd) {                  /* the ones of every file */
+    case FIONBIO: {
+        int on;
+        if (copy_from_user(&t->mm, &on, a->a[2], sizeof on))
+            return -EFAULT;
+        f->flags = on ? f->flags | O_NONBLOCK : f->flags & ~O_NONBLOCK;
+        return 0;
     }
+    case FIOCLEX:
+    case FIONCLEX:
+        fd_set_cloexec(t, (unsigned)a->a[0], cmd == FIOCLEX);
+        return 0;
+    }
+    if (f->ops->ioctl)
+        return f->ops->ioctl(f, t, cmd, a->a[2]);
+    return -ENOTTY;
 }

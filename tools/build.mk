@@ -34,7 +34,8 @@ FUZZ_ARGS    ?=
 # sh, so it needs no #! support), which starts a login shell with the console as its
 # controlling terminal.  When the last process ends, lx ends QEMU (poweroff=1).
 LX_RUN_MODULES := $(BUILD)/user/sigma0.elf $(BUILD)/user/root.elf $(BUILD)/user/serial.elf
-LX_RUN_ARGS    ?= heap=64 heapx=1 poweroff=1 console=serial initrd=initramfs.cpio init=/bin/sh /init
+LX_RUN_ARGS    ?= heap=64 heapx=1 poweroff=1 quiet=1 console=serial initrd=initramfs.cpio \
+                  init=/bin/sh /init
 
 # Every native program, in-system tests and benchmarks included.
 programs: $(USER_PROGRAMS)

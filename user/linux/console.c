@@ -15,7 +15,10 @@
  * Without it (the tests that only read output) the console is lx's own printf path, the
  * kernel console on COM1, as before: write-only, reads give end of file.  Both paths are
  * synchronous, so process output and lx's (and every server's) messages reach the serial
- * line in the order they were made. */
+ * line in the order they were made.
+ *
+ * `quiet=1` silences lx's own messages (process ends, unimplemented calls), for `make run`,
+ * where the console belongs to the shell. */
 #include "lx.h"
 #include "tty.h"
 #include <libl4/serial.h>
@@ -73,8 +76,15 @@ static bool option(const char *word)
     return false;
 }
 
+static void discard(int c)
+{
+    (void)c;
+}
+
 void console_init(void)
 {
+    if (option("quiet=1"))
+        l4_putc_hook = discard;     /* `make run`: the console is the shell's alone */
     if (!option("console=serial"))
         return;
     driver = l4_name_lookup("serial");      /* the driver may register after we start */

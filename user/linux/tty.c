@@ -715,10 +715,10 @@ static long op_ioctl(struct file *f, struct task *t, unsigned long cmd, l4_word_
         return 0;
     }
     case TIOCSCTTY:
-        if (is_ctty(t))
-            return 0;               /* already ours */
         if (t->sid != t->pid)
             return -EPERM;          /* only a session leader */
+        if (is_ctty(t))
+            return 0;               /* already ours */
         if (tty.session && arg != 1)
             return -EPERM;          /* another session's; arg 1 steals it (we are root) */
         tty.session = t->sid;

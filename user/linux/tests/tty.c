@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -36,7 +37,7 @@ static void check(int ok, const char *what)
 
 static void check_err(long r, int err, const char *what)
 {
-    char line[160];
+    char line[256];
     snprintf(line, sizeof line, "%s (got %ld errno %d)", what, r, r < 0 ? errno : 0);
     check(r < 0 && errno == err, line);
 }
@@ -147,6 +148,91 @@ static void ioctls(void)
     check(read(0, bad_pointer, 0) == 0, "a read of 0 bytes");
 }
 
+static volatile sig_atomic_t ttins, ttous;
+
+static void on_ttin(int sig)
+{
+    (void)sig;
+    ttins++;
+}
+
+static void on_ttou(int sig)
+{
+    (void)sig;
+    ttous++;
+}
+
+/* A child in a group of its own is a background job: its read raises SIGTTIN and its write
+ * with TOSTOP SIGTTOU, for its group (handlers without SA_RESTART: EINTR, in Linux too);
+ * then, in a session of its own, the terminal is not its own any more. */
+static int background_child(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_ttin;
+    sigaction(SIGTTIN, &sa, NULL);
+    sa.sa_handler = on_ttou;
+    sigaction(SIGTTOU, &sa, NULL);
+    int bad = 0;
+    char c;
+    if (ioctl(0, TIOCSCTTY, 0) == 0 || errno != EPERM)
+        bad |= 1;                   /* not a session leader */
+    if (setpgid(0, 0))
+        bad |= 2;
+    if (read(0, &c, 1) != -1 || errno != EINTR)
+        bad |= 4;
+    if (write(1, "x", 1) != -1 || errno != EINTR)
+        bad |= 8;
+    printf("tty: background child: SIGTTIN handler ran %d, SIGTTOU %d time(s)\n", (int)ttins,
+           (int)ttous);
+    fflush(stdout);
+    /* A group leader cannot make a session: a child of ours (no leader) does. */
+    pid_t pid = fork();
+    if (pid == 0) {
+        int pgrp, b = 0;
+        if (setsid() != getpid())
+            b |= 16;
+        if (ioctl(0, TIOCGPGRP, &pgrp) == 0 || errno != ENOTTY)
+            b |= 32;
+        if (ioctl(0, TIOCNOTTY) == 0 || errno != ENOTTY)
+            b |= 64;
+        if (open("/dev/tty", O_RDWR) >= 0 || errno != ENXIO)
+            b |= 128;
+        if (ioctl(0, TIOCSCTTY, 0) == 0 || errno != EPERM)
+            b |= 256;               /* another session's terminal, no stealing asked */
+        _exit(b >> 4);
+    }
+    int status;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+        bad |= 512;
+    else
+        bad |= WEXITSTATUS(status) << 4;
+    return bad;
+}
+
+static void job_control(void)
+{
+    struct kernel_termios t = saved;
+    t.c_lflag |= TOSTOP;
+    ioctl(0, TCSETS, &t);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int bad = background_child();
+        _exit(bad & 15 ? bad & 15 : bad >> 4 ? 16 | bad >> 4 : 0);  /* what went wrong */
+    }
+    int status = -1;
+    check(pid > 0 && waitpid(pid, &status, 0) == pid, "fork a background child, wait");
+    char line[256];
+    snprintf(line, sizeof line, "background read: EINTR (SIGTTIN), write with TOSTOP: EINTR "
+             "(SIGTTOU); TIOCSCTTY by a non-leader: EPERM; after setsid: TIOCGPGRP, TIOCNOTTY "
+             "ENOTTY, /dev/tty ENXIO, TIOCSCTTY EPERM (status %#x)", (unsigned)status);
+    check(WIFEXITED(status) && WEXITSTATUS(status) == 0, line);
+    ioctl(0, TCSETS, &saved);
+    int pgrp;
+    check(ioctl(0, TIOCGPGRP, &pgrp) == 0 && pgrp == getpgrp(),
+          "still the foreground group and the terminal's session");
+}
+
 static void raw_mode(void)
 {
     char buf[64];
@@ -215,6 +301,7 @@ static void interrupt(void)
 int main(void)
 {
     ioctls();
+    job_control();
     raw_mode();
     canonical();
     interrupt();

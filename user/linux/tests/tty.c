@@ -183,9 +183,6 @@ static int background_child(void)
         bad |= 4;
     if (write(1, "x", 1) != -1 || errno != EINTR)
         bad |= 8;
-    printf("tty: background child: SIGTTIN handler ran %d, SIGTTOU %d time(s)\n", (int)ttins,
-           (int)ttous);
-    fflush(stdout);
     /* A group leader cannot make a session: a child of ours (no leader) does. */
     pid_t pid = fork();
     if (pid == 0) {
@@ -200,6 +197,10 @@ static int background_child(void)
             b |= 128;
         if (ioctl(0, TIOCSCTTY, 0) == 0 || errno != EPERM)
             b |= 256;               /* another session's terminal, no stealing asked */
+        /* Not our terminal any more: no TOSTOP check for us (the counts are the parent's). */
+        printf("tty: background child: SIGTTIN handler ran %d, SIGTTOU %d time(s)\n",
+               (int)ttins, (int)ttous);
+        fflush(stdout);
         _exit(b >> 4);
     }
     int status;

@@ -504,13 +504,33 @@ static bool ctty_session_alive(void)
     return l && l->state == TASK_RUNNING && l->sid == tty.session;
 }
 
-/* Is this tty t's controlling terminal?  A session whose leader has ended loses it (lx
- * notices lazily, here). */
+/* Is this tty t's controlling terminal?  (A session whose leader has gone without
+ * tty_task_exit, which should not happen, loses it here too.) */
 static bool is_ctty(const struct task *t)
 {
     if (tty.session && !ctty_session_alive())
         tty.session = tty.pgrp = 0;
     return tty.session && t->sid == tty.session;
+}
+
+/* SIGHUP and SIGCONT for the foreground group, but not for `leaving` (an ending leader). */
+static void hang_up(const struct task *leaving)
+{
+    for (unsigned i = 0; tty.pgrp && i < LX_MAX_TASKS; i++) {
+        struct task *p = task_slot(i);
+        if (p != leaving && p->state == TASK_RUNNING && p->pgid == tty.pgrp) {
+            signal_raise(p, SIGHUP);
+            signal_raise(p, SIGCONT);
+        }
+    }
+    tty.session = tty.pgrp = 0;
+    waitq_wake(&tty.readers);
+}
+
+void tty_task_exit(struct task *t)
+{
+    if (tty.session && t->pid == tty.session && t->sid == tty.session)
+        hang_up(t);
 }
 
 static bool background(const struct task *t)
@@ -727,13 +747,8 @@ static long op_ioctl(struct file *f, struct task *t, unsigned long cmd, l4_word_
     case TIOCNOTTY:
         if (!is_ctty(t))
             return -ENOTTY;
-        if (t->sid == t->pid) {     /* the leader gives it up for the whole session */
-            if (tty.pgrp) {
-                signal_raise_pgrp(tty.pgrp, SIGHUP);
-                signal_raise_pgrp(tty.pgrp, SIGCONT);
-            }
-            tty.session = tty.pgrp = 0;
-        }
+        if (t->sid == t->pid)
+            hang_up(NULL);          /* the leader gives it up for the whole session */
         return 0;
     case TIOCGPGRP:
     case TIOCGSID: {

@@ -20,6 +20,10 @@ int tty_open(struct task *t, struct file *f, unsigned flags);
 long tty_read(struct task *t, struct file *f, l4_word_t buf, l4_word_t n);
 long tty_write(struct task *t, struct file *f, l4_word_t buf, l4_word_t n);
 
+/* A process ends: if it led the session of the terminal, the foreground group gets SIGHUP
+ * and SIGCONT and the session loses the terminal (Linux's disassociate_ctty). */
+void tty_task_exit(struct task *t);
+
 /* Bytes from the console device (console.c): input processing, echo, signals. */
 void tty_receive(const char *buf, size_t n);
 

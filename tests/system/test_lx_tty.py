@@ -196,7 +196,7 @@ def test_shell_ctrl_c_at_the_prompt():
     # with status 0 instead of 130.
     if "pid 1 exited with status 130" in out:
         pytest.xfail("SIGINT is not delivered yet: ash ends at ^C (status 130)")
-    assert re.search(r"abc\^C\n" + PROMPT, out), out[-3000:]
+    assert re.search(r"\^C.*" + PROMPT, out, re.S), out[-3000:]
 
 
 def test_shell_stty_and_read():

@@ -1,6 +1,7 @@
 # Pecan: one non-recursive build.  Every part contributes a fragment (*/build.mk).
 #   make            build kernel, user programs and the ISO
-#   make run        boot the demo in QEMU (interactive serial console)
+#   make run        boot Pecan with lx into busybox sh (interactive serial console)
+#   make demo       boot the native demo shell
 #   make test       build and run every test suite
 #   make bench      run the benchmarks beside native Linux and update docs/performance.md
 #   make iso        build build/pecan.iso (GRUB)

@@ -1,7 +1,9 @@
 # tools/build.mk: the developer entry points (run, test, iso, debug, bench, deps).  Included by
 # the top-level Makefile after the kernel and user fragments (KERNEL_BIN, USER_PROGRAMS).
 #
-#   make run    [RUN_ARGS="--memory 256 --iso"]   boot the demo, serial console on this terminal
+#   make run    [RUN_ARGS="--memory 512"]         boot Pecan with lx into busybox sh on the serial
+#                                                  console of this terminal (builds the initramfs)
+#   make demo   [RUN_ARGS="--iso"]                the native demo shell (user/demo/shell.c)
 #   make test   [TEST_ARGS="--suite system -k boot"]   every test suite (tools/testsuite.py)
 #   make unit                                      the host unit tests only
 #   make iso                                       build/pecan.iso (GRUB, boots the demo)
@@ -26,7 +28,15 @@ RUN_ARGS     ?=
 TEST_ARGS    ?=
 FUZZ_ARGS    ?=
 
-.PHONY: programs fuzz
+.PHONY: programs fuzz demo
+
+# `make run`: sigma0, the root task, the serial driver and lx, whose console is a tty on the
+# driver (console=serial, docs/linux/tty.md), with the initramfs; pid 1 runs /init (through
+# sh, so it needs no #! support), which starts a login shell with the console as its
+# controlling terminal.  When the last process ends, lx ends QEMU (poweroff=1).
+LX_RUN_MODULES := $(BUILD)/user/sigma0.elf $(BUILD)/user/root.elf $(BUILD)/user/serial.elf
+LX_RUN_ARGS    ?= heap=64 heapx=1 poweroff=1 quiet=1 console=serial initrd=initramfs.cpio \
+                  init=/bin/sh /init
 
 # Every native program, in-system tests and benchmarks included.
 programs: $(USER_PROGRAMS)
@@ -37,6 +47,14 @@ deps:
 	@PYTHON="$(PYTHON)" sh tools/deps.sh
 
 run: deps
+	@$(SUBMAKE) all
+	@$(SUBMAKE) initramfs
+	@echo "  RUN     Pecan + lx: busybox sh on the console; exit ends it, Ctrl-A x quits QEMU"
+	@$(QEMU_RUN) --interactive --memory 256 --cmdline "$(DEMO_CMDLINE)" $(RUN_ARGS) \
+	    $(KERNEL_BIN) $(LX_RUN_MODULES) "$(BUILD)/user/lx.elf:$(LX_RUN_ARGS)" "$(INITRAMFS):data"
+
+# The native demo: sigma0, the root task, the serial driver and the demo shell.
+demo: deps
 	@$(SUBMAKE) all
 	@echo "  RUN     demo (sigma0 + root task); Ctrl-A x quits QEMU, Ctrl-A c is the QEMU monitor"
 	@$(QEMU_RUN) --interactive --cmdline "$(DEMO_CMDLINE)" $(RUN_ARGS) $(KERNEL_BIN) $(DEMO_MODULES)

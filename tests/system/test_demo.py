@@ -1,4 +1,4 @@
-"""The demo that `make run` boots: sigma0, the root task, the user-level serial driver and the
+"""The demo that `make demo` boots: sigma0, the root task, the user-level serial driver and the
 demo shell (all modules started by the root task).  Driven through QEMU's real serial device:
 typed lines reach the shell as receive interrupts (IRQ 4) delivered as IPC to the driver, and
 its answers go out through the driver.  Booted directly and from the demo ISO."""

@@ -11,10 +11,12 @@
  * starts with '/'; init=PATH is the same) or names a data module (a static x86-64 ELF);
  * they run one after another as pids 1, 2, ....  poweroff=1: when the
  * last one has ended, print the report of unimplemented calls and end QEMU
- * (isa-debug-exit), for tests. */
+ * (isa-debug-exit), for tests.  console=serial: the console tty is the serial driver
+ * (console.c). */
 #include "lx.h"
 #include "vfs/vfs.h"
 #include "clock.h"
+#include "tty.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -237,6 +239,8 @@ static bool serve_exception(struct task *t)
 /* One message from thread `from`: true if the MRs now hold the reply. */
 static bool serve(l4_word_t from, l4_word_t tag)
 {
+    if (console_is_input(from))
+        return console_input(tag);  /* console input: the tty (console.c, tty.c) */
     struct task *t = task_by_tid(from);
     if (!t)
         return false;               /* not a process of ours (or one that ended) */
@@ -275,6 +279,7 @@ int main(void)
     clock_init();                   /* the wall clock, before the files' times */
     parse_cmdline();
     mount_root();
+    console_init();                 /* console=serial: the tty on the serial driver */
     map_programs();
     printf("lx: Linux server, %lu KiB of memory, %u program(s)\n", ts->heap_size >> 10,
            nprograms);

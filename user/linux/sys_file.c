@@ -4,7 +4,11 @@
  * count, or -EFAULT if nothing moved), as in Linux. */
 #include "pipe.h"
 #include "signal.h"
+#include "vfs/vfs.h"
+#include "tty.h"
 
+#define FIONCLEX    0x5450
+#define FIOCLEX     0x5451
 #define IOV_MAX     1024
 #define SEEK_SET 0
 #define SEEK_CUR 1
@@ -102,11 +106,17 @@ static long rw(struct task *t, const struct sysargs *a, bool write)
 
 long sys_read(struct task *t, const struct sysargs *a)
 {
+    struct file *f = fd_get(t, (long)a->a[0]);
+    if (f && tty_file(f))
+        return tty_read(t, f, a->a[1], a->a[2]);    /* job control, parking: tty.c */
     return rw(t, a, false);
 }
 
 long sys_write(struct task *t, const struct sysargs *a)
 {
+    struct file *f = fd_get(t, (long)a->a[0]);
+    if (f && tty_file(f))
+        return tty_write(t, f, a->a[1], a->a[2]);
     return rw(t, a, true);
 }
 
@@ -203,21 +213,14 @@ long sys_lseek(struct task *t, const struct sysargs *a)
     return (long)f->pos;
 }
 
-#define FIONCLEX 0x5450
-#define FIOCLEX  0x5451
-
 /* The file-independent requests here; the rest is the file's ioctl op (pipes: FIONREAD). */
 long sys_ioctl(struct task *t, const struct sysargs *a)
 {
-    long fd = (long)a->a[0];
-    struct file *f = fd_get(t, fd);
+    struct file *f = fd_get(t, (long)a->a[0]);
     if (!f)
         return -EBADF;
-    switch (a->a[1]) {
-    case FIOCLEX:
-    case FIONCLEX:
-        fd_set_cloexec(t, (unsigned)fd, a->a[1] == FIOCLEX);
-        return 0;
+    unsigned cmd = (unsigned)a->a[1];   /* Linux's ioctl takes an unsigned int */
+    switch (cmd) {                  /* the ones of every file */
     case FIONBIO: {
         int on;
         if (copy_from_user(&t->mm, &on, a->a[2], sizeof on))
@@ -225,10 +228,14 @@ long sys_ioctl(struct task *t, const struct sysargs *a)
         f->flags = on ? f->flags | O_NONBLOCK : f->flags & ~O_NONBLOCK;
         return 0;
     }
+    case FIOCLEX:
+    case FIONCLEX:
+        fd_set_cloexec(t, (unsigned)a->a[0], cmd == FIOCLEX);
+        return 0;
     }
     if (f->ops->ioctl)
-        return f->ops->ioctl(f, t, (unsigned long)a->a[1], a->a[2]);
-    if (a->a[1] == FIONREAD && S_ISREG(f->inode->mode)) {
+        return f->ops->ioctl(f, t, cmd, a->a[2]);
+    if (cmd == FIONREAD && S_ISREG(f->inode->mode)) {
         int n = f->pos < f->inode->size ? (int)(f->inode->size - f->pos) : 0;
         return copy_to_user(&t->mm, a->a[2], &n, sizeof n);
     }

@@ -5,6 +5,7 @@
  * only execute permission is ever refused (as Linux refuses it to root). */
 #include "vfs/vfs.h"
 #include "pipe.h"
+#include "tty.h"
 #include <string.h>
 
 #define F_DUPFD 0
@@ -128,6 +129,10 @@ static long do_open(struct task *t, long dirfd, l4_word_t upath, unsigned flags,
     struct file *f = file_open(i, flags | O_LARGEFILE);
     if (!f)
         return -ENOMEM;
+    if (tty_file(f) && (err = tty_open(t, f, flags))) {    /* the controlling terminal */
+        file_put(f);
+        return err;
+    }
     int fd = fd_install(t, f, 0, flags & O_CLOEXEC);
     if (fd < 0)
         file_put(f);

@@ -3,6 +3,7 @@
  * stays a zombie until its parent reaps it with wait4 (wait.c); one without a parent (the
  * programs lx starts, orphans) is freed at once. */
 #include "lx.h"
+#include "tty.h"
 #include "vfs/vfs.h"
 #include "signal.h"
 #include <stdio.h>
@@ -175,6 +176,7 @@ void task_exit(struct task *t, int status)
     else
         printf("lx: pid %d exited with status %d\n", t->pid, (status >> 8) & 0xFF);
     t->status = status;
+    tty_task_exit(t);               /* a session leader's terminal hangs up (tty.c) */
     park_task_exit(t);
     t->park = PARK_NONE;
     /* Its children lose their parent: zombies go, the living are freed when they end

@@ -129,7 +129,8 @@ int main(void)
             continue;
         }
         switch (l4_tag_label(tag)) {
-        case SERIAL_WRITE: {
+        case SERIAL_WRITE:
+        case SERIAL_WRITE_RAW: {
             /* The count is clipped to the bytes the message carries (MR2..MRu). */
             unsigned u = l4_tag_u(tag), words = u > 1 ? u - 1 : 0;
             l4_word_t n = u ? l4_mr(1) : 0;
@@ -140,7 +141,7 @@ int main(void)
                 w[i] = l4_mr(2 + i);
             for (unsigned i = 0; i < n; i++) {
                 char c = ((char *)w)[i];
-                if (c == '\n')
+                if (c == '\n' && l4_tag_label(tag) == SERIAL_WRITE)
                     put_char('\r');
                 put_char(c);
             }

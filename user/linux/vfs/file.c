@@ -1,10 +1,11 @@
 /* Open file descriptions and the per-process fd table (with close-on-exec), the working
  * directory, the operations of each kind of file, and the VFS's hooks into process
  * creation and exit.  Device files get their behaviour from their numbers: 1,3 null,
- * 1,5 zero, 1,7 full, 1,8 and 1,9 random, 5,0 / 5,1 / 4,64 the console (fds 0-2 of every
- * process are the console until there is a tty). */
+ * 1,5 zero, 1,7 full, 1,8 and 1,9 random, 5,0 / 5,1 / 4,64 the console tty (../tty.c; fds 0-2 of the
+ * processes lx starts are the console). */
 #include "vfs.h"
 #include "../pipe.h"
+#include "../tty.h"
 #include <string.h>
 
 /* --- operations by kind ------------------------------------------------------------------- */
@@ -61,26 +62,12 @@ static long random_read(struct file *f, char *buf, l4_word_t n, l4_word_t pos)
     return (long)n;
 }
 
-static long console_read(struct file *f, char *buf, l4_word_t n, l4_word_t pos)
-{
-    (void)f, (void)buf, (void)n, (void)pos;
-    return 0;                       /* no console input yet: end of file */
-}
-
-static long console_wr(struct file *f, const char *buf, l4_word_t n, l4_word_t pos)
-{
-    (void)f, (void)pos;
-    console_write(buf, n);
-    return (long)n;
-}
-
 static const struct file_ops reg_ops = { .read = reg_read, .write = reg_write, .seekable = true };
 static const struct file_ops dir_ops = { .read = dir_read, .write = NULL, .seekable = true };
 static const struct file_ops null_ops = { .read = null_read, .write = null_write, .seekable = true };
 static const struct file_ops zero_ops = { .read = zero_read, .write = null_write, .seekable = true };
 static const struct file_ops full_ops = { .read = zero_read, .write = full_write, .seekable = true };
 static const struct file_ops random_ops = { .read = random_read, .write = null_write, .seekable = true };
-static const struct file_ops console_ops = { .read = console_read, .write = console_wr, .seekable = false };
 static const struct file_ops nodev_ops = { .read = NULL, .write = NULL, .seekable = false };
 
 static const struct file_ops *ops_of(struct inode *i)
@@ -98,7 +85,7 @@ static const struct file_ops *ops_of(struct inode *i)
         case 0x105: return &zero_ops;
         case 0x107: return &full_ops;
         case 0x108: case 0x109: return &random_ops;
-        case 0x500: case 0x501: case 0x440: return &console_ops;
+        case 0x500: case 0x501: case 0x440: return &tty_ops;    /* tty.c */
         }
     }
     return &nodev_ops;              /* ENXIO on read and write */

@@ -10,6 +10,8 @@
                                  * reply waits until input is there; a count of 0 means
                                  * "nothing yet, ask again" (the driver made room for other
                                  * readers) */
+#define SERIAL_WRITE_RAW 0x5303 /* as SERIAL_WRITE, the bytes unchanged (no "\n" -> "\r\n":
+                                 * a tty's line discipline does its own output processing) */
 #define SERIAL_MAX    (8 * 60)  /* bytes per message: 60 words after the count */
 
 /* Client helpers (serial.c in libl4). */

@@ -29,6 +29,11 @@ void page_init(l4_word_t b, l4_word_t size)
     limit = b + size;
 }
 
+unsigned long page_total_count(void)
+{
+    return (limit - base) / LX_PAGE;
+}
+
 static uint16_t *ref_of(const void *p)
 {
     return &refs[((l4_word_t)p - base) / LX_PAGE];

@@ -28,6 +28,7 @@ static const sys_handler table[LX_NSYSCALLS] = {
     [32] = sys_dup,
     [33] = sys_dup2,
     [39] = sys_getpid,
+    [40] = sys_sendfile,
     [56] = sys_clone,
     [57] = sys_fork,
     [58] = sys_vfork,
@@ -36,8 +37,12 @@ static const sys_handler table[LX_NSYSCALLS] = {
     [61] = sys_wait4,
     [63] = sys_uname,
     [72] = sys_fcntl,
+    [73] = sys_flock,
+    [74] = sys_fsync,
+    [75] = sys_fdatasync,
     [76] = sys_truncate,
     [77] = sys_ftruncate,
+    [78] = sys_getdents,
     [79] = sys_getcwd,
     [80] = sys_chdir,
     [81] = sys_fchdir,
@@ -51,7 +56,11 @@ static const sys_handler table[LX_NSYSCALLS] = {
     [89] = sys_readlink,
     [90] = sys_chmod,
     [91] = sys_fchmod,
+    [92] = sys_chown,
+    [93] = sys_fchown,
+    [94] = sys_lchown,
     [95] = sys_umask,
+    [99] = sys_sysinfo,
     [102] = sys_getuid,         /* getuid */
     [104] = sys_getuid,         /* getgid */
     [107] = sys_getuid,         /* geteuid */
@@ -62,13 +71,26 @@ static const sys_handler table[LX_NSYSCALLS] = {
     [112] = sys_setsid,
     [121] = sys_getpgid,
     [124] = sys_getsid,
+    [132] = sys_utime,
+    [133] = sys_mknod,
+    [137] = sys_statfs,
+    [138] = sys_fstatfs,
     [158] = sys_arch_prctl,
+    [162] = sys_sync,
+    [165] = sys_mount,
+    [166] = sys_umount2,
     [186] = sys_gettid,
+    [187] = sys_readahead,
     [217] = sys_getdents64,
     [218] = sys_set_tid_address,
+    [221] = sys_fadvise64,
     [231] = sys_exit_group,
+    [235] = sys_utimes,
     [257] = sys_openat,
     [258] = sys_mkdirat,
+    [259] = sys_mknodat,
+    [260] = sys_fchownat,
+    [261] = sys_futimesat,
     [262] = sys_newfstatat,
     [263] = sys_unlinkat,
     [264] = sys_renameat,
@@ -78,10 +100,13 @@ static const sys_handler table[LX_NSYSCALLS] = {
     [268] = sys_fchmodat,
     [269] = sys_faccessat,
     [273] = sys_set_robust_list,
+    [280] = sys_utimensat,
     [292] = sys_dup3,
     [302] = sys_prlimit64,
+    [306] = sys_syncfs,
     [316] = sys_renameat2,
     [318] = sys_getrandom,
+    [332] = sys_statx,
     [439] = sys_faccessat2,
 };
 
@@ -101,6 +126,11 @@ long syscall_dispatch(struct task *t, const struct sysargs *a)
         out_of_range++;
     }
     return -ENOSYS;
+}
+
+unsigned long syscall_unimplemented(unsigned nr)
+{
+    return nr < LX_NSYSCALLS ? unimplemented[nr] : 0;
 }
 
 void syscall_report(void)

@@ -4,6 +4,7 @@
  * programs lx starts, orphans) is freed at once. */
 #include "lx.h"
 #include "vfs/vfs.h"
+#include "fs/proc/proc.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -103,6 +104,7 @@ struct task *task_spawn(const void *image, l4_word_t size, int argc, char *const
         mm_destroy(&t->mm);
         return NULL;
     }
+    proc_task_exec(t, argc ? argv[0] : "", argc, argv);    /* /proc/N/exe, cmdline, comm */
     /* As Linux's init: no parent, process group and session 0 until it calls setsid. */
     t->ppid = t->pgid = t->sid = 0;
     /* The start message (the thread waits for it from its pager): every register 0 but

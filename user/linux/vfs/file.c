@@ -4,6 +4,7 @@
  * 1,5 zero, 1,7 full, 1,8 and 1,9 random, 5,0 / 5,1 / 4,64 the console (fds 0-2 of every
  * process are the console until there is a tty). */
 #include "vfs.h"
+#include "../fs/proc/proc.h"
 #include <string.h>
 
 /* --- operations by kind ------------------------------------------------------------------- */
@@ -51,12 +52,8 @@ static long full_write(struct file *f, const char *buf, l4_word_t n, l4_word_t p
 
 static long random_read(struct file *f, char *buf, l4_word_t n, l4_word_t pos)
 {
-    static uint64_t state = 0x853C49E6748FEA9Bull;   /* not cryptographic */
     (void)f, (void)pos;
-    for (l4_word_t i = 0; i < n; i++) {
-        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
-        buf[i] = (char)state;
-    }
+    lx_random_bytes(buf, n);
     return (long)n;
 }
 
@@ -84,6 +81,8 @@ static const struct file_ops nodev_ops = { NULL, NULL, false };
 
 static const struct file_ops *ops_of(struct inode *i)
 {
+    if (i->fop)
+        return i->fop;
     if (S_ISREG(i->mode))
         return &reg_ops;
     if (S_ISDIR(i->mode))
@@ -194,7 +193,7 @@ void vfs_stat_fill(struct inode *i, void *buf)
 {
     struct lx_stat *st = buf;
     memset(st, 0, sizeof *st);
-    st->dev = 0x10;                 /* one file system: tmpfs, an anonymous device */
+    st->dev = inode_sb(i)->dev;     /* an anonymous device per mount: 0:N */
     st->ino = i->ino;
     st->nlink = i->nlink;
     st->mode = i->mode;
@@ -274,8 +273,10 @@ bool vfs_task_fork(struct task *child, struct task *parent, bool share_files, bo
         child->fs->refs = 1;
         inode_get(child->fs->cwd);
     }
-    if (child->files && child->fs)
+    if (child->files && child->fs) {
+        proc_task_fork(child, parent);
         return true;
+    }
     vfs_task_exit(child);
     return false;
 }
@@ -289,6 +290,7 @@ void vfs_task_exec(struct task *t)
 
 void vfs_shutdown(void)
 {
+    vfs_umount_all();
     tmpfs_shutdown();
 }
 

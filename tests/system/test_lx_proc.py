@@ -1,0 +1,89 @@
+"""lx's mounts, /proc, /dev and the remaining file calls (docs/linux/files.md).  The
+self-test's `proc` mode (user/linux/selftest/proc.c) runs against an initramfs built here
+(no /dev nodes: lx adds the standard ones at boot): mount/umount2 of proc and tmpfs with
+Linux's errors, statfs magics, st_dev per mount, EXDEV across mounts; /proc/self and
+/proc/N files in Linux's format, a zombie's stat, the directory gone after wait4;
+/proc/meminfo, mounts, lx/syscalls, ...; /dev/fd, stdin/stdout, tty, urandom, full;
+statx, utimensat/utimes, chown, sendfile, the sync family, flock, getdents, mknod,
+O_TMPFILE, FIONREAD, sysinfo.  lx ends with every page free (mounts and proc's inodes
+freed).  Where `make initramfs` has built busybox, its ps, df, mount, free, uptime and cat
+/proc/meminfo run under lx (skipped otherwise)."""
+import re
+import sys
+
+import pytest
+
+from harness import BUILD, ROOT, boot
+from test_lx import LX, LX_ARGS, check_ended, section
+
+sys.path.insert(0, str(ROOT / "tools" / "linuxref"))
+import newc  # noqa: E402
+
+CPIO = BUILD / "test-data" / "lxproc.cpio"
+INITRAMFS = BUILD / "linux" / "initramfs.cpio"
+
+
+def build_initramfs():
+    entries = [newc.directory("bin"), newc.directory("etc"), newc.directory("proc", 0o555),
+               newc.directory("mnt"), newc.directory("tmp", 0o1777),
+               newc.regular("bin/lxselftest", (BUILD / "linux" / "lxselftest.elf").read_bytes(),
+                            0o755),
+               newc.regular("etc/hello.txt", b"hello file\n")]
+    CPIO.parent.mkdir(parents=True, exist_ok=True)
+    CPIO.write_bytes(newc.pack(entries))
+    return CPIO.relative_to(ROOT)
+
+
+def test_proc_selftest():
+    result = boot("root", cmdline="kdb=batch",
+                  extra_modules=[(LX, f"{LX_ARGS} initrd=lxproc.cpio init=/bin/lxselftest proc"),
+                                 (build_initramfs(), "data")])
+    check_ended(result)
+    out = section(result, 1)
+    assert "FAIL" not in out, out
+    for line in ("ok: mount proc on /proc", "ok: statfs /proc: PROC_SUPER_MAGIC",
+                 "ok: st_dev differs per mount", "ok: umount with an open file: EBUSY",
+                 "ok: /proc/mounts", "ok: umount /proc", "ok: /proc/self -> pid",
+                 "ok: /proc/self/stat: pid (comm) R ppid ..., 52 fields",
+                 "ok: /proc/self/status", "ok: /proc/self/cmdline", "ok: /proc/self/maps",
+                 "ok: /proc/self/fd/0 -> /dev/console", "ok: open /proc/self/fd/3: the same file",
+                 "ok: /proc/meminfo: MemTotal:%8lu kB ...",
+                 "ok: /proc/lx/syscalls counts ENOSYS calls",
+                 "ok: a child's stat: a zombie, its parent",
+                 "ok: reaped: its /proc directory is gone", "via /dev/stdout", "via /dev/tty",
+                 "ok: /dev/urandom", "ok: statx", "ok: utimensat sets atime and mtime",
+                 "ok: AT_SYMLINK_NOFOLLOW: the link's times", "ok: chown; set-id bits dropped",
+                 "ok: sendfile to the console", "hello file", "ok: getdents (the old one)",
+                 "ok: mknod of a null device", "ok: O_TMPFILE: an unnamed file", "ok: sysinfo",
+                 "selftest: all passed", "lx: pid 1 exited with status 0"):
+        assert line in out, f"no `{line}` in the proc self-test's output\n{out}"
+    # The report at the end of the run names the unimplemented call the test made.
+    assert re.search(r"^lx: ENOSYS tuxcall \(184\): 2$", result.output, re.M), result.output
+
+
+BUSYBOX_COMMANDS = [
+    ("/bin/mount -t proc proc /proc", None),
+    ("/bin/mount -t tmpfs -o nosuid scratch /mnt", None),
+    ("/bin/mount", r"^proc on /proc type proc \(rw,relatime\)$"),
+    ("/bin/cat /proc/meminfo", r"^MemTotal: +\d+ kB$"),
+    ("/bin/free", r"^Mem: +\d+ +\d+ +\d+"),
+    ("/bin/df", r"^scratch +\d+ +\d+ +\d+ +\d+% /mnt$"),
+    ("/bin/ps", r"^ +\d+ root +\S+ /bin/ps$"),
+    ("/bin/uptime", r"up .*load average: 0\.00, 0\.00, 0\.00"),
+    ("/bin/umount /mnt", None),
+]
+
+
+@pytest.mark.skipif(not INITRAMFS.is_file(), reason=f"{INITRAMFS} not built (make initramfs)")
+def test_busybox_proc_tools():
+    programs = " ".join(("init=" if i == 0 else "-- ") + cmd
+                        for i, (cmd, _) in enumerate(BUSYBOX_COMMANDS))
+    result = boot("root", cmdline="kdb=batch",
+                  extra_modules=[(LX, f"{LX_ARGS} initrd=initramfs.cpio {programs}"),
+                                 (INITRAMFS.relative_to(ROOT), "data")])
+    check_ended(result)
+    for pid, (cmd, pattern) in enumerate(BUSYBOX_COMMANDS, 1):
+        out = section(result, pid)
+        assert f"lx: pid {pid} exited with status 0" in out, f"{cmd}\n{out}"
+        if pattern:
+            assert re.search(pattern, out, re.M), f"{cmd}: no {pattern!r}\n{out}"

@@ -46,7 +46,7 @@ def test_proc_selftest():
                  "ok: /proc/mounts", "ok: umount /proc", "ok: /proc/self -> pid",
                  "ok: /proc/self/stat: pid (comm) R ppid ..., 52 fields",
                  "ok: /proc/self/status", "ok: /proc/self/cmdline", "ok: /proc/self/maps",
-                 "ok: /proc/self/fd/0 -> /dev/console", "ok: open /proc/self/fd/3: the same file",
+                 "ok: /proc/self/fd/1 -> /dev/console", "ok: open /proc/self/fd/N: the same file",
                  "ok: /proc/meminfo: MemTotal:%8lu kB ...",
                  "ok: /proc/lx/syscalls counts ENOSYS calls",
                  "ok: a child's stat: a zombie, its parent",
@@ -62,28 +62,50 @@ def test_proc_selftest():
 
 
 BUSYBOX_COMMANDS = [
-    ("/bin/mount -t proc proc /proc", None),
-    ("/bin/mount -t tmpfs -o nosuid scratch /mnt", None),
-    ("/bin/mount", r"^proc on /proc type proc \(rw,relatime\)$"),
-    ("/bin/cat /proc/meminfo", r"^MemTotal: +\d+ kB$"),
-    ("/bin/free", r"^Mem: +\d+ +\d+ +\d+"),
-    ("/bin/df", r"^scratch +\d+ +\d+ +\d+ +\d+% /mnt$"),
-    ("/bin/ps", r"^ +\d+ root +\S+ /bin/ps$"),
-    ("/bin/uptime", r"up .*load average: 0\.00, 0\.00, 0\.00"),
-    ("/bin/umount /mnt", None),
+    ("mount -t proc proc /proc", None),
+    ("mount -t tmpfs -o nosuid scratch /tmp", None),
+    ("mount", r"^proc on /proc type proc \(rw,relatime\)\nscratch on /tmp type tmpfs "
+              r"\(rw,nosuid,relatime,inode64\)$"),
+    ("cat /proc/meminfo", r"^MemTotal: +\d+ kB\nMemFree: +\d+ kB$"),
+    ("free", r"^Mem: +\d+ +\d+ +\d+ +0 +0 +\d+$"),
+    ("df", r"^scratch +\d+ +\d+ +\d+ +\d+% /tmp$"),
+    # ps is a NOEXEC applet: a forked shell that Linux shows as {ps} after prctl(PR_SET_NAME)
+    ("ps", r"^PID +USER +COMMAND\n +1 root +/bin/sh /etc/lxproc.sh\n +\d+ root +"
+           r"(\{ps\} )?/bin/sh /etc/lxproc.sh$"),
+    ("uptime", r"up .*load average: 0\.00, 0\.00, 0\.00$"),
+    ("ls /proc/self/fd", r"^0\n1\n2"),
+    ("umount /tmp", None),
+    ("umount /tmp", r"Invalid argument"),
 ]
+BUSYBOX_CPIO = BUILD / "test-data" / "lxproc-busybox.cpio"
+
+
+def busybox_initramfs():
+    """The initramfs with a script that runs each command between markers."""
+    script = "".join(f"echo '=== {cmd}'\n{cmd} 2>&1\necho \"=== status $?\"\n"
+                     for cmd, _ in BUSYBOX_COMMANDS)
+    overlay = newc.pack([newc.regular("etc/lxproc.sh", ("#!/bin/sh\n" + script).encode(),
+                                      0o755)])
+    BUSYBOX_CPIO.parent.mkdir(parents=True, exist_ok=True)
+    BUSYBOX_CPIO.write_bytes(INITRAMFS.read_bytes() + overlay)
+    return BUSYBOX_CPIO.relative_to(ROOT)
 
 
 @pytest.mark.skipif(not INITRAMFS.is_file(), reason=f"{INITRAMFS} not built (make initramfs)")
 def test_busybox_proc_tools():
-    programs = " ".join(("init=" if i == 0 else "-- ") + cmd
-                        for i, (cmd, _) in enumerate(BUSYBOX_COMMANDS))
     result = boot("root", cmdline="kdb=batch",
-                  extra_modules=[(LX, f"{LX_ARGS} initrd=initramfs.cpio {programs}"),
-                                 (INITRAMFS.relative_to(ROOT), "data")])
+                  extra_modules=[(LX, f"{LX_ARGS} initrd=lxproc-busybox.cpio "
+                                      "init=/bin/sh /etc/lxproc.sh"),
+                                 (busybox_initramfs(), "data")])
     check_ended(result)
-    for pid, (cmd, pattern) in enumerate(BUSYBOX_COMMANDS, 1):
-        out = section(result, pid)
-        assert f"lx: pid {pid} exited with status 0" in out, f"{cmd}\n{out}"
+    out = result.output.replace("\r\n", "\n")
+    assert "lx: pid 1 exited with status 0" in out, result.describe()
+    pos = 0
+    for cmd, pattern in BUSYBOX_COMMANDS:
+        m = re.compile(rf"^=== {re.escape(cmd)}\n(.*?)^=== status (\d+)$", re.M | re.S).search(
+            out, pos)
+        assert m, f"no output of `{cmd}`\n{out}"
+        text, status, pos = m.group(1), int(m.group(2)), m.end()
+        assert status == (1 if pattern == r"Invalid argument" else 0), f"{cmd}: {status}\n{text}"
         if pattern:
-            assert re.search(pattern, out, re.M), f"{cmd}: no {pattern!r}\n{out}"
+            assert re.search(pattern, text, re.M), f"{cmd}: no {pattern!r}\n{text}"

@@ -80,8 +80,8 @@ static bool dot_or_dotdot(const char *s)
     return !strcmp(s, ".") || !strcmp(s, "..");
 }
 
-/* Names change only in tmpfs: elsewhere (proc) Linux's answer when the file system has no
- * such operation. */
+/* Names change only in tmpfs.  In proc, Linux's answers: ENOENT for a new name (proc
+ * has no negative entries), EPERM for removing or renaming one. */
 static int names_fixed(struct inode *dir, int err)
 {
     return dir->iop ? err : 0;
@@ -122,7 +122,7 @@ static long do_open(struct task *t, long dirfd, l4_word_t upath, unsigned flags,
         if (!i) {
             if (trailing)
                 return -EISDIR;
-            if ((err = names_fixed(dir, -EACCES)))
+            if ((err = names_fixed(dir, -ENOENT)))
                 return err;
             i = tmpfs_new(S_IFREG | (mode & 07777 & ~t->fs->umask));
             if (!i)
@@ -142,8 +142,6 @@ static long do_open(struct task *t, long dirfd, l4_word_t upath, unsigned flags,
             return -ELOOP;
     }
     unsigned acc = flags & O_ACCMODE;
-    if (i->fop && !i->fop->write && acc != O_RDONLY && !(flags & O_PATH))
-        return -EACCES;             /* a proc file that cannot be written */
     if ((flags & O_DIRECTORY) && !S_ISDIR(i->mode))
         return -ENOTDIR;
     if (S_ISDIR(i->mode) && (acc != O_RDONLY || (flags & (O_CREAT | O_TRUNC))))
@@ -361,7 +359,7 @@ static long do_mkdir(struct task *t, long dirfd, l4_word_t upath, unsigned mode)
         return err;
     if (dot_or_dotdot(last1) || child(t, dir, last1))
         return -EEXIST;
-    if ((err = names_fixed(dir, -EPERM)))
+    if ((err = names_fixed(dir, -ENOENT)))
         return err;
     struct inode *i = tmpfs_new(S_IFDIR | (mode & 01777 & ~t->fs->umask));
     if (!i)
@@ -546,7 +544,7 @@ static long do_link(struct task *t, long ofd, l4_word_t uold, long nfd, l4_word_
         return -ENOENT;
     if (inode_sb(src) != inode_sb(ndir))
         return -EXDEV;
-    if ((err = names_fixed(ndir, -EPERM)))
+    if ((err = names_fixed(ndir, -ENOENT)))
         return err;
     return tmpfs_link(ndir, last2, strlen(last2), src);
 }
@@ -574,7 +572,7 @@ static long do_symlink(struct task *t, l4_word_t utarget, long nfd, l4_word_t un
         return err;
     if (dot_or_dotdot(last1) || child(t, dir, last1))
         return -EEXIST;
-    if ((err = names_fixed(dir, -EPERM)))
+    if ((err = names_fixed(dir, -ENOENT)))
         return err;
     struct inode *i = tmpfs_new(S_IFLNK | 0777);
     if (!i)
@@ -1057,7 +1055,7 @@ static long do_mknod(struct task *t, long dirfd, l4_word_t upath, unsigned mode,
         return -EEXIST;
     if (trailing)
         return -ENOENT;
-    if ((err = names_fixed(dir, -EPERM)))
+    if ((err = names_fixed(dir, -ENOENT)))
         return err;
     if (type == S_IFIFO)
         return -EPERM;              /* FIFOs come with pipes (docs/linux/files.md) */

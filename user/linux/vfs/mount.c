@@ -83,9 +83,9 @@ int vfs_umount(struct inode *root, unsigned flags)
 {
     (void)flags;
     struct super_block *sb = inode_sb(root);
-    if (root != sb->root)
-        return -EINVAL;             /* not a mount point */
-    if (sb == root_sb || busy(sb))
+    if (root != sb->root || sb == root_sb)
+        return -EINVAL;             /* not a mount point; or the root, as for Linux's rootfs */
+    if (busy(sb))
         return -EBUSY;
     detach(sb);
     return 0;

@@ -38,8 +38,14 @@ void proc_task_exec(struct task *t, const char *path, int argc, char *const argv
     if (!in)
         return;
     in->pid = t->pid ? t->pid : -1;
-    strncpy(in->exe, path, sizeof in->exe - 1);
-    in->exe[sizeof in->exe - 1] = 0;
+    /* exe is the file itself: its path with the symlinks resolved (a data module's name
+     * stays as given). */
+    int err;
+    struct inode *i = t->fs ? path_walk(t, NULL, path, true, &err) : NULL;
+    if (!i || vfs_path_of(i, in->exe, sizeof in->exe) < 0) {
+        strncpy(in->exe, path, sizeof in->exe - 1);
+        in->exe[sizeof in->exe - 1] = 0;
+    }
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     strncpy(in->comm, base, sizeof in->comm - 1);

@@ -345,7 +345,13 @@ static long proc_read(struct file *f, char *buf, l4_word_t n, l4_word_t pos)
     return (long)n;
 }
 
-static const struct file_ops proc_fops = { proc_read, NULL, true };
+static long proc_write(struct file *f, const char *buf, l4_word_t n, l4_word_t pos)
+{
+    (void)f, (void)buf, (void)n, (void)pos;
+    return -EIO;                    /* Linux's answer for a file without a write method */
+}
+
+static const struct file_ops proc_fops = { proc_read, proc_write, true };
 
 /* --- the type --------------------------------------------------------------------------- */
 

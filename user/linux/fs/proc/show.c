@@ -156,10 +156,16 @@ static void show_mounts(struct out *o)
         out_escaped(o, sb->source);
         out_bytes(o, " ", 1);
         out_escaped(o, path);
-        out_printf(o, " %s %s%s%s%s%s 0 0\n", sb == root_sb ? "rootfs" : sb->type->name,
+        bool tmpfs = sb->type == &tmpfs_type;
+        out_printf(o, " %s %s%s%s%s", sb == root_sb ? "rootfs" : sb->type->name,
                    sb->flags & 1 ? "ro" : "rw", sb->flags & 2 ? ",nosuid" : "",
-                   sb->flags & 4 ? ",nodev" : "", sb->flags & 8 ? ",noexec" : "",
-                   sb->flags & 1024 ? ",noatime" : sb == root_sb ? "" : ",relatime");
+                   sb->flags & 4 ? ",nodev" : "", sb->flags & 8 ? ",noexec" : "");
+        if (sb == root_sb)          /* Linux's rootfs shows its size limits instead */
+            out_printf(o, ",size=%luk,nr_inodes=%lu", page_total_count() * 4,
+                       page_total_count());
+        else
+            out_printf(o, "%s", sb->flags & 1024 ? ",noatime" : ",relatime");
+        out_printf(o, "%s 0 0\n", tmpfs ? ",inode64" : "");
     }
 }
 
@@ -214,7 +220,7 @@ static void show_pstat(struct out *o, struct task *p)
     out_printf(o, "%d (%s) %c %d %d %d 0 -1 %u 0 0 0 0 0 0 0 0 20 0 1 0 %lu %lu %lu "
                "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 %d 0 0 0 0 0 0 0 0 0 0 0 0 0 %d\n",
                p->pid, proc_task_comm(p), state_of(p), p->ppid, p->pgid, p->sid,
-               0x400000u /* PF_RANDOMIZE, as for any process */, start,
+               0u /* no PF_* flag lx knows */, start,
                z ? 0 : vm_size(p), z ? 0 : p->mm.pages, p->exit_signal,
                z ? p->status : 0);
 }

@@ -79,6 +79,21 @@ static const struct file_ops random_ops = { random_read, null_write, true };
 static const struct file_ops console_ops = { console_read, console_wr, false };
 static const struct file_ops nodev_ops = { NULL, NULL, false };
 
+/* Character devices registered by other layers (a tty, ...): looked up before the
+ * built-in ones below, so a registration replaces those. */
+#define MAX_CHRDEVS 16
+static struct { unsigned major, minor; const struct file_ops *ops; } chrdevs[MAX_CHRDEVS];
+
+int chrdev_register(unsigned major, unsigned minor, const struct file_ops *ops)
+{
+    for (unsigned k = 0; k < MAX_CHRDEVS; k++)
+        if (!chrdevs[k].ops || (chrdevs[k].major == major && chrdevs[k].minor == minor)) {
+            chrdevs[k].major = major, chrdevs[k].minor = minor, chrdevs[k].ops = ops;
+            return 0;
+        }
+    return -ENOSPC;
+}
+
 static const struct file_ops *ops_of(struct inode *i)
 {
     if (i->fop)
@@ -88,6 +103,9 @@ static const struct file_ops *ops_of(struct inode *i)
     if (S_ISDIR(i->mode))
         return &dir_ops;
     if (S_ISCHR(i->mode)) {
+        for (unsigned k = 0; k < MAX_CHRDEVS && chrdevs[k].ops; k++)
+            if (chrdevs[k].major == i->rdev_major && chrdevs[k].minor == i->rdev_minor)
+                return chrdevs[k].ops;
         unsigned d = i->rdev_major << 8 | i->rdev_minor;
         switch (d) {
         case 0x103: return &null_ops;

@@ -159,6 +159,9 @@ struct inode *vfs_lookup(struct task *t, struct inode *dir, const char *name, si
 void dev_populate(void);
 /* --- random.c: lx's PRNG, shared by /dev/[u]random and getrandom --- */
 void lx_random_bytes(void *buf, size_t n);
+/* A character device's operations (vfs/file.c): for nodes major:minor opened from now on;
+ * replaces a built-in one (null, zero, full, random, urandom, tty, console); 0 or -ENOSPC. */
+int chrdev_register(unsigned major, unsigned minor, const struct file_ops *ops);
 /* --- end of mounts --- */
 
 struct fdtable {

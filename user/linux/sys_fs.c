@@ -183,6 +183,7 @@ static long open_tmpfile(struct task *t, long dirfd, l4_word_t upath, unsigned f
     i->sb = inode_sb(dir);
     struct file *f = file_open(i, (flags & ~O_TMPFILE) | O_LARGEFILE);
     if (!f) {
+        i->sb = NULL;               /* no reference of it was counted */
         i->refs = 1;
         inode_put(i);
         return -ENOMEM;

@@ -133,6 +133,7 @@ struct super_block {
     struct super_block *parent;     /* the file system mountpoint is in */
     char source[64];
     void *priv;
+    unsigned long refs;             /* references to its inodes (inode_get): busy if any */
 };
 #define TMPFS_MAGIC      0x01021994
 #define PROC_SUPER_MAGIC 0x9fa0

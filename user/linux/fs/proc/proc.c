@@ -382,11 +382,7 @@ static int proc_fill(struct super_block *sb)
 
 static bool proc_busy(struct super_block *sb)
 {
-    struct proc_fs *fs = sb->priv;
-    for (struct proc_inode *p = fs->all; p; p = p->next)
-        if (p->i.refs > (p->kind == P_ROOT ? 1u : 0u))
-            return true;
-    return false;
+    return sb->refs != 0;           /* the root's own reference (the mount's) is not counted */
 }
 
 static void proc_kill(struct super_block *sb)

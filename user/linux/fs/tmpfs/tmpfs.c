@@ -55,10 +55,14 @@ static void inode_free(struct inode *i)
 void inode_get(struct inode *i)
 {
     i->refs++;
+    if (i->sb)
+        i->sb->refs++;              /* umount: busy (unlinked files too) */
 }
 
 void inode_put(struct inode *i)
 {
+    if (i->sb)
+        i->sb->refs--;
     if (--i->refs == 0 && i->nlink == 0)
         inode_free(i);
 }
@@ -117,17 +121,9 @@ static int tmpfs_fill(struct super_block *sb)
     return 0;
 }
 
-static bool tree_busy(struct inode *dir)
-{
-    for (struct dentry *d = dir->entries; d; d = d->next)
-        if (d->inode->refs || (S_ISDIR(d->inode->mode) && tree_busy(d->inode)))
-            return true;
-    return false;
-}
-
 static bool tmpfs_busy(struct super_block *sb)
 {
-    return sb->root->refs > 1 || tree_busy(sb->root);
+    return sb->refs != 0;           /* the root's own reference (the mount's) is not counted */
 }
 
 static void tmpfs_kill(struct super_block *sb)

@@ -6,8 +6,10 @@ Linux's errors, statfs magics, st_dev per mount, EXDEV across mounts; /proc/self
 /proc/meminfo, mounts, lx/syscalls, ...; /dev/fd, stdin/stdout, tty, urandom, full;
 statx, utimensat/utimes, chown, sendfile, the sync family, flock, getdents, mknod,
 O_TMPFILE, FIONREAD, sysinfo.  lx ends with every page free (mounts and proc's inodes
-freed).  Where `make initramfs` has built busybox, its ps, df, mount, free, uptime and cat
-/proc/meminfo run under lx (skipped otherwise)."""
+freed).  Where `make initramfs` has built busybox, the initramfs's /init (run by busybox sh:
+it mounts /proc, then runs an rcS hook added here) and in it busybox's mount, cat
+/proc/meminfo, free, df, ps, uptime, ls /proc/self/fd and umount run under lx with their
+output checked (skipped otherwise)."""
 import re
 import sys
 
@@ -62,16 +64,18 @@ def test_proc_selftest():
 
 
 BUSYBOX_COMMANDS = [
-    ("mount -t proc proc /proc", None),
+    ("grep proc /proc/mounts", r"^proc /proc proc rw,relatime 0 0$"),     # /init mounted it
     ("mount -t tmpfs -o nosuid scratch /tmp", None),
     ("mount", r"^proc on /proc type proc \(rw,relatime\)\nscratch on /tmp type tmpfs "
               r"\(rw,nosuid,relatime,inode64\)$"),
     ("cat /proc/meminfo", r"^MemTotal: +\d+ kB\nMemFree: +\d+ kB$"),
     ("free", r"^Mem: +\d+ +\d+ +\d+ +0 +0 +\d+$"),
     ("df", r"^scratch +\d+ +\d+ +\d+ +\d+% /tmp$"),
-    # ps is a NOEXEC applet: a forked shell that Linux shows as {ps} after prctl(PR_SET_NAME)
-    ("ps", r"^PID +USER +COMMAND\n +1 root +/bin/sh /etc/lxproc.sh\n +\d+ root +"
-           r"(\{ps\} )?/bin/sh /etc/lxproc.sh$"),
+    # The shell runs rcS (no #! in lx's execve yet) by executing /proc/self/exe, hence
+    # "{exe} ash" (comm is exe's); ps is a NOEXEC applet: a forked shell, which Linux shows
+    # as {ps} after prctl(PR_SET_NAME).
+    ("ps", r"^PID +USER +COMMAND\n +1 root +/bin/sh /init\n +\d+ root +.*/etc/init.d/rcS\n"
+           r" +\d+ root +.*/etc/init.d/rcS$"),
     ("uptime", r"up .*load average: 0\.00, 0\.00, 0\.00$"),
     ("ls /proc/self/fd", r"^0\n1\n2"),
     ("umount /tmp", None),
@@ -81,10 +85,11 @@ BUSYBOX_CPIO = BUILD / "test-data" / "lxproc-busybox.cpio"
 
 
 def busybox_initramfs():
-    """The initramfs with a script that runs each command between markers."""
+    """The initramfs with an rcS hook that runs each command between markers."""
     script = "".join(f"echo '=== {cmd}'\n{cmd} 2>&1\necho \"=== status $?\"\n"
                      for cmd, _ in BUSYBOX_COMMANDS)
-    overlay = newc.pack([newc.regular("etc/lxproc.sh", ("#!/bin/sh\n" + script).encode(),
+    overlay = newc.pack([newc.directory("etc/init.d"),
+                         newc.regular("etc/init.d/rcS", ("#!/bin/sh\n" + script).encode(),
                                       0o755)])
     BUSYBOX_CPIO.parent.mkdir(parents=True, exist_ok=True)
     BUSYBOX_CPIO.write_bytes(INITRAMFS.read_bytes() + overlay)
@@ -95,7 +100,7 @@ def busybox_initramfs():
 def test_busybox_proc_tools():
     result = boot("root", cmdline="kdb=batch",
                   extra_modules=[(LX, f"{LX_ARGS} initrd=lxproc-busybox.cpio "
-                                      "init=/bin/sh /etc/lxproc.sh"),
+                                      "init=/bin/sh /init"),
                                  (busybox_initramfs(), "data")])
     check_ended(result)
     out = result.output.replace("\r\n", "\n")

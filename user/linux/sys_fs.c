@@ -765,6 +765,8 @@ long sys_faccessat2(struct task *t, const struct sysargs *a)
 
 static long set_mode(struct inode *i, unsigned mode)
 {
+    if (i->iop)
+        return -EPERM;              /* proc: Linux's proc_setattr for a mode */
     i->mode = (i->mode & S_IFMT) | (mode & 07777);
     inode_touch(i, false);
     return 0;
@@ -802,6 +804,8 @@ long sys_truncate(struct task *t, const struct sysargs *a)
         return -EISDIR;
     if (!S_ISREG(i->mode))
         return -EINVAL;
+    if (i->iop)
+        return 0;                   /* proc: accepted and ignored, as Linux's setattr does */
     return tmpfs_truncate(i, a->a[1]);
 }
 
@@ -812,6 +816,8 @@ long sys_ftruncate(struct task *t, const struct sysargs *a)
         return -EBADF;
     if ((long)a->a[1] < 0 || !S_ISREG(f->inode->mode) || (f->flags & O_ACCMODE) == O_RDONLY)
         return -EINVAL;
+    if (f->inode->iop)
+        return 0;                   /* proc: as truncate */
     return tmpfs_truncate(f->inode, a->a[1]);
 }
 

@@ -225,6 +225,9 @@ static void proc_files(char **argv)
     check(sys3(SYS_symlink, "a", "/proc/x", 0) == -ENOENT, "symlink in /proc: ENOENT");
     fd = sopen("/proc/meminfo", O_WRONLY, 0);
     check(fd >= 0 && sys3(SYS_write, fd, "x", 1) == -EIO, "a write to meminfo: EIO");
+    check(sys3(SYS_ftruncate, fd, 0, 0) == 0 && sys3(SYS_truncate, "/proc/meminfo", 0, 0) == 0 &&
+          slurp("/proc/meminfo") > 100, "truncate of a proc file: 0, nothing changes");
+    check(sys3(SYS_chmod, "/proc/self/stat", 0600, 0) == -EPERM, "chmod of a proc file: EPERM");
     sys3(SYS_close, fd, 0, 0);
     check(sys3(SYS_unlink, "/proc/meminfo", 0, 0) == -EPERM, "unlink in /proc: EPERM");
     check(sys3(SYS_rename, "/etc/hello.txt", "/proc/y", 0) == -EXDEV,

@@ -1,6 +1,7 @@
 /* lx's VFS: inodes, open file descriptions, per-process fd tables and working directories,
- * the path walk (docs/linux-server.md, "Files").  One file system so far, tmpfs
- * (fs/tmpfs/), whose inodes are the VFS's; device files get their operations by number. */
+ * the path walk (docs/linux-server.md, "Files"), mounts (docs/linux/files.md).  tmpfs
+ * (fs/tmpfs/) inodes are the VFS's; proc (fs/proc/) adds operations per inode; device files
+ * get their operations by number. */
 #ifndef LX_VFS_H
 #define LX_VFS_H
 

@@ -230,15 +230,19 @@ static bool proc_readdir(struct task *t, struct inode *dir, unsigned long pos,
     }
     if (d->kind != P_ROOT)
         return false;
-    for (unsigned long s = pos - n; s < LX_MAX_TASKS; s++) {     /* the processes */
-        struct task *p = task_slot((unsigned)s);
-        if (p->state == TASK_FREE || !p->pid)
-            continue;
-        snprintf(num, sizeof num, "%d", p->pid);
-        fill(out, num, ino_of(P_PID, p->pid, -1), S_IFDIR, n + s + 1);
-        return true;
+    /* The processes in pid order: the position after the fixed entries is the pid. */
+    struct task *next = NULL;
+    for (unsigned s = 0; s < LX_MAX_TASKS; s++) {
+        struct task *p = task_slot(s);
+        if (p->state != TASK_FREE && p->pid > 0 && (unsigned long)p->pid >= pos - n &&
+            (!next || p->pid < next->pid))
+            next = p;
     }
-    return false;
+    if (!next)
+        return false;
+    snprintf(num, sizeof num, "%d", next->pid);
+    fill(out, num, ino_of(P_PID, next->pid, -1), S_IFDIR, n + (unsigned long)next->pid + 1);
+    return true;
 }
 
 /* The name of an open file, as /proc/N/fd shows it. */
@@ -311,8 +315,13 @@ static struct inode *proc_follow(struct task *t, struct inode *i, int *err)
         struct file *f = fd_get(o, p->fd);
         return f ? f->inode : NULL;
     }
-    /* exe: by its path */
-    return path_walk(t, NULL, proc_task_exe(o), true, err);
+    /* exe: by its path (resolved at exec; one into /proc could loop) */
+    const char *exe = proc_task_exe(o);
+    if (!strncmp(exe, "/proc/", 6)) {
+        *err = -ELOOP;
+        return NULL;
+    }
+    return path_walk(t, NULL, exe, true, err);
 }
 
 static int proc_name(struct inode *dir, char *buf)

@@ -439,12 +439,40 @@ static void file_calls(void)
         sys3(SYS_unlink, *f, 0, 0);
 }
 
+/* Bad pointers to the new calls: EFAULT, lx unharmed. */
+static void bad_pointers(void)
+{
+    char buf[4];
+    long off = 0;
+    check(sys3(SYS_statfs, "/", 0x10, 0) == -EFAULT && sys3(SYS_statfs, 0x10, buf, 0) == -EFAULT,
+          "statfs: EFAULT");
+    check(mnt((char *)0x10, "/mnt", "tmpfs", 0) == -EFAULT && mnt("x", (char *)0x10, "tmpfs", 0)
+          == -EFAULT && sys3(SYS_umount2, 0x10, 0, 0) == -EFAULT, "mount, umount2: EFAULT");
+    long in = sopen("/etc/hello.txt", 0, 0), out = sopen("/dev/null", O_WRONLY, 0);
+    check(sys6(SYS_sendfile, out, in, 0x10, 1, 0, 0) == -EFAULT, "sendfile offset: EFAULT");
+    check(sys6(SYS_sendfile, out, in, (long)&off, 0, 0, 0) == 0, "sendfile of 0 bytes: 0");
+    sys3(SYS_close, in, 0, 0);
+    sys3(SYS_close, out, 0, 0);
+    check(sys3(SYS_readlink, "/proc/self/exe", buf, 1) == 1 && buf[0] == '/',
+          "readlink into 1 byte: truncated");
+    check(sys3(SYS_readlink, "/proc/self/exe", 0x10, 64) == -EFAULT, "readlink: EFAULT");
+    check(sys3(SYS_read, sopen("/proc/self/status", 0, 0), 0x10, 64) == -EFAULT,
+          "read of a proc file into the NULL page: EFAULT");
+    check(sys3(SYS_utimes, "/tmp", 0x10, 0) == -EFAULT, "utimes: EFAULT");
+}
+
 static int proc(char **argv)
 {
     proc_mounts();
     proc_files(argv);
     dev_files();
     file_calls();
+    bad_pointers();
+    /* Left mounted at the exit, one inside the other: lx unmounts them at the end of the
+     * run (its page pool must be complete again). */
+    check(mnt("t", "/mnt", "tmpfs", 0) == 0 && sys3(SYS_mkdir, "/mnt/p", 0755, 0) == 0 &&
+          mnt("p", "/mnt/p", "proc", 0) == 0 && sopen("/mnt/p/self/status", 0, 0) >= 0 &&
+          sys3(SYS_umount2, "/mnt", 0, 0) == -EBUSY, "nested mounts, left at the exit");
     sys3(SYS_umount2, "/proc", 0, 0);
     puts1(failures ? "selftest: FAILED\n" : "selftest: all passed\n");
     return failures ? 1 : 0;

@@ -260,35 +260,33 @@ static int file_name(struct inode *i, char *buf, size_t size)
     return snprintf(buf, size, "/[deleted] (deleted)");
 }
 
-static int proc_get_link(struct task *t, struct inode *i, char *buf, size_t size)
+/* The target's text, whole, into tmp (PATH_MAX): its length or -errno. */
+static int link_text(struct task *t, struct proc_inode *p, char *tmp)
 {
-    struct proc_inode *p = pi_of(i);
     struct task *o = task_by_pid(p->pid);
-    int n;
-    char tmp[24];
     switch (p->kind) {
     case P_SELF:
-        n = snprintf(tmp, sizeof tmp, "%d", t ? t->pid : 0);
-        break;
+        return snprintf(tmp, PATH_MAX, "%d", t ? t->pid : 0);
     case P_EXE:
-        if (!o)
-            return -ENOENT;
-        n = snprintf(buf, size, "%s", proc_task_exe(o));
-        return n < (int)size ? n : (int)size;
+        return o ? snprintf(tmp, PATH_MAX, "%s", proc_task_exe(o)) : -ENOENT;
     case P_CWD:
-        if (!o || !o->fs)
-            return -ENOENT;
-        return vfs_path_of(o->fs->cwd, buf, size);
+        return o && o->fs ? vfs_path_of(o->fs->cwd, tmp, PATH_MAX) : -ENOENT;
     case P_FDLINK: {
         struct file *f = o && o->state == TASK_RUNNING ? fd_get(o, p->fd) : NULL;
-        if (!f)
-            return -ENOENT;
-        n = file_name(f->inode, buf, size);
-        return n < (int)size ? n : (int)size;
+        return f ? file_name(f->inode, tmp, PATH_MAX) : -ENOENT;
     }
     default:
         return -EINVAL;
     }
+}
+
+/* readlink: cut to size, as Linux cuts it (no NUL). */
+static int proc_get_link(struct task *t, struct inode *i, char *buf, size_t size)
+{
+    static char tmp[PATH_MAX];
+    int n = link_text(t, pi_of(i), tmp);
+    if (n < 0)
+        return n;
     if ((size_t)n > size)
         n = (int)size;
     memcpy(buf, tmp, (size_t)n);

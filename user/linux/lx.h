@@ -41,6 +41,7 @@
 #define ENOMEM  12
 #define EACCES  13
 #define EFAULT  14
+#define EBUSY   16
 #define EEXIST  17
 #define ENODEV  19
 #define EINVAL  22
@@ -423,6 +424,33 @@ long sys_getpgid(struct task *, const struct sysargs *);
 long sys_getpgrp(struct task *, const struct sysargs *);
 long sys_setsid(struct task *, const struct sysargs *);
 long sys_getsid(struct task *, const struct sysargs *);
+
+/* --- files: mounts, /proc, the remaining file calls (sys_mount.c, sys_fs.c, sys_file.c) --- */
+long sys_mount(struct task *, const struct sysargs *);
+long sys_umount2(struct task *, const struct sysargs *);
+long sys_statfs(struct task *, const struct sysargs *);
+long sys_fstatfs(struct task *, const struct sysargs *);
+long sys_getdents(struct task *, const struct sysargs *);
+long sys_statx(struct task *, const struct sysargs *);
+long sys_utimensat(struct task *, const struct sysargs *);
+long sys_futimesat(struct task *, const struct sysargs *);
+long sys_utimes(struct task *, const struct sysargs *);
+long sys_utime(struct task *, const struct sysargs *);
+long sys_chown(struct task *, const struct sysargs *);
+long sys_fchown(struct task *, const struct sysargs *);
+long sys_lchown(struct task *, const struct sysargs *);
+long sys_fchownat(struct task *, const struct sysargs *);
+long sys_mknod(struct task *, const struct sysargs *);
+long sys_mknodat(struct task *, const struct sysargs *);
+long sys_sendfile(struct task *, const struct sysargs *);
+long sys_fsync(struct task *, const struct sysargs *);
+long sys_fdatasync(struct task *, const struct sysargs *);
+long sys_sync(struct task *, const struct sysargs *);
+long sys_syncfs(struct task *, const struct sysargs *);
+long sys_readahead(struct task *, const struct sysargs *);
+long sys_fadvise64(struct task *, const struct sysargs *);
+long sys_flock(struct task *, const struct sysargs *);
+/* --- end of files --- */
 
 /* --- console.c -------------------------------------------------------------------------- */
 void console_write(const char *buf, size_t n);

@@ -103,15 +103,18 @@ static void mount_root(void)
         printf("lx: no memory for the file system\n");
         return;
     }
-    if (!initrd)
-        return;
-    l4_word_t err, size = l4_data_map(initrd, 0, &err);
-    if (!size || err || size > INITRD_MAX || !l4_data_map(initrd, INITRD_BASE, &err) || err) {
-        printf("lx: no initramfs module %s (error %lu)\n", initrd, err);
-        return;
+    if (initrd) {
+        l4_word_t err, size = l4_data_map(initrd, 0, &err);
+        if (!size || err || size > INITRD_MAX || !l4_data_map(initrd, INITRD_BASE, &err) ||
+            err) {
+            printf("lx: no initramfs module %s (error %lu)\n", initrd, err);
+        } else {
+            long n = cpio_unpack((const char *)INITRD_BASE, size);
+            printf("lx: initramfs %s: %ld entries, %lu pages free\n", initrd, n,
+                   page_free_count());
+        }
     }
-    long n = cpio_unpack((const char *)INITRD_BASE, size);
-    printf("lx: initramfs %s: %ld entries, %lu pages free\n", initrd, n, page_free_count());
+    dev_populate();                 /* the standard /dev nodes the archive lacks */
 }
 
 /* Start programs until one runs; with none left, the end of the run. */

@@ -241,3 +241,126 @@ long sys_ioctl(struct task *t, const struct sysargs *a)
     }
     return -ENOTTY;
 }
+
+/* --- sendfile --------------------------------------------------------------------------- */
+
+/* Bytes from in_fd (at *offset, or its position) to out_fd through lx, a page at a time. */
+long sys_sendfile(struct task *t, const struct sysargs *a)
+{
+    struct file *out = fd_get(t, (long)(int)a->a[0]), *in = fd_get(t, (long)(int)a->a[1]);
+    if (!out || !in)
+        return -EBADF;
+    if ((in->flags & O_ACCMODE) == O_WRONLY || (in->flags & O_PATH) ||
+        (out->flags & O_ACCMODE) == O_RDONLY || (out->flags & O_PATH))
+        return -EBADF;
+    if (!in->ops->read || !out->ops->write || !in->ops->seekable || (out->flags & O_APPEND))
+        return -EINVAL;
+    l4_word_t pos = in->pos, count = a->a[3];
+    if (a->a[2]) {
+        long off;
+        if (copy_from_user(&t->mm, &off, a->a[2], sizeof off))
+            return -EFAULT;
+        if (off < 0)
+            return -EINVAL;
+        pos = (l4_word_t)off;
+    }
+    if ((long)count < 0)
+        return -EINVAL;
+    if (count > 0x7ffff000)
+        count = 0x7ffff000;         /* Linux's MAX_RW_COUNT */
+    l4_word_t done = 0;
+    long err = 0;
+    while (done < count) {
+        l4_word_t k = count - done < LX_PAGE ? count - done : LX_PAGE;
+        long r = in->ops->read(in, bounce, k, pos);
+        if (r <= 0) {
+            err = r;
+            break;
+        }
+        long w = out->ops->write(out, bounce, (l4_word_t)r, out->pos);
+        if (w <= 0) {
+            err = w;
+            break;
+        }
+        if (out->ops->seekable)
+            out->pos += (l4_word_t)w;
+        pos += (l4_word_t)w;
+        done += (l4_word_t)w;
+        if (w < r)
+            break;
+    }
+    if (a->a[2]) {
+        long off = (long)pos;
+        if (copy_to_user(&t->mm, a->a[2], &off, sizeof off))
+            return -EFAULT;
+    } else {
+        in->pos = pos;
+    }
+    return done ? (long)done : err;
+}
+
+/* --- calls that have nothing to do on a RAM file system ---------------------------------- */
+
+/* fsync, fdatasync: everything is in memory already; Linux's EINVAL for files without it. */
+static long do_fsync(struct task *t, const struct sysargs *a)
+{
+    struct file *f = fd_get(t, (long)(int)a->a[0]);
+    if (!f || (f->flags & O_PATH))
+        return -EBADF;
+    unsigned m = f->inode->mode;
+    return S_ISREG(m) || S_ISDIR(m) || f->inode->iop ? 0 : -EINVAL;
+}
+
+long sys_fsync(struct task *t, const struct sysargs *a)
+{
+    return do_fsync(t, a);
+}
+
+long sys_fdatasync(struct task *t, const struct sysargs *a)
+{
+    return do_fsync(t, a);
+}
+
+long sys_sync(struct task *t, const struct sysargs *a)
+{
+    (void)t, (void)a;
+    return 0;
+}
+
+long sys_syncfs(struct task *t, const struct sysargs *a)
+{
+    return fd_get(t, (long)(int)a->a[0]) ? 0 : -EBADF;
+}
+
+long sys_readahead(struct task *t, const struct sysargs *a)
+{
+    struct file *f = fd_get(t, (long)(int)a->a[0]);
+    if (!f || (f->flags & O_ACCMODE) == O_WRONLY)
+        return -EBADF;
+    return S_ISREG(f->inode->mode) ? 0 : -EINVAL;
+}
+
+long sys_fadvise64(struct task *t, const struct sysargs *a)
+{
+    struct file *f = fd_get(t, (long)(int)a->a[0]);
+    if (!f)
+        return -EBADF;
+    if (S_ISFIFO(f->inode->mode))
+        return -ESPIPE;
+    if (a->a[3] > 5 || (long)a->a[2] < 0)   /* POSIX_FADV_NORMAL..NOREUSE */
+        return -EINVAL;
+    return 0;
+}
+
+/* flock: accepted, with no lock kept: lx's processes never wait for one another's locks
+ * (docs/linux/files.md). */
+long sys_flock(struct task *t, const struct sysargs *a)
+{
+    struct file *f = fd_get(t, (long)(int)a->a[0]);
+    if (!f || (f->flags & O_PATH))
+        return -EBADF;
+    unsigned op = (unsigned)a->a[1] & ~4u;  /* LOCK_NB */
+    if (op != 1 && op != 2 && op != 8)      /* LOCK_SH, LOCK_EX, LOCK_UN */
+        return -EINVAL;
+    return 0;
+}

@@ -19,6 +19,15 @@
 #define SETFL_MASK (O_APPEND | O_NONBLOCK)
 #define RENAME_NOREPLACE 1
 #define EBUSY 16
+#define O_TMPFILE (020000000 | O_DIRECTORY)
+#define UTIME_NOW  ((1l << 30) - 1)
+#define UTIME_OMIT ((1l << 30) - 2)
+#define AT_STATX_SYNC_TYPE 0x6000
+#define STATX_BASIC_STATS 0x7ffu
+#define STATX_MNT_ID 0x1000u
+#define STATX_RESERVED 0x80000000u
+#define S_ISUID 04000
+#define S_ISGID 02000
 
 static char path1[PATH_MAX], path2[PATH_MAX];
 static char last1[NAME_MAX + 1], last2[NAME_MAX + 1];
@@ -73,6 +82,19 @@ static bool dot_or_dotdot(const char *s)
     return !strcmp(s, ".") || !strcmp(s, "..");
 }
 
+/* Names change only in tmpfs.  In proc, Linux's answers: ENOENT for a new name (proc
+ * has no negative entries), EPERM for removing or renaming one. */
+static int names_fixed(struct inode *dir, int err)
+{
+    return dir->iop ? err : 0;
+}
+
+/* A name in dir, any file system. */
+static struct inode *child(struct task *t, struct inode *dir, const char *name)
+{
+    return vfs_lookup(t, dir, name, strlen(name));
+}
+
 /* --- open, close ---------------------------------------------------------------------- */
 
 static long do_open(struct task *t, long dirfd, l4_word_t upath, unsigned flags,
@@ -86,7 +108,10 @@ static long do_open(struct task *t, long dirfd, l4_word_t upath, unsigned flags,
         if (!dir)
             return err;
         i = dot_or_dotdot(last1) ? path_walk(t, dir, last1, true, &err)
-                                 : tmpfs_lookup(dir, last1, strlen(last1));
+                                 : child(t, dir, last1);
+        if (i)
+            while (i->mounted)
+                i = i->mounted;
         if (i && (flags & O_EXCL))
             return -EEXIST;
         if (i && S_ISLNK(i->mode)) {
@@ -99,6 +124,8 @@ static long do_open(struct task *t, long dirfd, l4_word_t upath, unsigned flags,
         if (!i) {
             if (trailing)
                 return -EISDIR;
+            if ((err = names_fixed(dir, -ENOENT)))
+                return err;
             i = tmpfs_new(S_IFREG | (mode & 07777 & ~t->fs->umask));
             if (!i)
                 return -ENOMEM;
@@ -139,14 +166,57 @@ static long do_open(struct task *t, long dirfd, l4_word_t upath, unsigned flags,
     return fd;
 }
 
+/* O_TMPFILE: an unnamed regular file in the directory, gone at its last close. */
+static long open_tmpfile(struct task *t, long dirfd, l4_word_t upath, unsigned flags,
+                         unsigned mode)
+{
+    unsigned acc = flags & O_ACCMODE;
+    if ((flags & O_CREAT) || (acc != O_WRONLY && acc != O_RDWR))
+        return -EINVAL;
+    int err;
+    struct inode *dir = lookup_at(t, dirfd, upath, path1, true, &err);
+    if (!dir)
+        return err;
+    if (!S_ISDIR(dir->mode))
+        return -ENOTDIR;
+    if (dir->iop)
+        return -EOPNOTSUPP;
+    if (!dir->parent)
+        return -ENOENT;
+    struct inode *i = tmpfs_new(S_IFREG | (mode & 07777 & ~t->fs->umask));
+    if (!i)
+        return -ENOMEM;
+    i->sb = inode_sb(dir);
+    struct file *f = file_open(i, (flags & ~O_TMPFILE) | O_LARGEFILE);
+    if (!f) {
+        i->sb = NULL;               /* no reference of it was counted */
+        i->refs = 1;
+        inode_put(i);
+        return -ENOMEM;
+    }
+    int fd = fd_install(t, f, 0, flags & O_CLOEXEC);
+    if (fd < 0)
+        file_put(f);
+    return fd;
+}
+
+static long open_at(struct task *t, long dirfd, l4_word_t upath, unsigned flags, unsigned mode)
+{
+    if ((flags & O_TMPFILE) == O_TMPFILE)
+        return open_tmpfile(t, dirfd, upath, flags, mode);
+    if (flags & O_TMPFILE & ~O_DIRECTORY)
+        return -EINVAL;             /* __O_TMPFILE without O_DIRECTORY */
+    return do_open(t, dirfd, upath, flags, mode);
+}
+
 long sys_open(struct task *t, const struct sysargs *a)
 {
-    return do_open(t, AT_FDCWD, a->a[0], (unsigned)a->a[1], (unsigned)a->a[2]);
+    return open_at(t, AT_FDCWD, a->a[0], (unsigned)a->a[1], (unsigned)a->a[2]);
 }
 
 long sys_openat(struct task *t, const struct sysargs *a)
 {
-    return do_open(t, (long)a->a[0], a->a[1], (unsigned)a->a[2], (unsigned)a->a[3]);
+    return open_at(t, (long)a->a[0], a->a[1], (unsigned)a->a[2], (unsigned)a->a[3]);
 }
 
 long sys_creat(struct task *t, const struct sysargs *a)
@@ -211,7 +281,37 @@ long sys_newfstatat(struct task *t, const struct sysargs *a)
 
 /* --- directories ---------------------------------------------------------------------------- */
 
-long sys_getdents64(struct task *t, const struct sysargs *a)
+/* The entry at position f->pos of a directory: ".", "..", then the names by cookie
+ * (tmpfs) or the file system's readdir (proc); false at the end. */
+static bool next_entry(struct task *t, struct file *f, struct dirent_out *e)
+{
+    struct inode *dir = f->inode;
+    if (!dir->parent)
+        return false;               /* a removed directory lists nothing */
+    if (f->pos < 2) {
+        struct inode *i = f->pos ? dir->parent : dir;
+        e->name = f->pos ? ".." : ".", e->len = f->pos + 1;
+        e->ino = i->ino, e->type = (i->mode >> 12) & 15, e->next = f->pos + 1;
+        return true;
+    }
+    if (dir->iop) {
+        if (!dir->iop->readdir(t, dir, f->pos - 2, e))
+            return false;
+        e->next += 2;
+        return true;
+    }
+    for (struct dentry *d = dir->entries; d; d = d->next)
+        if (d->cookie >= f->pos) {
+            e->name = d->name, e->len = d->len, e->ino = d->inode->ino;
+            e->type = (d->inode->mode >> 12) & 15, e->next = d->cookie + 1;
+            return true;
+        }
+    return false;
+}
+
+/* getdents64 (struct linux_dirent64) or the old getdents (struct linux_dirent: d_type in
+ * the record's last byte). */
+static long do_getdents(struct task *t, const struct sysargs *a, bool is64)
 {
     struct file *f = fd_get(t, (int)a->a[0]);
     if (!f)
@@ -220,42 +320,41 @@ long sys_getdents64(struct task *t, const struct sysargs *a)
     if (!S_ISDIR(dir->mode))
         return -ENOTDIR;
     l4_word_t ubuf = a->a[1], count = a->a[2], done = 0;
-    struct dentry *d = dir->entries;
-    while (dir->parent) {           /* a removed directory lists nothing */
-        const char *name;
-        size_t len;
-        struct inode *i;
-        l4_word_t next;
-        if (f->pos == 0) {
-            name = ".", len = 1, i = dir, next = 1;
-        } else if (f->pos == 1) {
-            name = "..", len = 2, i = dir->parent, next = 2;
-        } else {
-            while (d && d->cookie < f->pos)
-                d = d->next;
-            if (!d)
-                break;
-            name = d->name, len = d->len, i = d->inode, next = d->cookie + 1;
-        }
-        l4_word_t reclen = (19 + len + 1 + 7) & ~7ul;
+    struct dirent_out e;
+    while (next_entry(t, f, &e)) {
+        size_t head = is64 ? 19 : 18;
+        l4_word_t reclen = (head + e.len + 1 + (is64 ? 0 : 1) + 7) & ~7ul;
         if (done + reclen > count)
             return done ? (long)done : -EINVAL;
-        uint8_t rec[19 + NAME_MAX + 1 + 8];
+        uint8_t rec[19 + NAME_MAX + 2 + 8];
         memset(rec, 0, reclen);
-        uint64_t ino = i->ino, off = next;
+        uint64_t ino = e.ino, off = e.next;
         uint16_t rl = (uint16_t)reclen;
         memcpy(rec, &ino, 8);
         memcpy(rec + 8, &off, 8);
         memcpy(rec + 16, &rl, 2);
-        rec[18] = (uint8_t)((i->mode >> 12) & 15);
-        memcpy(rec + 19, name, len);
+        if (is64)
+            rec[18] = (uint8_t)e.type;
+        else
+            rec[reclen - 1] = (uint8_t)e.type;
+        memcpy(rec + head, e.name, e.len);
         if (copy_to_user(&t->mm, ubuf + done, rec, reclen))
             return done ? (long)done : -EFAULT;
         done += reclen;
-        f->pos = next;
+        f->pos = e.next;
     }
     dir->atime = vfs_now();
     return (long)done;
+}
+
+long sys_getdents64(struct task *t, const struct sysargs *a)
+{
+    return do_getdents(t, a, true);
+}
+
+long sys_getdents(struct task *t, const struct sysargs *a)
+{
+    return do_getdents(t, a, false);
 }
 
 static long do_mkdir(struct task *t, long dirfd, l4_word_t upath, unsigned mode)
@@ -265,8 +364,10 @@ static long do_mkdir(struct task *t, long dirfd, l4_word_t upath, unsigned mode)
     struct inode *dir = parent_at(t, dirfd, upath, path1, last1, &trailing, &err);
     if (!dir)
         return err;
-    if (dot_or_dotdot(last1) || tmpfs_lookup(dir, last1, strlen(last1)))
+    if (dot_or_dotdot(last1) || child(t, dir, last1))
         return -EEXIST;
+    if ((err = names_fixed(dir, -ENOENT)))
+        return err;
     struct inode *i = tmpfs_new(S_IFDIR | (mode & 01777 & ~t->fs->umask));
     if (!i)
         return -ENOMEM;
@@ -288,49 +389,6 @@ long sys_mkdirat(struct task *t, const struct sysargs *a)
 }
 
 /* mknod: FIFOs (pipe.c), regular files, device and socket nodes (lx is root). */
-static long do_mknod(struct task *t, long dirfd, l4_word_t upath, unsigned mode, l4_word_t dev)
-{
-    unsigned type = mode & S_IFMT;
-    if (!type)
-        type = S_IFREG;
-    if (type == S_IFDIR)
-        return -EPERM;
-    if (type != S_IFREG && type != S_IFIFO && type != S_IFCHR && type != S_IFBLK &&
-        type != S_IFSOCK)
-        return -EINVAL;
-    int err;
-    bool trailing;
-    struct inode *dir = parent_at(t, dirfd, upath, path1, last1, &trailing, &err);
-    if (!dir)
-        return err;
-    if (dot_or_dotdot(last1) || tmpfs_lookup(dir, last1, strlen(last1)))
-        return -EEXIST;
-    if (trailing)
-        return -ENOENT;
-    struct inode *i = tmpfs_new(type | (mode & 07777 & ~t->fs->umask));
-    if (!i)
-        return -ENOMEM;
-    if (type == S_IFCHR || type == S_IFBLK) {   /* Linux's dev_t: 12-bit major, 20-bit minor */
-        i->rdev_major = (unsigned)(dev >> 8) & 0xFFF;
-        i->rdev_minor = (unsigned)(dev & 0xFF) | ((unsigned)(dev >> 12) & 0xFFF00);
-    }
-    if ((err = tmpfs_link(dir, last1, strlen(last1), i))) {
-        i->refs = 1;
-        inode_put(i);
-    }
-    return err;
-}
-
-long sys_mknod(struct task *t, const struct sysargs *a)
-{
-    return do_mknod(t, AT_FDCWD, a->a[0], (unsigned)a->a[1], a->a[2]);
-}
-
-long sys_mknodat(struct task *t, const struct sysargs *a)
-{
-    return do_mknod(t, (long)a->a[0], a->a[1], (unsigned)a->a[2], a->a[3]);
-}
-
 static long do_rmdir(struct task *t, long dirfd, l4_word_t upath)
 {
     int err;
@@ -342,11 +400,15 @@ static long do_rmdir(struct task *t, long dirfd, l4_word_t upath)
         return dir == tmpfs_root && trailing ? -EBUSY : -EINVAL;
     if (!strcmp(last1, ".."))
         return -ENOTEMPTY;
-    struct inode *i = tmpfs_lookup(dir, last1, strlen(last1));
+    struct inode *i = child(t, dir, last1);
     if (!i)
         return -ENOENT;
     if (!S_ISDIR(i->mode))
         return -ENOTDIR;
+    if ((err = names_fixed(dir, -EPERM)))
+        return err;
+    if (i->mounted)
+        return -EBUSY;
     if (!tmpfs_dir_empty(i))
         return -ENOTEMPTY;
     return tmpfs_unlink(dir, last1, strlen(last1));
@@ -361,13 +423,15 @@ static long do_unlink(struct task *t, long dirfd, l4_word_t upath)
         return err;
     if (dot_or_dotdot(last1))
         return -EISDIR;
-    struct inode *i = tmpfs_lookup(dir, last1, strlen(last1));
+    struct inode *i = child(t, dir, last1);
     if (!i)
         return -ENOENT;
     if (S_ISDIR(i->mode))
         return -EISDIR;
     if (trailing)
         return -ENOTDIR;
+    if ((err = names_fixed(dir, -EPERM)))
+        return err;
     return tmpfs_unlink(dir, last1, strlen(last1));
 }
 
@@ -411,10 +475,16 @@ static long do_rename(struct task *t, long ofd, l4_word_t uold, long nfd, l4_wor
         return err;
     if (dot_or_dotdot(last1) || dot_or_dotdot(last2))
         return -EBUSY;
-    struct inode *src = tmpfs_lookup(odir, last1, strlen(last1));
+    struct inode *src = child(t, odir, last1);
     if (!src)
         return -ENOENT;
-    struct inode *dst = tmpfs_lookup(ndir, last2, strlen(last2));
+    struct inode *dst = child(t, ndir, last2);
+    if (inode_sb(odir) != inode_sb(ndir))
+        return -EXDEV;
+    if ((err = names_fixed(odir, -EPERM)))
+        return err;
+    if (src->mounted || (dst && dst->mounted))
+        return -EBUSY;
     if (!S_ISDIR(src->mode) && (otrail || ntrail))
         return -ENOTDIR;
     if (dst && (flags & RENAME_NOREPLACE))
@@ -476,10 +546,14 @@ static long do_link(struct task *t, long ofd, l4_word_t uold, long nfd, l4_word_
     struct inode *ndir = parent_at(t, nfd, unew, path2, last2, &trailing, &err);
     if (!ndir)
         return err;
-    if (dot_or_dotdot(last2) || tmpfs_lookup(ndir, last2, strlen(last2)))
+    if (dot_or_dotdot(last2) || child(t, ndir, last2))
         return -EEXIST;
     if (trailing)
         return -ENOENT;
+    if (inode_sb(src) != inode_sb(ndir))
+        return -EXDEV;
+    if ((err = names_fixed(ndir, -ENOENT)))
+        return err;
     return tmpfs_link(ndir, last2, strlen(last2), src);
 }
 
@@ -504,8 +578,10 @@ static long do_symlink(struct task *t, l4_word_t utarget, long nfd, l4_word_t un
     struct inode *dir = parent_at(t, nfd, unew, path1, last1, &trailing, &err);
     if (!dir)
         return err;
-    if (dot_or_dotdot(last1) || tmpfs_lookup(dir, last1, strlen(last1)))
+    if (dot_or_dotdot(last1) || child(t, dir, last1))
         return -EEXIST;
+    if ((err = names_fixed(dir, -ENOENT)))
+        return err;
     struct inode *i = tmpfs_new(S_IFLNK | 0777);
     if (!i)
         return -ENOMEM;
@@ -539,9 +615,11 @@ static long do_readlink(struct task *t, long dirfd, l4_word_t upath, l4_word_t u
         return err;
     if (!S_ISLNK(i->mode))
         return -EINVAL;
-    l4_word_t n = i->size < (l4_word_t)size ? i->size : (l4_word_t)size;
-    err = copy_to_user(&t->mm, ubuf, i->target, n);
-    return err ? err : (long)n;
+    int n = vfs_readlink(t, i, path2, size < PATH_MAX ? (size_t)size : PATH_MAX);
+    if (n < 0)
+        return n;
+    err = copy_to_user(&t->mm, ubuf, path2, (size_t)n);
+    return err ? err : n;
 }
 
 long sys_readlink(struct task *t, const struct sysargs *a)
@@ -694,6 +772,8 @@ long sys_faccessat2(struct task *t, const struct sysargs *a)
 
 static long set_mode(struct inode *i, unsigned mode)
 {
+    if (i->iop)
+        return -EPERM;              /* proc: Linux's proc_setattr for a mode */
     i->mode = (i->mode & S_IFMT) | (mode & 07777);
     inode_touch(i, false);
     return 0;
@@ -731,6 +811,8 @@ long sys_truncate(struct task *t, const struct sysargs *a)
         return -EISDIR;
     if (!S_ISREG(i->mode))
         return -EINVAL;
+    if (i->iop)
+        return 0;                   /* proc: accepted and ignored, as Linux's setattr does */
     return tmpfs_truncate(i, a->a[1]);
 }
 
@@ -741,6 +823,8 @@ long sys_ftruncate(struct task *t, const struct sysargs *a)
         return -EBADF;
     if ((long)a->a[1] < 0 || !S_ISREG(f->inode->mode) || (f->flags & O_ACCMODE) == O_RDONLY)
         return -EINVAL;
+    if (f->inode->iop)
+        return 0;                   /* proc: as truncate */
     return tmpfs_truncate(f->inode, a->a[1]);
 }
 
@@ -749,4 +833,264 @@ long sys_umask(struct task *t, const struct sysargs *a)
     unsigned old = t->fs->umask;
     t->fs->umask = (unsigned)a->a[0] & 0777;
     return old;
+}
+
+/* --- statx ------------------------------------------------------------------------------ */
+
+/* The inode a path call with AT_EMPTY_PATH / AT_SYMLINK_NOFOLLOW means (path in path1). */
+static struct inode *resolve_at(struct task *t, long dirfd, l4_word_t upath, unsigned flags,
+                                int *err)
+{
+    if ((*err = get_path(t, upath, path1)))
+        return NULL;
+    if (!path1[0] && (flags & AT_EMPTY_PATH)) {
+        if ((int)dirfd == AT_FDCWD)
+            return t->fs->cwd;
+        struct file *f = fd_get(t, (int)dirfd);
+        if (!f)
+            *err = -EBADF;
+        return f ? f->inode : NULL;
+    }
+    struct inode *dir;
+    if ((*err = at_dir(t, dirfd, path1, &dir)))
+        return NULL;
+    return path_walk(t, dir, path1, !(flags & AT_SYMLINK_NOFOLLOW), err);
+}
+
+long sys_statx(struct task *t, const struct sysargs *a)
+{
+    unsigned flags = (unsigned)a->a[2], mask = (unsigned)a->a[3];
+    if (flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | 0x800 | AT_STATX_SYNC_TYPE) ||
+        (flags & AT_STATX_SYNC_TYPE) == AT_STATX_SYNC_TYPE || (mask & STATX_RESERVED))
+        return -EINVAL;
+    int err;
+    struct inode *i = resolve_at(t, (long)a->a[0], a->a[1], flags, &err);
+    if (!i)
+        return err;
+    uint64_t st[18];
+    vfs_stat_fill(i, st);           /* struct stat's words, reordered below */
+    uint8_t x[256];
+    memset(x, 0, sizeof x);
+    uint32_t u32;
+    uint64_t u64;
+#define PUT32(off, v) (u32 = (uint32_t)(v), memcpy(x + (off), &u32, 4))
+#define PUT64(off, v) (u64 = (uint64_t)(v), memcpy(x + (off), &u64, 8))
+    PUT32(0, STATX_BASIC_STATS | STATX_MNT_ID);
+    PUT32(4, st[7]);                /* blksize */
+    PUT32(16, st[2]);               /* nlink */
+    PUT32(20, i->uid);
+    PUT32(24, i->gid);
+    uint16_t mode = (uint16_t)i->mode;
+    memcpy(x + 28, &mode, 2);
+    PUT64(32, i->ino);
+    PUT64(40, st[6]);               /* size */
+    PUT64(48, st[8]);               /* blocks */
+    PUT64(64, i->atime / 1000000000), PUT32(72, i->atime % 1000000000);
+    PUT64(96, i->ctime / 1000000000), PUT32(104, i->ctime % 1000000000);
+    PUT64(112, i->mtime / 1000000000), PUT32(120, i->mtime % 1000000000);
+    PUT32(128, i->rdev_major), PUT32(132, i->rdev_minor);
+    PUT32(136, 0), PUT32(140, inode_sb(i)->dev);
+    PUT64(144, inode_sb(i) - mount_slot(0) + 1);    /* mnt_id */
+#undef PUT32
+#undef PUT64
+    return copy_to_user(&t->mm, a->a[4], x, sizeof x);
+}
+
+/* --- times ------------------------------------------------------------------------------ */
+
+/* Set atime and mtime: ts[k] in nanoseconds, or UTIME_NOW / UTIME_OMIT. */
+static long set_times(struct inode *i, const long ts[2])
+{
+    uint64_t now = vfs_now();
+    if (ts[0] != UTIME_OMIT)
+        i->atime = ts[0] == UTIME_NOW ? now : (uint64_t)ts[0];
+    if (ts[1] != UTIME_OMIT)
+        i->mtime = ts[1] == UTIME_NOW ? now : (uint64_t)ts[1];
+    i->ctime = now;
+    return 0;
+}
+
+/* The common part of utimensat, futimesat, utimes, utime: times already checked and in
+ * nanoseconds (NULL: now). */
+static long do_utimes(struct task *t, long dirfd, l4_word_t upath, const long *ns,
+                      unsigned flags)
+{
+    long now2[2] = { UTIME_NOW, UTIME_NOW };
+    if (!ns)
+        ns = now2;
+    if (ns[0] == UTIME_OMIT && ns[1] == UTIME_OMIT)
+        return 0;
+    if (flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+        return -EINVAL;
+    if (!upath) {                   /* futimens: the file of dirfd itself */
+        if (flags & AT_SYMLINK_NOFOLLOW)
+            return -EINVAL;
+        if ((int)dirfd == AT_FDCWD)
+            return -EFAULT;
+        struct file *f = fd_get(t, (int)dirfd);
+        return f ? set_times(f->inode, ns) : -EBADF;
+    }
+    int err;
+    struct inode *i = resolve_at(t, dirfd, upath, flags, &err);
+    return i ? set_times(i, ns) : err;
+}
+
+long sys_utimensat(struct task *t, const struct sysargs *a)
+{
+    long ts[4], ns[2];
+    if (a->a[2]) {
+        if (copy_from_user(&t->mm, ts, a->a[2], sizeof ts))
+            return -EFAULT;
+        for (int k = 0; k < 2; k++) {
+            long nsec = ts[2 * k + 1];
+            if (nsec == UTIME_NOW || nsec == UTIME_OMIT)
+                ns[k] = nsec;
+            else if (nsec < 0 || nsec >= 1000000000 || ts[2 * k] < 0)
+                return -EINVAL;
+            else
+                ns[k] = ts[2 * k] * 1000000000 + nsec;
+        }
+    }
+    return do_utimes(t, (long)a->a[0], a->a[1], a->a[2] ? ns : NULL, (unsigned)a->a[3]);
+}
+
+/* struct timeval[2] at u (0: now) into nanoseconds. */
+static long timevals(struct task *t, l4_word_t u, long ns[2], long **p)
+{
+    *p = NULL;
+    if (!u)
+        return 0;
+    long tv[4];
+    if (copy_from_user(&t->mm, tv, u, sizeof tv))
+        return -EFAULT;
+    for (int k = 0; k < 2; k++) {
+        if (tv[2 * k + 1] < 0 || tv[2 * k + 1] >= 1000000 || tv[2 * k] < 0)
+            return -EINVAL;
+        ns[k] = tv[2 * k] * 1000000000 + tv[2 * k + 1] * 1000;
+    }
+    *p = ns;
+    return 0;
+}
+
+long sys_futimesat(struct task *t, const struct sysargs *a)
+{
+    long ns[2], *p, e = timevals(t, a->a[2], ns, &p);
+    return e ? e : do_utimes(t, (long)a->a[0], a->a[1], p, 0);
+}
+
+long sys_utimes(struct task *t, const struct sysargs *a)
+{
+    long ns[2], *p, e = timevals(t, a->a[1], ns, &p);
+    if (e)
+        return e;
+    return a->a[0] ? do_utimes(t, AT_FDCWD, a->a[0], p, 0) : -EFAULT;
+}
+
+long sys_utime(struct task *t, const struct sysargs *a)
+{
+    long tb[2], ns[2];
+    if (a->a[1]) {
+        if (copy_from_user(&t->mm, tb, a->a[1], sizeof tb))
+            return -EFAULT;
+        ns[0] = tb[0] * 1000000000, ns[1] = tb[1] * 1000000000;
+    }
+    return a->a[0] ? do_utimes(t, AT_FDCWD, a->a[0], a->a[1] ? ns : NULL, 0) : -EFAULT;
+}
+
+/* --- owners ----------------------------------------------------------------------------- */
+
+static long set_owner(struct inode *i, long uid, long gid)
+{
+    if ((int)uid != -1)
+        i->uid = (unsigned)uid;
+    if ((int)gid != -1)
+        i->gid = (unsigned)gid;
+    /* A change of owner drops set-user-ID, and set-group-ID where it means execution. */
+    if (!S_ISDIR(i->mode) && ((int)uid != -1 || (int)gid != -1)) {
+        i->mode &= ~(unsigned)S_ISUID;
+        if (i->mode & 010)
+            i->mode &= ~(unsigned)S_ISGID;
+    }
+    inode_touch(i, false);
+    return 0;
+}
+
+static long do_chown(struct task *t, long dirfd, l4_word_t upath, long uid, long gid,
+                     unsigned flags)
+{
+    if (flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+        return -EINVAL;
+    int err;
+    struct inode *i = resolve_at(t, dirfd, upath, flags, &err);
+    return i ? set_owner(i, uid, gid) : err;
+}
+
+long sys_chown(struct task *t, const struct sysargs *a)
+{
+    return do_chown(t, AT_FDCWD, a->a[0], (long)a->a[1], (long)a->a[2], 0);
+}
+
+long sys_lchown(struct task *t, const struct sysargs *a)
+{
+    return do_chown(t, AT_FDCWD, a->a[0], (long)a->a[1], (long)a->a[2], AT_SYMLINK_NOFOLLOW);
+}
+
+long sys_fchownat(struct task *t, const struct sysargs *a)
+{
+    return do_chown(t, (long)a->a[0], a->a[1], (long)a->a[2], (long)a->a[3], (unsigned)a->a[4]);
+}
+
+long sys_fchown(struct task *t, const struct sysargs *a)
+{
+    struct file *f = fd_get(t, (int)a->a[0]);
+    if (!f || (f->flags & O_PATH))
+        return -EBADF;
+    return set_owner(f->inode, (long)a->a[1], (long)a->a[2]);
+}
+
+/* --- mknod ------------------------------------------------------------------------------ */
+
+static long do_mknod(struct task *t, long dirfd, l4_word_t upath, unsigned mode, uint64_t dev)
+{
+    unsigned type = mode & S_IFMT;
+    if (!type)
+        type = S_IFREG;
+    if (type == S_IFDIR)
+        return -EPERM;
+    if (type != S_IFREG && type != S_IFCHR && type != S_IFBLK && type != S_IFIFO &&
+        type != S_IFSOCK)
+        return -EINVAL;
+    int err;
+    bool trailing;
+    struct inode *dir = parent_at(t, dirfd, upath, path1, last1, &trailing, &err);
+    if (!dir)
+        return err;
+    if (dot_or_dotdot(last1) || child(t, dir, last1))
+        return -EEXIST;
+    if (trailing)
+        return -ENOENT;
+    if ((err = names_fixed(dir, -ENOENT)))
+        return err;
+    struct inode *i = tmpfs_new(type | (mode & 07777 & ~t->fs->umask));
+    if (!i)
+        return -ENOMEM;
+    if (type == S_IFCHR || type == S_IFBLK) {    /* Linux's dev_t: 12-bit major, 20-bit minor */
+        i->rdev_major = (unsigned)(((dev >> 8) & 0xfff) | ((dev >> 32) & ~0xfffull));
+        i->rdev_minor = (unsigned)((dev & 0xff) | ((dev >> 12) & ~0xffull));
+    }
+    if ((err = tmpfs_link(dir, last1, strlen(last1), i))) {
+        i->refs = 1;
+        inode_put(i);
+    }
+    return err;
+}
+
+long sys_mknod(struct task *t, const struct sysargs *a)
+{
+    return do_mknod(t, AT_FDCWD, a->a[0], (unsigned)a->a[1], a->a[2]);
+}
+
+long sys_mknodat(struct task *t, const struct sysargs *a)
+{
+    return do_mknod(t, (long)a->a[0], a->a[1], (unsigned)a->a[2], a->a[3]);
 }

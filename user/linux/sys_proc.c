@@ -1,6 +1,7 @@
 /* System calls of processes and their identity: exit, ids, uname, arch_prctl, and the
  * signal calls that are accepted without effect until signals exist. */
 #include "lx.h"
+#include "vfs/vfs.h"
 #include <string.h>
 
 #define ARCH_SET_GS 0x1001
@@ -118,13 +119,17 @@ long sys_rt_sigprocmask(struct task *t, const struct sysargs *a)
 
 long sys_getrandom(struct task *t, const struct sysargs *a)
 {
+    /* GRND_NONBLOCK, GRND_RANDOM, GRND_INSECURE; the pool never blocks (random.c). */
+    if (a->a[2] & ~7ul || (a->a[2] & 6) == 6)
+        return -EINVAL;
     uint8_t buf[256];
-    size_t n = a->a[1] < sizeof buf ? a->a[1] : sizeof buf;
-    static uint64_t state = 0x2545F4914F6CDD1Dull;
-    for (size_t i = 0; i < n; i++) {
-        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
-        buf[i] = (uint8_t)state;
+    l4_word_t want = a->a[1] < 65536 ? a->a[1] : 65536, done = 0;
+    while (done < want) {
+        size_t n = want - done < sizeof buf ? want - done : sizeof buf;
+        lx_random_bytes(buf, n);
+        if (copy_to_user(&t->mm, a->a[0] + done, buf, n))
+            return done ? (long)done : -EFAULT;
+        done += n;
     }
-    int e = copy_to_user(&t->mm, a->a[0], buf, n);
-    return e ? e : (long)n;
+    return (long)done;
 }

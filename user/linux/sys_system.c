@@ -303,10 +303,10 @@ long sys_sysinfo(struct task *t, const struct sysargs *a)
     _Static_assert(sizeof si == 112, "Linux's struct sysinfo on x86-64");
     memset(&si, 0, sizeof si);
     si.uptime = (long)(lx_now() / 1000000000ull);
-    si.totalram = page_total();
-    si.freeram = page_free_count();
+    si.totalram = page_total() * LX_PAGE;      /* in bytes: mem_unit 1, as 64-bit Linux */
+    si.freeram = page_free_count() * LX_PAGE;
     si.procs = (unsigned short)task_count();
-    si.mem_unit = LX_PAGE;
+    si.mem_unit = 1;
     return copy_to_user(&t->mm, a->a[0], &si, sizeof si);
 }
 

@@ -6,6 +6,7 @@
 #include "tty.h"
 #include "vfs/vfs.h"
 #include "signal.h"
+#include "fs/proc/proc.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -129,6 +130,7 @@ struct task *task_spawn(const void *image, l4_word_t size, const char *execfn, i
         return NULL;
     }
     task_set_comm(t, argc ? argv[0] : "");
+    proc_task_exec(t, argc ? argv[0] : "", argc, argv);    /* /proc/N/exe, cmdline, comm */
     /* As Linux's init: no parent, process group and session 0 until it calls setsid. */
     t->ppid = t->pgid = t->sid = 0;
     /* The start message (the thread waits for it from its pager): every register 0 but

@@ -10,6 +10,8 @@
  *   lxselftest.elf fs        files (under lx: the test's initramfs, tests/system/test_lx_fs.py):
  *                            open/read/write/stat/getdents64/links/rename/dup/fcntl/...; exit 0
  *   lxselftest.elf system    identity, limits, scheduling, sysinfo, prctl (selftest/system.c)
+ *   lxselftest.elf proc      mounts, /proc, /dev, statx/utimensat/chown/sendfile/mknod/...
+ *                            (tests/system/test_lx_proc.py's initramfs); exit 0
  *   lxselftest.elf fsfill    write files until lx's memory runs out (ENOSPC), remove them
  *   lxselftest.elf cost      TSC ticks per getpid and per first touch of a fresh page (a
  *                            figure to look at by hand, under -icount: guest instructions)
@@ -615,6 +617,7 @@ static int forktest(int argc, char **argv, char **envp)
 #include "fs.c"
 #include "system.c"
 #include "execmm.c"
+#include "proc.c"
 
 void cmain(u64 *sp);
 void cmain(u64 *sp)
@@ -654,6 +657,8 @@ void cmain(u64 *sp)
         status = system_calls();
     } else if (argc > 1 && seq(argv[1], "fsfill")) {
         status = fsfill();
+    } else if (argc > 1 && seq(argv[1], "proc")) {
+        status = proc(argv);
     } else if (argc > 1 && seq(argv[1], "fs")) {
         status = fs();
     } else if (argc > 1 && seq(argv[1], "fork")) {

@@ -6,6 +6,7 @@
 #include "vfs.h"
 #include "../pipe.h"
 #include "../tty.h"
+#include "../fs/proc/proc.h"
 #include <string.h>
 
 /* --- operations by kind ------------------------------------------------------------------- */
@@ -53,12 +54,8 @@ static long full_write(struct file *f, const char *buf, l4_word_t n, l4_word_t p
 
 static long random_read(struct file *f, char *buf, l4_word_t n, l4_word_t pos)
 {
-    static uint64_t state = 0x853C49E6748FEA9Bull;   /* not cryptographic */
     (void)f, (void)pos;
-    for (l4_word_t i = 0; i < n; i++) {
-        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
-        buf[i] = (char)state;
-    }
+    lx_random_bytes(buf, n);
     return (long)n;
 }
 
@@ -70,8 +67,25 @@ static const struct file_ops full_ops = { .read = zero_read, .write = full_write
 static const struct file_ops random_ops = { .read = random_read, .write = null_write, .seekable = true };
 static const struct file_ops nodev_ops = { .read = NULL, .write = NULL, .seekable = false };
 
+/* Character devices registered by other layers (a tty, ...): looked up before the
+ * built-in ones below, so a registration replaces those. */
+#define MAX_CHRDEVS 16
+static struct { unsigned major, minor; const struct file_ops *ops; } chrdevs[MAX_CHRDEVS];
+
+int chrdev_register(unsigned major, unsigned minor, const struct file_ops *ops)
+{
+    for (unsigned k = 0; k < MAX_CHRDEVS; k++)
+        if (!chrdevs[k].ops || (chrdevs[k].major == major && chrdevs[k].minor == minor)) {
+            chrdevs[k].major = major, chrdevs[k].minor = minor, chrdevs[k].ops = ops;
+            return 0;
+        }
+    return -ENOSPC;
+}
+
 static const struct file_ops *ops_of(struct inode *i)
 {
+    if (i->fop)
+        return i->fop;
     if (S_ISREG(i->mode))
         return &reg_ops;
     if (S_ISDIR(i->mode))
@@ -79,6 +93,9 @@ static const struct file_ops *ops_of(struct inode *i)
     if ((i->mode & S_IFMT) == S_IFIFO)
         return &pipe_ops;           /* pipes and FIFOs (pipe.c) */
     if (S_ISCHR(i->mode)) {
+        for (unsigned k = 0; k < MAX_CHRDEVS && chrdevs[k].ops; k++)
+            if (chrdevs[k].major == i->rdev_major && chrdevs[k].minor == i->rdev_minor)
+                return chrdevs[k].ops;
         unsigned d = i->rdev_major << 8 | i->rdev_minor;
         switch (d) {
         case 0x103: return &null_ops;
@@ -190,7 +207,7 @@ void vfs_stat_fill(struct inode *i, void *buf)
 {
     struct lx_stat *st = buf;
     memset(st, 0, sizeof *st);
-    st->dev = 0x10;                 /* one file system: tmpfs, an anonymous device */
+    st->dev = inode_sb(i)->dev;     /* an anonymous device per mount: 0:N */
     st->ino = i->ino;
     st->nlink = i->nlink;
     st->mode = i->mode;
@@ -270,8 +287,10 @@ bool vfs_task_fork(struct task *child, struct task *parent, bool share_files, bo
         child->fs->refs = 1;
         inode_get(child->fs->cwd);
     }
-    if (child->files && child->fs)
+    if (child->files && child->fs) {
+        proc_task_fork(child, parent);
         return true;
+    }
     vfs_task_exit(child);
     return false;
 }
@@ -285,6 +304,7 @@ void vfs_task_exec(struct task *t)
 
 void vfs_shutdown(void)
 {
+    vfs_umount_all();
     tmpfs_shutdown();
 }
 

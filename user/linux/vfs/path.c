@@ -7,9 +7,51 @@
 
 static struct inode *start_dir(struct task *t, struct inode *dir, const char *path)
 {
-    if (path[0] == '/')
-        return tmpfs_root;
-    return dir ? dir : t ? t->fs->cwd : tmpfs_root;
+    if (path[0] == '/' || !(dir = dir ? dir : t ? t->fs->cwd : NULL))
+        dir = tmpfs_root;
+    while (dir->mounted)
+        dir = dir->mounted;
+    return dir;
+}
+
+/* ".." of dir: from the root of a mounted file system, that of its mount point. */
+static struct inode *dotdot(struct inode *dir)
+{
+    for (struct super_block *sb = inode_sb(dir); dir == sb->root && sb->mountpoint;
+         sb = inode_sb(dir))
+        dir = sb->mountpoint;
+    return dir->parent ? dir->parent : dir;
+}
+
+/* A symlink: its target (or, for a magic link of /proc, the inode itself). */
+static struct inode *walk(struct task *t, struct inode *dir, const char *path, bool follow,
+                          bool want_parent, char *last, bool *trailing, int *depth, int *err);
+static struct inode *follow_link(struct task *t, struct inode *dir, struct inode *i, int *depth,
+                                 int *err)
+{
+    if (++*depth > LX_SYMLOOP) {
+        *err = -ELOOP;
+        return NULL;
+    }
+    if (!i->iop)
+        return walk(t, dir, i->target, true, false, NULL, NULL, depth, err);
+    if (i->iop->follow)
+        return i->iop->follow(t, i, err);
+    char *buf = kmalloc(PATH_MAX);
+    if (!buf) {
+        *err = -ENOMEM;
+        return NULL;
+    }
+    int n = i->iop->get_link(t, i, buf, PATH_MAX - 1);
+    struct inode *r = NULL;
+    if (n < 0) {
+        *err = n;
+    } else {
+        buf[n] = 0;
+        r = walk(t, dir, buf, true, false, NULL, NULL, depth, err);
+    }
+    kfree(buf);
+    return r;
 }
 
 /* Walk path from dir; with want_parent stop before the last component (into last).  depth
@@ -59,23 +101,23 @@ static struct inode *walk(struct task *t, struct inode *dir, const char *path, b
         if (len == 1 && s[0] == '.')
             i = dir;
         else if (len == 2 && s[0] == '.' && s[1] == '.')
-            i = dir->parent ? dir->parent : dir;
+            i = dotdot(dir);
         else if (!dir->parent)
             i = NULL;               /* a removed directory holds nothing */
         else
-            i = tmpfs_lookup(dir, s, len);
+            i = vfs_lookup(t, dir, s, len);
         if (!i) {
             *err = -ENOENT;
             return NULL;
         }
+        while (i->mounted)
+            i = i->mounted;
         if (S_ISLNK(i->mode) && (!is_last || follow || e != n)) {
-            if (++*depth > LX_SYMLOOP) {
-                *err = -ELOOP;
-                return NULL;
-            }
-            i = walk(t, dir, i->target, true, false, NULL, NULL, depth, err);
+            i = follow_link(t, dir, i, depth, err);
             if (!i)
                 return NULL;
+            while (i->mounted)
+                i = i->mounted;
         }
         if (is_last) {
             if (e != n && !S_ISDIR(i->mode)) {
@@ -103,37 +145,8 @@ struct inode *path_parent(struct task *t, struct inode *dir, const char *path, c
     return walk(t, dir, path, true, true, last, trailing, &depth, err);
 }
 
-/* The name of dir in its parent. */
-static const struct dentry *name_in_parent(struct inode *dir)
-{
-    for (const struct dentry *d = dir->parent->entries; d; d = d->next)
-        if (d->inode == dir)
-            return d;
-    return NULL;
-}
-
 int vfs_getcwd(struct task *t, char *buf, size_t size)
 {
-    static char tmp[PATH_MAX];
-    size_t pos = sizeof tmp - 1;
-    tmp[pos] = 0;
-    struct inode *d = t->fs->cwd;
-    if (!d->parent)
-        return -ENOENT;             /* removed */
-    while (d != tmpfs_root) {
-        const struct dentry *de = name_in_parent(d);
-        if (!de || pos < (size_t)de->len + 1)
-            return -ENAMETOOLONG;
-        pos -= de->len;
-        memcpy(tmp + pos, de->name, de->len);
-        tmp[--pos] = '/';
-        d = d->parent;
-    }
-    if (pos == sizeof tmp - 1)
-        tmp[--pos] = '/';
-    size_t n = sizeof tmp - pos;
-    if (n > size)
-        return -ERANGE;
-    memcpy(buf, tmp + pos, n);
-    return (int)n;
+    int n = vfs_path_of(t->fs->cwd, buf, size);
+    return n < 0 ? n : n + 1;
 }

@@ -1,6 +1,7 @@
 /* lx's VFS: inodes, open file descriptions, per-process fd tables and working directories,
- * the path walk (docs/linux-server.md, "Files").  One file system so far, tmpfs
- * (fs/tmpfs/), whose inodes are the VFS's; device files get their operations by number. */
+ * the path walk (docs/linux-server.md, "Files"), mounts (docs/linux/files.md).  tmpfs
+ * (fs/tmpfs/) inodes are the VFS's; proc (fs/proc/) adds operations per inode; device files
+ * get their operations by number. */
 #ifndef LX_VFS_H
 #define LX_VFS_H
 
@@ -18,6 +19,7 @@
 #define S_ISREG(m) (((m) & S_IFMT) == S_IFREG)
 #define S_ISLNK(m) (((m) & S_IFMT) == S_IFLNK)
 #define S_ISCHR(m) (((m) & S_IFMT) == S_IFCHR)
+#define S_ISFIFO(m) (((m) & S_IFMT) == S_IFIFO)
 
 #define O_ACCMODE   03
 #define O_RDONLY    00
@@ -75,6 +77,11 @@ struct inode {
     /* --- pipes (pipe.h) --- */
     struct pipe *pipe;              /* a pipe's or FIFO's buffer and ends; NULL when none */
     struct epoll *epoll;            /* an epoll instance's interest list (epoll.c) */
+    /* --- mounts and other file systems (vfs/mount.c, fs/proc/) --- */
+    struct super_block *sb;         /* NULL: set by tmpfs_link from the directory */
+    struct inode *mounted;          /* a directory something is mounted on: that root */
+    const struct inode_ops *iop;    /* NULL: a tmpfs inode */
+    const struct file_ops *fop;     /* NULL: by kind and device number (vfs/file.c) */
 };
 
 struct file;
@@ -100,6 +107,76 @@ struct file {                       /* an open file description */
     struct inode *inode;
     const struct file_ops *ops;
 };
+
+/* --- mounts and file system types (vfs/mount.c) ------------------------------------------ */
+struct super_block;
+struct dirent_out {                 /* one directory entry, for getdents */
+    const char *name;
+    size_t len;
+    unsigned long ino;
+    unsigned type;                  /* DT_*: the mode's type bits >> 12 */
+    unsigned long next;             /* the position after this entry */
+};
+struct inode_ops {                  /* a file system other than tmpfs (proc) */
+    struct inode *(*lookup)(struct task *t, struct inode *dir, const char *name, size_t len);
+    /* The first entry at position >= pos (0 is the first after "." and ".."), with the
+     * position after it; false past the last. */
+    bool (*readdir)(struct task *t, struct inode *dir, unsigned long pos,
+                    struct dirent_out *out);
+    /* A symlink's target into buf (size bytes): its length or -errno. */
+    int (*get_link)(struct task *t, struct inode *i, char *buf, size_t size);
+    /* A "magic" link (/proc/N/fd/M, exe): the inode itself, not the target's path. */
+    struct inode *(*follow)(struct task *t, struct inode *i, int *err);
+    /* A directory's name in its parent into buf (NAME_MAX + 1): its length or -errno. */
+    int (*name)(struct inode *dir, char *buf);
+};
+struct fs_type {
+    const char *name;               /* mount -t NAME, /proc/filesystems */
+    unsigned long magic;            /* statfs f_type */
+    int (*fill)(struct super_block *sb);  /* sb->root: 0 or -errno */
+    bool (*busy)(struct super_block *sb); /* an inode in use (open, cwd) */
+    void (*kill)(struct super_block *sb); /* everything freed */
+};
+struct super_block {
+    const struct fs_type *type;
+    unsigned dev;                   /* st_dev: anonymous device 0:dev */
+    unsigned long flags;            /* MS_* */
+    struct inode *root;
+    struct inode *mountpoint;       /* NULL for / */
+    struct super_block *parent;     /* the file system mountpoint is in */
+    char source[64];
+    void *priv;
+    unsigned long refs;             /* references to its inodes (inode_get): busy if any */
+};
+#define TMPFS_MAGIC      0x01021994
+#define PROC_SUPER_MAGIC 0x9fa0
+extern struct super_block *root_sb;
+extern const struct fs_type tmpfs_type, proc_type;
+bool mount_root_init(void);         /* the root tmpfs (tmpfs_init) */
+/* A file system of type `type` on directory `on`: 0 or -errno. */
+int vfs_mount(const struct fs_type *type, struct inode *on, const char *source,
+              unsigned long flags);
+int vfs_umount(struct inode *root, unsigned flags);
+void vfs_umount_all(void);          /* the end of the run */
+struct super_block *inode_sb(const struct inode *i);
+/* Each mounted file system in mount order (i < LX_MAX_MOUNTS), NULL for a free slot. */
+#define LX_MAX_MOUNTS 16
+struct super_block *mount_slot(unsigned i);
+/* The absolute path of inode i (NUL-terminated, into buf of size): length or -errno.
+ * Directories by their parents; other files by a search of the tree. */
+int vfs_path_of(struct inode *i, char *buf, size_t size);
+/* A symlink's target (tmpfs: its text; proc: computed) into buf: length or -errno. */
+int vfs_readlink(struct task *t, struct inode *i, char *buf, size_t size);
+/* A name in dir (any file system). */
+struct inode *vfs_lookup(struct task *t, struct inode *dir, const char *name, size_t len);
+/* --- /dev (fs/dev.c): the standard nodes where the initramfs has none --- */
+void dev_populate(void);
+/* --- random.c: lx's PRNG, shared by /dev/[u]random and getrandom --- */
+void lx_random_bytes(void *buf, size_t n);
+/* A character device's operations (vfs/file.c): for nodes major:minor opened from now on;
+ * replaces a built-in one (null, zero, full, random, urandom, tty, console); 0 or -ENOSPC. */
+int chrdev_register(unsigned major, unsigned minor, const struct file_ops *ops);
+/* --- end of mounts --- */
 
 struct fdtable {
     unsigned refs;                  /* tasks that share it (CLONE_FILES) */

@@ -56,10 +56,14 @@ static void inode_free(struct inode *i)
 void inode_get(struct inode *i)
 {
     i->refs++;
+    if (i->sb)
+        i->sb->refs++;              /* umount: busy (unlinked files too) */
 }
 
 void inode_put(struct inode *i)
 {
+    if (i->sb)
+        i->sb->refs--;
     if (--i->refs == 0 && i->nlink == 0)
         inode_free(i);
 }
@@ -72,18 +76,18 @@ bool tmpfs_init(void)
     tmpfs_root->nlink = 2;
     tmpfs_root->parent = tmpfs_root;
     tmpfs_root->refs = 1;           /* the mount's */
-    return true;
+    return mount_root_init();
 }
 
 /* Free a subtree bottom up; an inode still linked elsewhere (hard links) only loses one. */
-static void free_tree(struct inode *dir)
+static void free_tree(struct inode *dir, struct inode *root)
 {
     struct dentry *d = dir->entries;
     while (d) {
         struct dentry *next = d->next;
         struct inode *i = d->inode;
         if (S_ISDIR(i->mode))
-            free_tree(i);
+            free_tree(i, root);
         else if (--i->nlink == 0 && i->refs == 0)
             inode_free(i);
         kfree(d);
@@ -92,16 +96,43 @@ static void free_tree(struct inode *dir)
     dir->entries = NULL;
     dir->nlink = 0;
     dir->parent = NULL;
-    if (dir->refs == 0 || dir == tmpfs_root)
+    if (dir->refs == 0 || dir == root)
         inode_free(dir);
 }
 
 void tmpfs_shutdown(void)
 {
     if (tmpfs_root)
-        free_tree(tmpfs_root);
+        free_tree(tmpfs_root, tmpfs_root);
     tmpfs_root = NULL;
 }
+
+/* --- tmpfs as a mountable type (vfs/mount.c) --- */
+
+static int tmpfs_fill(struct super_block *sb)
+{
+    struct inode *r = tmpfs_new(S_IFDIR | 01777);
+    if (!r)
+        return -ENOMEM;
+    r->nlink = 2;
+    r->parent = r;
+    r->refs = 1;                    /* the mount's */
+    r->sb = sb;
+    sb->root = r;
+    return 0;
+}
+
+static bool tmpfs_busy(struct super_block *sb)
+{
+    return sb->refs != 0;           /* the root's own reference (the mount's) is not counted */
+}
+
+static void tmpfs_kill(struct super_block *sb)
+{
+    free_tree(sb->root, sb->root);
+}
+
+const struct fs_type tmpfs_type = { "tmpfs", TMPFS_MAGIC, tmpfs_fill, tmpfs_busy, tmpfs_kill };
 
 struct inode *tmpfs_lookup(struct inode *dir, const char *name, size_t len)
 {
@@ -132,6 +163,8 @@ int tmpfs_link(struct inode *dir, const char *name, size_t len, struct inode *i)
         pp = &(*pp)->next;
     *pp = d;
     i->nlink++;
+    if (!i->sb)
+        i->sb = dir->sb;
     if (S_ISDIR(i->mode)) {
         i->nlink++;                 /* its "." */
         i->parent = dir;

@@ -1,0 +1,410 @@
+/* proc's tree: /proc with its fixed files, self, lx/ and one directory per process, each
+ * with its files and fd/.  Inodes are made on the first lookup and kept (one list per
+ * mount, freed at umount) so a walk's result stays valid; a process's directory whose pid
+ * has gone is freed when its slot gets a new process, unless something still holds an
+ * inode of it (an open file, a cwd: it then stays until umount).  The text of a file is
+ * made at each read (show.c). */
+#include "proc.h"
+#include <stdio.h>
+#include <string.h>
+
+struct entry {
+    const char *name;
+    enum proc_kind kind;
+    unsigned mode;
+};
+
+static const struct entry root_entries[] = {
+    { "self", P_SELF, S_IFLNK | 0777 },        { "meminfo", P_MEMINFO, S_IFREG | 0444 },
+    { "cpuinfo", P_CPUINFO, S_IFREG | 0444 },  { "uptime", P_UPTIME, S_IFREG | 0444 },
+    { "mounts", P_MOUNTS, S_IFREG | 0444 },    { "loadavg", P_LOADAVG, S_IFREG | 0444 },
+    { "version", P_VERSION, S_IFREG | 0444 },  { "filesystems", P_FILESYSTEMS, S_IFREG | 0444 },
+    { "stat", P_STAT, S_IFREG | 0444 },        { "lx", P_LX, S_IFDIR | 0555 },
+};
+static const struct entry lx_entries[] = {
+    { "syscalls", P_LX_SYSCALLS, S_IFREG | 0444 },
+};
+static const struct entry pid_entries[] = {
+    { "cmdline", P_CMDLINE, S_IFREG | 0444 }, { "comm", P_COMM, S_IFREG | 0644 },
+    { "cwd", P_CWD, S_IFLNK | 0777 },         { "exe", P_EXE, S_IFLNK | 0777 },
+    { "fd", P_FD, S_IFDIR | 0500 },           { "maps", P_MAPS, S_IFREG | 0444 },
+    { "stat", P_PSTAT, S_IFREG | 0444 },      { "statm", P_STATM, S_IFREG | 0444 },
+    { "status", P_STATUS, S_IFREG | 0444 },
+};
+#define N(a) (sizeof a / sizeof a[0])
+
+struct proc_fs {
+    struct proc_inode *all;         /* every inode of this mount */
+};
+
+static const struct inode_ops proc_iops;
+static const struct file_ops proc_fops;
+
+static struct proc_inode *pi_of(struct inode *i)
+{
+    return (struct proc_inode *)i;  /* the inode is the first member */
+}
+
+static struct proc_fs *fs_of(struct inode *i)
+{
+    return i->sb->priv;
+}
+
+static unsigned long ino_of(enum proc_kind kind, int pid, int fd)
+{
+    if (kind == P_FDLINK)
+        return ((unsigned long)pid << 16) + 0x1000 + (unsigned long)fd;
+    return ((unsigned long)pid << 16) + 1 + kind;
+}
+
+/* The inode of (kind, pid, fd) under parent: the kept one or a new one. */
+static struct inode *get(struct inode *parent, enum proc_kind kind, int pid, int fd,
+                         unsigned mode, const char *name)
+{
+    struct proc_fs *fs = fs_of(parent);
+    for (struct proc_inode *p = fs->all; p; p = p->next)
+        if (p->kind == kind && p->pid == pid && p->fd == fd && p->i.parent == parent)
+            return &p->i;
+    struct proc_inode *p = kmalloc(sizeof *p);
+    if (!p)
+        return NULL;
+    p->kind = kind;
+    p->pid = pid;
+    p->fd = fd;
+    strncpy(p->name, name, sizeof p->name - 1);
+    p->i.mode = mode;
+    p->i.nlink = S_ISDIR(mode) ? 2 : 1;     /* never freed by inode_put */
+    p->i.ino = ino_of(kind, pid, fd);
+    p->i.atime = p->i.mtime = p->i.ctime = vfs_now();
+    p->i.parent = parent;
+    p->i.sb = parent->sb;
+    p->i.iop = &proc_iops;
+    p->i.fop = S_ISREG(mode) ? &proc_fops : NULL;
+    p->next = fs->all;
+    fs->all = p;
+    return &p->i;
+}
+
+/* Is any inode of pid's directory (other than dir's own kept ones) held? */
+static bool pid_held(struct proc_fs *fs, int pid, struct inode *parent)
+{
+    for (struct proc_inode *p = fs->all; p; p = p->next)
+        if (p->pid == pid && p->i.refs && (p->kind != P_PID || p->i.parent == parent))
+            return true;
+    return false;
+}
+
+/* The inodes of processes that have gone: freed, unless one of them is held. */
+static void sweep(struct proc_fs *fs)
+{
+    for (struct proc_inode *p = fs->all; p; p = p->next) {
+        if (p->kind != P_PID || task_by_pid(p->pid) || pid_held(fs, p->pid, p->i.parent))
+            continue;
+        int pid = p->pid;
+        for (struct proc_inode **pp = &fs->all; *pp;) {
+            struct proc_inode *q = *pp;
+            if (q->pid == pid && q->kind >= P_PID) {
+                *pp = q->next;
+                kfree(q);
+            } else {
+                pp = &q->next;
+            }
+        }
+        p = fs->all;                /* the list changed: again from the start */
+        if (!p)
+            break;
+    }
+}
+
+static bool name_is(const char *name, size_t len, const char *s)
+{
+    return strlen(s) == len && !memcmp(name, s, len);
+}
+
+static long number(const char *name, size_t len)
+{
+    if (!len || len > 9 || (name[0] == '0' && len > 1))
+        return -1;
+    long v = 0;
+    for (size_t k = 0; k < len; k++) {
+        if (name[k] < '0' || name[k] > '9')
+            return -1;
+        v = v * 10 + (name[k] - '0');
+    }
+    return v;
+}
+
+static struct inode *lookup_in(struct inode *dir, const struct entry *e, size_t n, int pid,
+                               const char *name, size_t len)
+{
+    for (size_t k = 0; k < n; k++)
+        if (name_is(name, len, e[k].name))
+            return get(dir, e[k].kind, pid, -1, e[k].mode, e[k].name);
+    return NULL;
+}
+
+static struct inode *proc_lookup(struct task *t, struct inode *dir, const char *name,
+                                 size_t len)
+{
+    (void)t;
+    struct proc_inode *d = pi_of(dir);
+    struct task *p;
+    switch (d->kind) {
+    case P_ROOT: {
+        long pid = number(name, len);
+        if (pid < 0)
+            return lookup_in(dir, root_entries, N(root_entries), 0, name, len);
+        if (!(p = task_by_pid((int)pid)))
+            return NULL;
+        sweep(fs_of(dir));
+        char buf[16];
+        snprintf(buf, sizeof buf, "%ld", pid);
+        return get(dir, P_PID, (int)pid, -1, S_IFDIR | 0555, buf);
+    }
+    case P_LX:
+        return lookup_in(dir, lx_entries, N(lx_entries), 0, name, len);
+    case P_PID:
+        if (!task_by_pid(d->pid))
+            return NULL;
+        return lookup_in(dir, pid_entries, N(pid_entries), d->pid, name, len);
+    case P_FD: {
+        long fd = number(name, len);
+        p = task_by_pid(d->pid);
+        if (fd < 0 || !p || p->state != TASK_RUNNING || !fd_get(p, fd))
+            return NULL;
+        char buf[16];
+        snprintf(buf, sizeof buf, "%ld", fd);
+        return get(dir, P_FDLINK, d->pid, (int)fd, S_IFLNK | 0700, buf);
+    }
+    default:
+        return NULL;
+    }
+}
+
+static void fill(struct dirent_out *out, const char *name, unsigned long ino, unsigned mode,
+                 unsigned long next)
+{
+    out->name = name;
+    out->len = strlen(name);
+    out->ino = ino;
+    out->type = (mode >> 12) & 15;
+    out->next = next;
+}
+
+static bool proc_readdir(struct task *t, struct inode *dir, unsigned long pos,
+                         struct dirent_out *out)
+{
+    (void)t;
+    static char num[16];
+    struct proc_inode *d = pi_of(dir);
+    const struct entry *e = NULL;
+    size_t n = 0;
+    switch (d->kind) {
+    case P_ROOT:
+        e = root_entries, n = N(root_entries);
+        break;
+    case P_LX:
+        e = lx_entries, n = N(lx_entries);
+        break;
+    case P_PID:
+        if (!task_by_pid(d->pid))
+            return false;
+        e = pid_entries, n = N(pid_entries);
+        break;
+    case P_FD: {
+        struct task *p = task_by_pid(d->pid);
+        for (; p && p->state == TASK_RUNNING && pos < LX_NFDS; pos++)
+            if (fd_get(p, (long)pos)) {
+                snprintf(num, sizeof num, "%lu", pos);
+                fill(out, num, ino_of(P_FDLINK, d->pid, (int)pos), S_IFLNK, pos + 1);
+                return true;
+            }
+        return false;
+    }
+    default:
+        return false;
+    }
+    if (pos < n) {
+        fill(out, e[pos].name, ino_of(e[pos].kind, d->pid, -1), e[pos].mode, pos + 1);
+        return true;
+    }
+    if (d->kind != P_ROOT)
+        return false;
+    /* The processes in pid order: the position after the fixed entries is the pid. */
+    struct task *next = NULL;
+    for (unsigned s = 0; s < LX_MAX_TASKS; s++) {
+        struct task *p = task_slot(s);
+        if (p->state != TASK_FREE && p->pid > 0 && (unsigned long)p->pid >= pos - n &&
+            (!next || p->pid < next->pid))
+            next = p;
+    }
+    if (!next)
+        return false;
+    snprintf(num, sizeof num, "%d", next->pid);
+    fill(out, num, ino_of(P_PID, next->pid, -1), S_IFDIR, n + (unsigned long)next->pid + 1);
+    return true;
+}
+
+/* The name of an open file, as /proc/N/fd shows it. */
+static int file_name(struct inode *i, char *buf, size_t size)
+{
+    int n = vfs_path_of(i, buf, size);
+    if (n >= 0)
+        return n;
+    const char *what = S_ISFIFO(i->mode) ? "pipe" :
+                       (i->mode & S_IFMT) == S_IFSOCK ? "socket" : NULL;
+    if (what)
+        return snprintf(buf, size, "%s:[%lu]", what, i->ino);
+    if (S_ISCHR(i->mode) && i->rdev_major == 5)
+        return snprintf(buf, size, "/dev/%s", i->rdev_minor ? "console" : "tty");
+    return snprintf(buf, size, "/[deleted] (deleted)");
+}
+
+/* The target's text, whole, into tmp (PATH_MAX): its length or -errno. */
+static int link_text(struct task *t, struct proc_inode *p, char *tmp)
+{
+    struct task *o = task_by_pid(p->pid);
+    switch (p->kind) {
+    case P_SELF:
+        return snprintf(tmp, PATH_MAX, "%d", t ? t->pid : 0);
+    case P_EXE:
+        return o ? snprintf(tmp, PATH_MAX, "%s", proc_task_exe(o)) : -ENOENT;
+    case P_CWD:
+        return o && o->fs ? vfs_path_of(o->fs->cwd, tmp, PATH_MAX) : -ENOENT;
+    case P_FDLINK: {
+        struct file *f = o && o->state == TASK_RUNNING ? fd_get(o, p->fd) : NULL;
+        return f ? file_name(f->inode, tmp, PATH_MAX) : -ENOENT;
+    }
+    default:
+        return -EINVAL;
+    }
+}
+
+/* readlink: cut to size, as Linux cuts it (no NUL). */
+static int proc_get_link(struct task *t, struct inode *i, char *buf, size_t size)
+{
+    static char tmp[PATH_MAX];
+    int n = link_text(t, pi_of(i), tmp);
+    if (n < 0)
+        return n;
+    if ((size_t)n > size)
+        n = (int)size;
+    memcpy(buf, tmp, (size_t)n);
+    return n;
+}
+
+/* fd/N and cwd lead to the file itself, whatever its name (or none). */
+static struct inode *proc_follow(struct task *t, struct inode *i, int *err)
+{
+    struct proc_inode *p = pi_of(i);
+    struct task *o = task_by_pid(p->pid);
+    *err = -ENOENT;
+    if (p->kind == P_SELF) {
+        char tmp[16];
+        snprintf(tmp, sizeof tmp, "%d", t ? t->pid : 0);
+        struct inode *r = proc_lookup(t, i->parent, tmp, strlen(tmp));
+        return r;
+    }
+    if (!o || o->state != TASK_RUNNING)
+        return NULL;
+    if (p->kind == P_CWD)
+        return o->fs->cwd;
+    if (p->kind == P_FDLINK) {
+        struct file *f = fd_get(o, p->fd);
+        return f ? f->inode : NULL;
+    }
+    /* exe: the file itself (exec.c holds it: it works after a rename or unlink), else by
+     * its path (resolved at exec; one into /proc could loop) */
+    if (task_exe_inode(o))
+        return task_exe_inode(o);
+    const char *exe = proc_task_exe(o);
+    if (!strncmp(exe, "/proc/", 6)) {
+        *err = -ELOOP;
+        return NULL;
+    }
+    return path_walk(t, NULL, exe, true, err);
+}
+
+static int proc_name(struct inode *dir, char *buf)
+{
+    struct proc_inode *p = pi_of(dir);
+    size_t n = strlen(p->name);
+    memcpy(buf, p->name, n);
+    return (int)n;
+}
+
+static const struct inode_ops proc_iops = {
+    proc_lookup, proc_readdir, proc_get_link, proc_follow, proc_name,
+};
+
+/* --- reading ---------------------------------------------------------------------------- */
+
+static char text[16384];            /* one file's text at a time: lx serves one call */
+
+static long proc_read(struct file *f, char *buf, l4_word_t n, l4_word_t pos)
+{
+    struct out o = { text, 0, sizeof text };
+    int e = proc_show(pi_of(f->inode), &o);
+    if (e)
+        return e;
+    if (pos >= o.len)
+        return 0;
+    if (n > o.len - pos)
+        n = o.len - pos;
+    memcpy(buf, text + pos, n);
+    return (long)n;
+}
+
+static long proc_write(struct file *f, const char *buf, l4_word_t n, l4_word_t pos)
+{
+    (void)f, (void)buf, (void)n, (void)pos;
+    return -EIO;                    /* Linux's answer for a file without a write method */
+}
+
+static const struct file_ops proc_fops = { .read = proc_read, .write = proc_write,
+                                           .seekable = true };
+
+/* --- the type --------------------------------------------------------------------------- */
+
+static int proc_fill(struct super_block *sb)
+{
+    struct proc_fs *fs = kmalloc(sizeof *fs);
+    struct proc_inode *r = kmalloc(sizeof *r);
+    if (!fs || !r) {
+        kfree(fs), kfree(r);
+        return -ENOMEM;
+    }
+    r->kind = P_ROOT;
+    r->fd = -1;
+    r->i.mode = S_IFDIR | 0555;
+    r->i.nlink = 2;
+    r->i.refs = 1;                  /* the mount's */
+    r->i.ino = 1;
+    r->i.atime = r->i.mtime = r->i.ctime = vfs_now();
+    r->i.parent = &r->i;
+    r->i.sb = sb;
+    r->i.iop = &proc_iops;
+    fs->all = r;
+    r->next = NULL;
+    sb->root = &r->i;
+    sb->priv = fs;
+    return 0;
+}
+
+static bool proc_busy(struct super_block *sb)
+{
+    return sb->refs != 0;           /* the root's own reference (the mount's) is not counted */
+}
+
+static void proc_kill(struct super_block *sb)
+{
+    struct proc_fs *fs = sb->priv;
+    while (fs->all) {
+        struct proc_inode *p = fs->all;
+        fs->all = p->next;
+        kfree(p);
+    }
+    kfree(fs);
+}
+
+const struct fs_type proc_type = { "proc", PROC_SUPER_MAGIC, proc_fill, proc_busy, proc_kill };

@@ -1,0 +1,321 @@
+/* The text of each proc file, in Linux's format (proc(5)), from lx's own tables: the page
+ * pool for meminfo, the task table for the process files and loadavg, the mount table for
+ * mounts, CPUID for cpuinfo, the L4 clock for uptime.  What lx does not measure (CPU time
+ * per process, load, page faults) reads as 0. */
+#include "proc.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define HZ 100                      /* USER_HZ: the unit of times in stat */
+
+void out_bytes(struct out *o, const char *p, size_t n)
+{
+    if (n > o->cap - o->len)
+        n = o->cap - o->len;
+    memcpy(o->buf + o->len, p, n);
+    o->len += n;
+}
+
+void out_printf(struct out *o, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    size_t room = o->cap - o->len;
+    int n = vsnprintf(o->buf + o->len, room, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        o->len += (size_t)n < room ? (size_t)n : room ? room - 1 : 0;
+}
+
+/* --- /proc ------------------------------------------------------------------------------- */
+
+static void show_meminfo(struct out *o)
+{
+    unsigned long total = page_total() * 4, free = page_free_count() * 4;
+    static const char *const zero[] = {
+        "Buffers", "Cached", "SwapCached", "Active", "Inactive", "Active(anon)",
+        "Inactive(anon)", "Active(file)", "Inactive(file)", "Unevictable", "Mlocked",
+        "SwapTotal", "SwapFree", "Dirty", "Writeback", "AnonPages", "Mapped", "Shmem",
+        "KReclaimable", "Slab", "SReclaimable", "SUnreclaim", "KernelStack", "PageTables",
+        "NFS_Unstable", "Bounce", "WritebackTmp",
+    };
+    out_printf(o, "%-16s%8lu kB\n", "MemTotal:", total);
+    out_printf(o, "%-16s%8lu kB\n", "MemFree:", free);
+    out_printf(o, "%-16s%8lu kB\n", "MemAvailable:", free);
+    for (unsigned k = 0; k < sizeof zero / sizeof zero[0]; k++) {
+        char name[24];
+        snprintf(name, sizeof name, "%s:", zero[k]);
+        out_printf(o, "%-16s%8lu kB\n", name, 0ul);
+    }
+    out_printf(o, "%-16s%8lu kB\n", "CommitLimit:", total);
+    out_printf(o, "%-16s%8lu kB\n", "Committed_AS:", total - free);
+}
+
+static void cpuid(unsigned leaf, unsigned r[4])
+{
+    __asm__ volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
+                     : "a"(leaf), "c"(0));
+}
+
+static void show_cpuinfo(struct out *o)
+{
+    static const struct { unsigned reg, bit; const char *name; } flags[] = {
+        { 3, 0, "fpu" }, { 3, 1, "vme" }, { 3, 2, "de" }, { 3, 3, "pse" }, { 3, 4, "tsc" },
+        { 3, 5, "msr" }, { 3, 6, "pae" }, { 3, 7, "mce" }, { 3, 8, "cx8" }, { 3, 9, "apic" },
+        { 3, 11, "sep" }, { 3, 12, "mtrr" }, { 3, 13, "pge" }, { 3, 14, "mca" },
+        { 3, 15, "cmov" }, { 3, 16, "pat" }, { 3, 17, "pse36" }, { 3, 19, "clflush" },
+        { 3, 23, "mmx" }, { 3, 24, "fxsr" }, { 3, 25, "sse" }, { 3, 26, "sse2" },
+        { 2, 0, "pni" }, { 2, 1, "pclmulqdq" }, { 2, 9, "ssse3" }, { 2, 12, "fma" },
+        { 2, 13, "cx16" }, { 2, 19, "sse4_1" }, { 2, 20, "sse4_2" }, { 2, 22, "movbe" },
+        { 2, 23, "popcnt" }, { 2, 25, "aes" }, { 2, 26, "xsave" }, { 2, 28, "avx" },
+        { 2, 29, "f16c" }, { 2, 30, "rdrand" }, { 2, 31, "hypervisor" },
+    };
+    unsigned r[4], max, sig[4], brand[12];
+    cpuid(0, r);
+    max = r[0];
+    char vendor[13];
+    memcpy(vendor, &r[1], 4), memcpy(vendor + 4, &r[3], 4), memcpy(vendor + 8, &r[2], 4);
+    vendor[12] = 0;
+    cpuid(1, sig);
+    unsigned family = (sig[0] >> 8) & 15, model = (sig[0] >> 4) & 15;
+    if (family == 15)
+        family += (sig[0] >> 20) & 0xFF;
+    if (family >= 6)
+        model |= ((sig[0] >> 16) & 15) << 4;
+    cpuid(0x80000000, r);
+    char name[49] = "unknown";
+    if (r[0] >= 0x80000004) {
+        cpuid(0x80000002, brand), cpuid(0x80000003, brand + 4), cpuid(0x80000004, brand + 8);
+        memcpy(name, brand, 48);
+        name[48] = 0;
+    }
+    const char *n = name;
+    while (*n == ' ')
+        n++;
+    out_printf(o, "processor\t: 0\nvendor_id\t: %s\ncpu family\t: %u\nmodel\t\t: %u\n"
+               "model name\t: %s\nstepping\t: %u\nmicrocode\t: 0x1\n"
+               "physical id\t: 0\nsiblings\t: 1\ncore id\t\t: 0\ncpu cores\t: 1\n"
+               "apicid\t\t: 0\ninitial apicid\t: 0\nfpu\t\t: yes\nfpu_exception\t: yes\n"
+               "cpuid level\t: %u\nwp\t\t: yes\nflags\t\t:", vendor, family, model, n,
+               sig[0] & 15, max);
+    for (unsigned k = 0; k < sizeof flags / sizeof flags[0]; k++)
+        if (sig[flags[k].reg] >> flags[k].bit & 1)
+            out_printf(o, " %s", flags[k].name);
+    cpuid(0x80000001, r);
+    if (r[3] >> 11 & 1)
+        out_printf(o, " syscall");
+    if (r[3] >> 20 & 1)
+        out_printf(o, " nx");
+    if (r[3] >> 29 & 1)
+        out_printf(o, " lm");
+    out_printf(o, "\nclflush size\t: 64\ncache_alignment\t: 64\n"
+               "address sizes\t: 40 bits physical, 48 bits virtual\npower management:\n\n");
+}
+
+static void show_uptime(struct out *o)
+{
+    unsigned long us = l4_system_clock();
+    out_printf(o, "%lu.%02lu 0.00\n", us / 1000000, us / 10000 % 100);
+}
+
+static void show_loadavg(struct out *o)
+{
+    int running = 0, last = 0;
+    for (unsigned s = 0; s < LX_MAX_TASKS; s++) {
+        struct task *p = task_slot(s);
+        if (p->state == TASK_RUNNING)
+            running++;
+        if (p->state != TASK_FREE && p->pid > last)
+            last = p->pid;
+    }
+    out_printf(o, "0.00 0.00 0.00 %d/%u %d\n", running, task_count(), last);
+}
+
+/* A path as /proc/mounts writes it: space, tab, newline and backslash as octal escapes. */
+static void out_escaped(struct out *o, const char *s)
+{
+    for (; *s; s++)
+        if (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\\')
+            out_printf(o, "\\%03o", (unsigned char)*s);
+        else
+            out_bytes(o, s, 1);
+}
+
+static void show_mounts(struct out *o)
+{
+    static char path[PATH_MAX];
+    for (unsigned k = 0; k < LX_MAX_MOUNTS; k++) {
+        struct super_block *sb = mount_slot(k);
+        if (!sb)
+            continue;
+        if (!sb->mountpoint)
+            strcpy(path, "/");
+        else if (vfs_path_of(sb->mountpoint, path, sizeof path) < 0)
+            continue;               /* not reachable */
+        out_escaped(o, sb->source);
+        out_bytes(o, " ", 1);
+        out_escaped(o, path);
+        bool tmpfs = sb->type == &tmpfs_type;
+        out_printf(o, " %s %s%s%s%s", sb == root_sb ? "rootfs" : sb->type->name,
+                   sb->flags & 1 ? "ro" : "rw", sb->flags & 2 ? ",nosuid" : "",
+                   sb->flags & 4 ? ",nodev" : "", sb->flags & 8 ? ",noexec" : "");
+        if (sb == root_sb)          /* Linux's rootfs shows its size limits instead */
+            out_printf(o, ",size=%luk,nr_inodes=%lu", page_total() * 4,
+                       page_total());
+        else
+            out_printf(o, "%s", sb->flags & 1024 ? ",noatime" : ",relatime");
+        out_printf(o, "%s 0 0\n", tmpfs ? ",inode64" : "");
+    }
+}
+
+static void show_stat(struct out *o)
+{
+    int running = 0;
+    for (unsigned s = 0; s < LX_MAX_TASKS; s++)
+        running += task_slot(s)->state == TASK_RUNNING;
+    unsigned long idle = l4_system_clock() / (1000000 / HZ);
+    out_printf(o, "cpu  0 0 0 %lu 0 0 0 0 0 0\ncpu0 0 0 0 %lu 0 0 0 0 0 0\nintr 0\nctxt 0\n"
+               "btime 0\nprocesses %u\nprocs_running %d\nprocs_blocked 0\nsoftirq 0\n",
+               idle, idle, task_count(), running);
+}
+
+static void show_syscalls(struct out *o)
+{
+    out_printf(o, "nr  name                     count\n");
+    for (unsigned nr = 0; nr < LX_NSYSCALLS; nr++) {
+        unsigned long n = syscall_unimplemented(nr);
+        if (n)
+            out_printf(o, "%-3u %-24s %lu\n", nr, sys_names[nr] ? sys_names[nr] : "unassigned",
+                       n);
+    }
+}
+
+/* --- /proc/N ----------------------------------------------------------------------------- */
+
+static char state_of(struct task *p)
+{
+    if (p->state == TASK_ZOMBIE)
+        return 'Z';
+    return p->park == PARK_NONE ? 'R' : 'S';
+}
+
+static const char *state_name(char s)
+{
+    return s == 'Z' ? "Z (zombie)" : s == 'S' ? "S (sleeping)" : "R (running)";
+}
+
+static unsigned long vm_size(struct task *p)
+{
+    unsigned long n = 0;
+    for (unsigned k = 0; k < p->mm.nregions; k++)
+        n += p->mm.regions[k].end - p->mm.regions[k].start;
+    return n;
+}
+
+static void show_pstat(struct out *o, struct task *p)
+{
+    bool z = p->state == TASK_ZOMBIE;
+    unsigned long start = proc_task_start(p) / (1000000 / HZ);
+    out_printf(o, "%d (%s) %c %d %d %d 0 -1 %u 0 0 0 0 0 0 0 0 20 0 1 0 %lu %lu %lu "
+               "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 %d 0 0 0 0 0 0 0 0 0 0 0 0 0 %d\n",
+               p->pid, proc_task_comm(p), state_of(p), p->ppid, p->pgid, p->sid,
+               0u /* no PF_* flag lx knows */, start,
+               z ? 0 : vm_size(p), z ? 0 : p->mm.pages, p->exit_signal,
+               z ? p->status : 0);
+}
+
+static void show_status(struct out *o, struct task *p)
+{
+    char s = state_of(p);
+    unsigned long vm = (p->state == TASK_ZOMBIE ? 0 : vm_size(p)) >> 10;
+    unsigned long rss = (p->state == TASK_ZOMBIE ? 0 : p->mm.pages) * 4;
+    out_printf(o, "Name:\t%s\nUmask:\t%04o\nState:\t%s\nTgid:\t%d\nNgid:\t0\nPid:\t%d\n"
+               "PPid:\t%d\nTracerPid:\t0\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\nFDSize:\t%d\n"
+               "Groups:\t\n", proc_task_comm(p), p->fs ? p->fs->umask : 0, state_name(s),
+               p->pid, p->pid, p->ppid, LX_NFDS);
+    if (p->state != TASK_ZOMBIE)
+        out_printf(o, "VmPeak:\t%8lu kB\nVmSize:\t%8lu kB\nVmLck:\t%8lu kB\n"
+                   "VmPin:\t%8lu kB\nVmHWM:\t%8lu kB\nVmRSS:\t%8lu kB\nRssAnon:\t%8lu kB\n"
+                   "RssFile:\t%8lu kB\nRssShmem:\t%8lu kB\nVmData:\t%8lu kB\n"
+                   "VmStk:\t%8lu kB\nVmExe:\t%8lu kB\nVmLib:\t%8lu kB\nVmPTE:\t%8lu kB\n"
+                   "VmSwap:\t%8lu kB\n", vm, vm, 0ul, 0ul, rss, rss, rss, 0ul, 0ul, 0ul,
+                   8192ul, 0ul, 0ul, 0ul, 0ul);
+    out_printf(o, "Threads:\t1\nSigQ:\t0/0\nSigPnd:\t%016llx\nShdPnd:\t0000000000000000\n"
+               "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n"
+               "SigCgt:\t0000000000000000\nCapInh:\t0000000000000000\n"
+               "CapPrm:\t000001ffffffffff\nCapEff:\t000001ffffffffff\n"
+               "CapBnd:\t000001ffffffffff\nCapAmb:\t0000000000000000\nNoNewPrivs:\t0\n"
+               "Seccomp:\t0\nvoluntary_ctxt_switches:\t0\nnonvoluntary_ctxt_switches:\t0\n",
+               (unsigned long long)p->sigpending);
+}
+
+static void show_statm(struct out *o, struct task *p)
+{
+    bool z = p->state == TASK_ZOMBIE;
+    out_printf(o, "%lu %lu 0 0 0 %lu 0\n", z ? 0 : vm_size(p) / LX_PAGE, z ? 0 : p->mm.pages,
+               z ? 0 : vm_size(p) / LX_PAGE);
+}
+
+static void show_maps(struct out *o, struct task *p)
+{
+    if (p->state == TASK_ZOMBIE)
+        return;
+    struct mm *mm = &p->mm;
+    for (unsigned k = 0; k < mm->nregions; k++) {
+        struct region *r = &mm->regions[k];
+        const char *name = NULL;
+        if (r->fdata)
+            name = proc_task_exe(p);
+        else if (r->end == LX_USER_END)
+            name = "[stack]";
+        else if (mm->brk > mm->brk_start && r->start <= mm->brk_start && mm->brk_start < r->end)
+            name = "[heap]";
+        size_t before = o->len;
+        out_printf(o, "%08lx-%08lx %c%c%c%c %08lx 00:00 0", r->start, r->end,
+                   r->prot & PROT_READ ? 'r' : '-', r->prot & PROT_WRITE ? 'w' : '-',
+                   r->prot & PROT_EXEC ? 'x' : '-', r->shared ? 's' : 'p', 0ul);
+        if (name) {
+            size_t col = o->len - before;
+            out_printf(o, "%*s%s", col < 73 ? (int)(73 - col) : 1, "", name);
+        }
+        out_bytes(o, "\n", 1);
+    }
+}
+
+int proc_show(struct proc_inode *pi, struct out *o)
+{
+    struct task *p = NULL;
+    if (pi->kind >= P_PID) {
+        p = task_by_pid(pi->pid);
+        if (!p)
+            return -ESRCH;
+    }
+    switch (pi->kind) {
+    case P_MEMINFO: show_meminfo(o); break;
+    case P_CPUINFO: show_cpuinfo(o); break;
+    case P_UPTIME: show_uptime(o); break;
+    case P_MOUNTS: show_mounts(o); break;
+    case P_LOADAVG: show_loadavg(o); break;
+    case P_VERSION:
+        out_printf(o, "Linux version 6.1.0-pecan (lx@pecan) (gcc) #1 lx\n");
+        break;
+    case P_FILESYSTEMS: out_printf(o, "nodev\ttmpfs\nnodev\tproc\n"); break;
+    case P_STAT: show_stat(o); break;
+    case P_LX_SYSCALLS: show_syscalls(o); break;
+    case P_CMDLINE: {
+        size_t n;
+        const char *c = proc_task_cmdline(p, &n);
+        if (p->state != TASK_ZOMBIE)
+            out_bytes(o, c, n);
+        break;
+    }
+    case P_COMM: out_printf(o, "%s\n", proc_task_comm(p)); break;
+    case P_PSTAT: show_pstat(o, p); break;
+    case P_STATUS: show_status(o, p); break;
+    case P_STATM: show_statm(o, p); break;
+    case P_MAPS: show_maps(o, p); break;
+    default: return -EINVAL;
+    }
+    return 0;
+}

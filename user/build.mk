@@ -43,7 +43,7 @@ $(eval $(call user_program,lx,$(wildcard user/linux/*.c user/linux/vfs/*.c user/
 # lx's self-test program: a static Linux executable (freestanding, raw system calls, built
 # with the host compiler for Linux, not for Pecan), booted as a data module.
 LX_SELFTEST := $(BUILD)/linux/lxselftest.elf
-$(LX_SELFTEST): user/linux/selftest/selftest.c user/linux/selftest/fs.c
+$(LX_SELFTEST): user/linux/selftest/selftest.c user/linux/selftest/fs.c user/linux/selftest/signal.c
 	@mkdir -p $(@D)
 	@echo "  CC      $<"; $(CC) -static -nostdlib -ffreestanding -fno-pie -no-pie -O2 \
 		-fno-stack-protector -fno-builtin -Wall -Wextra -Werror -Wl,--build-id=none -o $@ $<

@@ -8,6 +8,7 @@
  * component; the VFS replaces that function's body and nothing else. */
 #include "lx.h"
 #include "vfs/vfs.h"
+#include "signal.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -121,6 +122,7 @@ long sys_execve(struct task *t, const struct sysargs *a)
     new_mm.pgd = NULL;
     t->execed = true;
     vfs_task_exec(t);               /* close-on-exec */
+    signal_exec(t);                 /* handlers back to default (ignored stay ignored) */
     t->clear_child_tid = 0;
     fork_vfork_done(t);             /* a vfork parent goes on (uses the MRs) */
     l4_set_mr(0, l4_tag_make(L4_FOREIGN_SET_REGS, L4_FREG_WORDS, 0));

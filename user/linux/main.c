@@ -14,6 +14,7 @@
  * (isa-debug-exit), for tests. */
 #include "lx.h"
 #include "vfs/vfs.h"
+#include "signal.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,7 +142,7 @@ void task_fault_kill(struct task *t, int sig, const char *what, l4_word_t addr, 
 {
     printf("lx: pid %d: %s at %lx (ip %lx): killed by %s\n", t->pid, what, addr, ip,
            signame(sig));
-    task_exit(t, sig);
+    task_exit(t, signal_exit_status(sig));
 }
 
 static unsigned rights_of(unsigned prot)
@@ -150,8 +151,8 @@ static unsigned rights_of(unsigned prot)
            ((prot & PROT_EXEC) ? L4_X : 0);
 }
 
-/* A page fault: map the page with the region's rights, or the process dies (SIGSEGV, once
- * signals exist: a SET_REGS reply to the fault).  A page shared after fork is mapped
+/* A page fault: map the page with the region's rights, or SIGSEGV (signal.c: its handler
+ * through GET_REGS and SET_REGS replies, or the end of the process).  A page shared after fork is mapped
  * read-only; a write to it gets a copy (or the page itself, once nobody shares it). */
 static bool serve_page_fault(struct task *t, l4_word_t tag)
 {
@@ -159,10 +160,8 @@ static bool serve_page_fault(struct task *t, l4_word_t tag)
     unsigned access = l4_pagefault_access(tag);
     struct region *r = mm_find(&t->mm, addr);
     unsigned rights = r ? rights_of(r->prot) : 0;
-    if (!r || (access & ~rights) || !rights) {
-        task_fault_kill(t, 11, r ? "access violation" : "segmentation fault", addr, ip);
-        return false;
-    }
+    if (!r || (access & ~rights) || !rights)
+        return signal_page_fault(t, addr, ip, access, r != NULL);
     void *page = (access & L4_W) ? mm_page_write(&t->mm, r, addr, false)
                                  : mm_page(&t->mm, r, addr);
     if (!page) {
@@ -200,23 +199,10 @@ static bool serve_syscall(struct task *t)
     return true;
 }
 
+/* A CPU exception: its signal (signal.c), with the registers the message carries. */
 static bool serve_exception(struct task *t)
 {
-    static const struct { unsigned vector; int sig; const char *what; } map[] = {
-        { 0, 8, "divide error" }, { 1, 5, "debug trap" }, { 3, 5, "breakpoint" },
-        { 4, 11, "overflow" }, { 5, 11, "bound range" }, { 6, 4, "invalid opcode" },
-        { 13, 11, "general protection" }, { 16, 8, "x87 error" }, { 17, 7, "alignment" },
-        { 19, 8, "SIMD error" },
-    };
-    l4_word_t vector = l4_mr(L4_FEXC_VECTOR);
-    for (unsigned i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (map[i].vector == vector) {
-            task_fault_kill(t, map[i].sig, map[i].what, l4_mr(L4_FEXC_ADDR),
-                            l4_mr(L4_FREG_RIP));
-            return false;
-        }
-    task_fault_kill(t, 11, "exception", vector, l4_mr(L4_FREG_RIP));
-    return false;
+    return signal_exception(t);
 }
 
 /* One message from thread `from`: true if the MRs now hold the reply. */
@@ -237,12 +223,16 @@ static bool serve(l4_word_t from, l4_word_t tag)
     else if (l4_tag_is_proto(tag, L4_PROTO_FOREIGN_INTERRUPT) && t->park == PARK_START) {
         fork_child_start(t);
         reply = true;
-    } else if (l4_tag_is_proto(tag, L4_PROTO_FOREIGN_INTERRUPT) ||
-               l4_tag_is_proto(tag, L4_PROTO_FOREIGN_REGS)) {
-        l4_set_mr(0, l4_tag_make(L4_FOREIGN_RESUME, 0, 0));     /* no signals yet */
+    } else if (l4_tag_is_proto(tag, L4_PROTO_FOREIGN_REGS) && signal_waiting_regs(t)) {
+        reply = signal_regs(t);     /* a signal's delivery: the registers it needed */
+    } else if (l4_tag_is_proto(tag, L4_PROTO_FOREIGN_INTERRUPT)) {
+        reply = signal_interrupt(t);
+    } else if (l4_tag_is_proto(tag, L4_PROTO_FOREIGN_REGS)) {
+        l4_set_mr(0, l4_tag_make(L4_FOREIGN_RESUME, 0, 0));
         reply = true;
     } else
         return false;
+    signal_note(t);                 /* more to deliver: interrupt it after the reply */
     if (!task_count())
         start_next();               /* clobbers the MRs: only when nobody waits for a reply */
     return reply;
@@ -269,11 +259,12 @@ int main(void)
     l4_word_t from, tag = l4_wait(&from);
     for (;;) {
         bool reply = !l4_ipc_failed(tag) && serve(from, tag);
-        if (park_pending()) {
+        if (park_pending() || signal_work()) {
             if (reply)
                 l4_reply(from);
             reply = false;
             park_run();
+            signal_run();
             if (!task_count())
                 start_next();
         }

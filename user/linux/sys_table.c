@@ -2,6 +2,7 @@
  * without a handler returns -ENOSYS and is counted per number; syscall_report() lists the
  * counts, so the next gap is visible (issue 8 item 7). */
 #include "lx.h"
+#include "signal.h"
 #include <stdio.h>
 
 static const sys_handler table[LX_NSYSCALLS] = {
@@ -19,6 +20,7 @@ static const sys_handler table[LX_NSYSCALLS] = {
     [12] = sys_brk,
     [13] = sys_rt_sigaction,
     [14] = sys_rt_sigprocmask,
+    [15] = sys_rt_sigreturn,
     [16] = sys_ioctl,
     [17] = sys_pread64,
     [18] = sys_pwrite64,
@@ -27,6 +29,10 @@ static const sys_handler table[LX_NSYSCALLS] = {
     [21] = sys_access,
     [32] = sys_dup,
     [33] = sys_dup2,
+    [34] = sys_pause,
+    [36] = sys_getitimer,
+    [37] = sys_alarm,
+    [38] = sys_setitimer,
     [39] = sys_getpid,
     [56] = sys_clone,
     [57] = sys_fork,
@@ -34,6 +40,7 @@ static const sys_handler table[LX_NSYSCALLS] = {
     [59] = sys_execve,
     [60] = sys_exit,
     [61] = sys_wait4,
+    [62] = sys_kill,
     [63] = sys_uname,
     [72] = sys_fcntl,
     [76] = sys_truncate,
@@ -62,11 +69,18 @@ static const sys_handler table[LX_NSYSCALLS] = {
     [112] = sys_setsid,
     [121] = sys_getpgid,
     [124] = sys_getsid,
+    [127] = sys_rt_sigpending,
+    [128] = sys_rt_sigtimedwait,
+    [130] = sys_rt_sigsuspend,
+    [131] = sys_sigaltstack,
     [158] = sys_arch_prctl,
     [186] = sys_gettid,
+    [200] = sys_tkill,
     [217] = sys_getdents64,
     [218] = sys_set_tid_address,
     [231] = sys_exit_group,
+    [234] = sys_tgkill,
+    [247] = sys_waitid,
     [257] = sys_openat,
     [258] = sys_mkdirat,
     [262] = sys_newfstatat,
@@ -88,7 +102,7 @@ static const sys_handler table[LX_NSYSCALLS] = {
 static unsigned long unimplemented[LX_NSYSCALLS];
 static unsigned long out_of_range;
 
-long syscall_dispatch(struct task *t, const struct sysargs *a)
+static long call(struct task *t, const struct sysargs *a)
 {
     t->nsyscalls += !t->retrying;
     if (a->nr < LX_NSYSCALLS && table[a->nr])
@@ -101,6 +115,15 @@ long syscall_dispatch(struct task *t, const struct sysargs *a)
         out_of_range++;
     }
     return -ENOSYS;
+}
+
+long syscall_dispatch(struct task *t, const struct sysargs *a)
+{
+    long r = call(t, a);
+    /* Pending signals are delivered on the way out of every call (signal.c). */
+    if (r != LX_PARK && r != LX_NOREPLY && r != LX_REPLIED)
+        r = signal_syscall_return(t, a, r);
+    return r;
 }
 
 void syscall_report(void)

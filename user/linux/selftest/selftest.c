@@ -18,6 +18,9 @@
  *                            execve (of itself, from a fork and a vfork child; ENOENT,
  *                            EFAULT; ENOEXEC with a non-ELF file NONELF), process groups and
  *                            sessions, and a loop of N fork/exit/wait (default 20); exit 0
+ *   lxselftest.elf signal    signals: actions, masks, the frame and sigreturn, the
+ *                            alternate stack, faults, default actions, parked calls
+ *                            (EINTR, SA_RESTART), timers, stop/continue, kill (signal.c)
  *   lxselftest.elf execed STATUS PID PPID   run by the fork mode's execve: checks its pid
  *                            (unless 0), parent and fresh registers; exits STATUS
  * Every check prints "ok: WHAT" or "FAIL: WHAT". */
@@ -611,6 +614,7 @@ static int forktest(int argc, char **argv, char **envp)
 }
 
 #include "fs.c"
+#include "signal.c"
 
 void cmain(u64 *sp);
 void cmain(u64 *sp)
@@ -641,6 +645,10 @@ void cmain(u64 *sp)
         status = forktest(argc, argv, envp);
     } else if (argc > 4 && seq(argv[1], "execed")) {
         status = execed(argv + 1);
+    } else if (argc > 1 && seq(argv[1], "signal")) {
+        status = sigtest(argv, envp);
+    } else if (argc > 1 && seq(argv[1], "sigexec")) {
+        status = sigexec();
     } else if (argc > 1 && seq(argv[1], "cost")) {
         status = cost();
     } else if (argc > 1 && seq(argv[1], "ud2")) {

@@ -26,7 +26,8 @@ enum { ACT_TERM, ACT_CORE, ACT_IGN, ACT_STOP };
 #define UNBLOCKABLE (SIGBIT(SIGKILL) | SIGBIT(SIGSTOP))
 #define R(name) regs[L4_FREG_##name - 1]
 
-static uint64_t kick;               /* process slots signal_run looks at */
+uint64_t signal_kick;
+#define kick signal_kick
 
 static unsigned slot_of(const struct task *t)
 {
@@ -428,13 +429,16 @@ bool signal_page_fault(struct task *t, l4_word_t addr, l4_word_t ip, unsigned ac
     return true;
 }
 
-void signal_note(struct task *t)
+void signal_note_slow(struct task *t)
 {
     if (t->state == TASK_RUNNING && !t->sig.stopped && !t->sig.want_regs && deliverable(t))
         note(t);
 }
 
-uint64_t signal_timer_next(void)
+uint64_t signal_next_alarm = ~0ull;
+#define next_alarm signal_next_alarm
+
+void signal_timer_changed(void)
 {
     uint64_t next = ~0ull;
     for (unsigned i = 0; i < LX_MAX_TASKS; i++) {
@@ -442,17 +446,14 @@ uint64_t signal_timer_next(void)
         if (t->state == TASK_RUNNING && t->sig.alarm_at && t->sig.alarm_at < next)
             next = t->sig.alarm_at;
     }
-    return next;
-}
-
-bool signal_work(void)
-{
-    return kick || signal_timer_next() <= lx_now();
+    next_alarm = next;
 }
 
 /* The timers that have expired: SIGALRM, and the next period. */
 static void run_timers(void)
 {
+    if (next_alarm == ~0ull)
+        return;
     uint64_t now = lx_now();
     for (unsigned i = 0; i < LX_MAX_TASKS; i++) {
         struct task *t = task_slot(i);
@@ -465,6 +466,7 @@ static void run_timers(void)
         struct k_siginfo info = { .code = SI_KERNEL };
         signal_send(t, SIGALRM, &info);
     }
+    signal_timer_changed();
 }
 
 /* The interrupted call's result (signal(7)): the sleeps and waits for events or signals

@@ -90,10 +90,25 @@ void signal_child_event(struct task *child, int code);
 long signal_syscall_return(struct task *t, const struct sysargs *a, long r);
 /* The receive loop: signals to take to processes that are not in lx's hands right now
  * (parked, running user code, stopped), and expired timers. */
-bool signal_work(void);
+extern uint64_t signal_kick;         /* process slots signal_run looks at */
+extern uint64_t signal_next_alarm;   /* the earliest alarm (~0: none) */
+static inline uint64_t signal_timer_next(void)  /* lx_now() of the next alarm; ~0: none */
+{
+    return signal_next_alarm;
+}
+static inline bool signal_work(void)
+{
+    return signal_kick || (signal_next_alarm != ~0ull && signal_next_alarm <= lx_now());
+}
 void signal_run(void);              /* clobbers the MRs */
-void signal_note(struct task *t);   /* t's message was served: anything left to deliver? */
-uint64_t signal_timer_next(void);   /* lx_now() of the next alarm; ~0 if none */
+void signal_note_slow(struct task *t);
+/* t's message was served: anything left to deliver? */
+static inline void signal_note(struct task *t)
+{
+    if (t->sigpending)
+        signal_note_slow(t);
+}
+void signal_timer_changed(void);    /* a process's alarm_at changed */
 /* Messages (main.c): true if the MRs hold the reply. */
 bool signal_interrupt(struct task *t);             /* INTERRUPT: the register set */
 bool signal_regs(struct task *t);                  /* REGS after our GET_REGS */

@@ -263,6 +263,7 @@ long sys_alarm(struct task *t, const struct sysargs *a)
     unsigned secs = (unsigned)a->a[0];
     t->sig.alarm_at = secs ? lx_now() + secs * NSEC : 0;
     t->sig.alarm_interval = 0;
+    signal_timer_changed();
     /* The old timer in whole seconds, rounded as Linux does (never 0 while it ran). */
     long old = (long)(value / NSEC);
     uint64_t frac = value % NSEC;
@@ -306,6 +307,7 @@ long sys_setitimer(struct task *t, const struct sysargs *a)
     uint64_t v = (uint64_t)it[2] * NSEC + (uint64_t)it[3] * 1000;
     t->sig.alarm_at = v ? lx_now() + v : 0;
     t->sig.alarm_interval = v ? iv : 0;
+    signal_timer_changed();
     if (a->a[2] && copy_to_user(&t->mm, a->a[2], old, sizeof old))
         return -EFAULT;
     return 0;

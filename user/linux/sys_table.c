@@ -121,7 +121,7 @@ long syscall_dispatch(struct task *t, const struct sysargs *a)
 {
     long r = call(t, a);
     /* Pending signals are delivered on the way out of every call (signal.c). */
-    if (r != LX_PARK && r != LX_NOREPLY && r != LX_REPLIED)
+    if (t->sigpending && r != LX_PARK && r != LX_NOREPLY && r != LX_REPLIED)
         r = signal_syscall_return(t, a, r);
     return r;
 }

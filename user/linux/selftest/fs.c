@@ -292,6 +292,11 @@ static int fsfill(void)
     long err = 0, files = 0;
     for (int i = 0; i < 65536; i++)
         chunk[i] = (char)i;
+    /* Touch every page of the image first: a page touched first when lx has no memory left
+     * would end the test (SIGKILL), wherever the linker happens to put its strings. */
+    extern char __executable_start[], _end[];
+    for (volatile char *p = __executable_start; p < _end; p += 4096)
+        (void)*p;
     while (!err && files < 100) {
         name[9] = (char)('0' + files / 10), name[10] = (char)('0' + files % 10);
         long fd = sopen(name, O_CREAT | O_WRONLY, 0644);

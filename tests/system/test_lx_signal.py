@@ -8,7 +8,8 @@ that continue by the ucontext's rip, default actions with their wait status, fra
 be written, wait4 interrupted by a timer's signal with and without SA_RESTART, alarm and pause,
 sigsuspend with SIGCHLD, stop and continue of a parked and of a running child (wait4
 WUNTRACED/WCONTINUED, waitid), a handler interrupting a child that runs user code, kill of a
-group, execve's reset of the actions.  The mode gives the same results on Linux (checked by
+group and kill(0), rt_sigreturn of a frame that is not memory and of garbage, execve's reset
+of the actions.  The mode gives the same results on Linux (checked by
 hand with build/linux/lxselftest.elf signal; Linux with RLIMIT_CORE 0 reports no core flag).
 Where `make linux-tests` has built them, the musl and glibc `signals` programs (sigaction
 through the C library's restorer, siglongjmp out of a SIGSEGV handler, raise, alarm, pause,
@@ -137,8 +138,12 @@ def test_stop_continue_and_kill():
         "ok: continued: it runs on and exits 5",
         "ok: a handler interrupts a child running user code",
         "ok: both members of the group killed",
+        "ok: kill(0, sig) reaches the caller",
+        "ok: a bad rt_sigreturn kills the caller",
         "ok: execve: handlers reset, ignored kept, mask kept"))
     assert re.search(r"^lx: pid \d+ stopped by signal 19$", full, re.M)
+    assert re.search(r"^lx: pid \d+: bad signal frame at 7dfffffffff8 .*killed by SIGSEGV$",
+                     full, re.M)
 
 
 def build_initramfs():

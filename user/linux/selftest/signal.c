@@ -662,6 +662,37 @@ static void sig_kill(char **argv, char **envp)
     int sa = sig_child_status(a), sb = sig_child_status(b);
     check(sa == 15 && sb == 15, "both members of the group killed");
 
+    /* kill(0): the caller's group, the caller included (in a child with a group of its
+     * own: on Linux the caller's group may hold the shell that runs it). */
+    long k = sys3(SYS_fork, 0, 0, 0);
+    if (k == 0) {
+        sys3(SYS_setpgid, 0, 0, 0);
+        sigaction(SIGUSR1, (u64)sig_handler, SA_SIGINFO, 0, 0);
+        reset_got();
+        long r = sys3(SYS_kill, 0, SIGUSR1, 0);
+        sys3(SYS_exit, r == 0 && got_count == 1 ? 0 : 1, 0, 0);
+    }
+    check(sig_child_status(k) == 0, "kill(0, sig) reaches the caller");
+
+    /* rt_sigreturn with a frame that is not memory, and with garbage: the process dies,
+     * nobody else notices. */
+    for (int garbage = 0; garbage < 2; garbage++) {
+        long pid = sys3(SYS_fork, 0, 0, 0);
+        if (pid == 0) {
+            static u64 junk[64];
+            for (int i = 0; i < 64; i++)
+                junk[i] = 0x9e3779b97f4a7c15ul * (u64)(i + 1);
+            u64 sp = garbage ? (u64)&junk[8] : 0x7e0000000000ul;
+            __asm__ volatile("mov %0, %%rsp\n mov $15, %%eax\n syscall\n hlt"
+                             :: "r"(sp) : "memory");
+        }
+        int st = sig_child_status(pid);
+        putline(garbage ? "signal: rt_sigreturn of garbage: killed by "
+                        : "signal: rt_sigreturn without a frame: killed by ", st & 0x7f);
+        check((st & 0x7f) == 11 || (st & 0x7f) == 4 || (st & 0x7f) == 7,
+              "a bad rt_sigreturn kills the caller");
+    }
+
     /* execve: handlers back to SIG_DFL, ignored stay ignored, the mask stays. */
     long pid = sys3(SYS_fork, 0, 0, 0);
     if (pid == 0) {

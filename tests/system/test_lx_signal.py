@@ -175,3 +175,38 @@ def test_libc_signals_program(variant):
                        "ok: SIGCHLD: CLD_EXITED from the child",
                        "ok: WUNTRACED: stopped by SIGSTOP", "ok: WCONTINUED",
                        "signals: all passed", "lx: pid 1 exited with status 0"))
+
+
+# busybox's ash from the initramfs (`make initramfs`; `make test` builds it): trap, kill of
+# itself and of child shells, the statuses it reports, and its EXIT trap.
+INITRAMFS = BUILD / "linux" / "initramfs.cpio"
+BB_CPIO = BUILD / "test-data" / "lxsignal-bb.cpio"
+SCRIPT = b"""trap 'echo caught USR1' USR1
+kill -USR1 $$
+echo "after trap"
+sh -c 'kill -TERM $$'
+echo "status $?"
+sh -c 'kill -SEGV $$'
+echo "status $?"
+trap - USR1
+trap 'echo exit trap' EXIT
+echo done
+"""
+
+
+def test_busybox_shell_traps_and_kills():
+    if not INITRAMFS.is_file():
+        pytest.skip(f"{INITRAMFS} not built (make initramfs)")
+    BB_CPIO.parent.mkdir(parents=True, exist_ok=True)
+    BB_CPIO.write_bytes(INITRAMFS.read_bytes() +
+                        newc.pack([newc.regular("sigtest.sh", SCRIPT, 0o755)]))
+    result = boot("root", cmdline="kdb=batch",
+                  extra_modules=[(LX, f"{LX_ARGS} initrd=lxsignal-bb.cpio "
+                                      "init=/bin/sh /sigtest.sh"),
+                                 (BB_CPIO.relative_to(ROOT), "data")])
+    check_ended(result)
+    out = result.output
+    for line in ("caught USR1\nafter trap\n", "lx: pid 2 killed by signal 15",
+                 "status 143\n", "lx: pid 3 killed by signal 11", "status 139\n",
+                 "done\nexit trap\n", "lx: pid 1 exited with status 0"):
+        assert line in out, f"no `{line}` in the shell's output\n" + result.describe()

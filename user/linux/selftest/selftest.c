@@ -647,6 +647,8 @@ void cmain(u64 *sp)
         status = execed(argv + 1);
     } else if (argc > 1 && seq(argv[1], "signal")) {
         status = sigtest(argv, envp);
+    } else if (argc > 1 && seq(argv[1], "sigcost")) {
+        status = sigcost();
     } else if (argc > 1 && seq(argv[1], "sigexec")) {
         status = sigexec();
     } else if (argc > 1 && seq(argv[1], "cost")) {

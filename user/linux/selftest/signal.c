@@ -2,7 +2,9 @@
  * Included by selftest.c; raw system calls, no libc, so the frame, the registers and the
  * restorer are exactly what the kernel gives.  The expected values are Linux's.
  *   lxselftest.elf signal            every check below; exit 0
- *   lxselftest.elf sigexec           run by the signal mode's execve: the actions after it */
+ *   lxselftest.elf sigexec           run by the signal mode's execve: the actions after it
+ *   lxselftest.elf sigcost           TSC ticks per signal caught (kill to itself, the handler,
+ *                                    rt_sigreturn; under -icount: guest instructions) */
 
 enum { SYS_rt_sigaction = 13, SYS_rt_sigprocmask = 14, SYS_pause = 34, SYS_getitimer = 36,
        SYS_alarm = 37, SYS_setitimer = 38, SYS_kill = 62, SYS_rt_sigpending = 127,
@@ -727,4 +729,28 @@ static int sigtest(char **argv, char **envp)
     sig_kill(argv, envp);
     puts1(failures ? "selftest: FAILED\n" : "selftest: all passed\n");
     return failures != 0;
+}
+
+static void sigcost_handler(int sig)
+{
+    (void)sig;
+    got_count++;
+}
+
+static int sigcost(void)
+{
+    enum { N = 2000 };
+    sigaction(SIGUSR1, (u64)sigcost_handler, 0, 0, 0);
+    long pid = getpid_();
+    for (int i = 0; i < 50; i++)
+        sys3(SYS_kill, pid, SIGUSR1, 0);
+    got_count = 0;
+    u64 t0 = rdtsc();
+    for (int i = 0; i < N; i++)
+        sys3(SYS_kill, pid, SIGUSR1, 0);
+    u64 t1 = rdtsc();
+    puts1("cost: signal caught ");
+    putnum((t1 - t0) / N, 10);
+    puts1(" ticks\n");
+    return got_count != N;
 }

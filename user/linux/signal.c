@@ -169,6 +169,28 @@ static void stop(struct task *t, int sig)
     signal_child_event(t, CLD_STOPPED);
 }
 
+/* Linux's orphaned process group: no member has a parent in another group of the same
+ * session.  The tty stop signals (not SIGSTOP) to such a group are discarded: nobody would
+ * continue it. */
+static bool pgrp_orphaned(int pgid)
+{
+    for (unsigned i = 0; i < LX_MAX_TASKS; i++) {
+        struct task *p = task_slot(i), *parent;
+        if (p->state != TASK_RUNNING || p->pgid != pgid)
+            continue;
+        parent = p->ppid ? task_by_pid(p->ppid) : NULL;
+        if (parent && parent->state == TASK_RUNNING && parent->pgid != pgid &&
+            parent->sid == p->sid)
+            return false;
+    }
+    return true;
+}
+
+static bool stop_discarded(const struct task *t, int sig)
+{
+    return sig != SIGSTOP && pgrp_orphaned(t->pgid);
+}
+
 /* End t by signal sig. */
 static void die(struct task *t, int sig)
 {
@@ -231,6 +253,8 @@ bool signal_deliver(struct task *t, l4_word_t *regs, bool in_syscall, bool force
             case ACT_IGN:
                 continue;
             case ACT_STOP:
+                if (stop_discarded(t, sig))
+                    continue;
                 if (in_syscall)
                     restart_fixup(t, regs, NULL);
                 for (unsigned i = 0; i < L4_FREG_WORDS; i++)
@@ -298,6 +322,8 @@ long signal_syscall_return(struct task *t, const struct sysargs *a, long r)
     const struct k_sigaction *ka = &t->sig.action[sig - 1];
     if (ka->handler == SIG_DFL || sig == SIGKILL || sig == SIGSTOP) {
         t->sigpending &= ~SIGBIT(sig);
+        if (default_action(sig) == ACT_STOP && stop_discarded(t, sig))
+            return signal_syscall_return(t, a, r);      /* the next one, if any */
         if (default_action(sig) != ACT_STOP) {
             die(t, sig);
             return LX_NOREPLY;

@@ -450,6 +450,8 @@ static void sig_deaths(void)
         long pid = sys3(SYS_fork, 0, 0, 0);
         if (pid == 0) {
             sigaction(SIGUSR1, 0, 0, 0, 0);
+            if (deaths[i].sig != 9)
+                sigaction(deaths[i].sig, 0, 0, 0, 0);   /* a shell may have ignored it */
             sys3(SYS_kill, getpid_(), deaths[i].sig, 0);
             sys3(SYS_exit, 99, 0, 0);
         }
@@ -593,6 +595,9 @@ static void sig_stop(void)
     check(wait4(pid, &st, 2 | 1) == 0, "reported once");
     sys3(SYS_kill, pid, 18, 0);
     check(wait4(pid, &st, 8) == pid && st == 0xffff, "SIGCONT: wait4 WCONTINUED reports 0xffff");
+    /* SIGTSTP stops only a process whose group is not orphaned: a group of its own, with
+     * its parent in another group of the session. */
+    sys3(SYS_setpgid, pid, pid, 0);
     sys3(SYS_kill, pid, 20, 0);     /* SIGTSTP */
     struct sinfo si;
     check(sys6(SYS_waitid, 1, pid, (long)&si, 2, 0, 0) == 0 && si.signo == 17 && si.code == 5 &&

@@ -120,8 +120,10 @@ static long call(struct task *t, const struct sysargs *a)
 long syscall_dispatch(struct task *t, const struct sysargs *a)
 {
     long r = call(t, a);
-    /* Pending signals are delivered on the way out of every call (signal.c). */
-    if (t->sigpending && r != LX_PARK && r != LX_NOREPLY && r != LX_REPLIED)
+    /* Pending signals are delivered on the way out of every call (signal.c); an ERESTART
+     * code (a handler that raised a signal to restart its call) never reaches the process. */
+    bool restart = r >= -ERESTARTNOHAND && r <= -ERESTARTSYS;
+    if ((t->sigpending || restart) && r != LX_PARK && r != LX_NOREPLY && r != LX_REPLIED)
         r = signal_syscall_return(t, a, r);
     return r;
 }

@@ -159,6 +159,12 @@ void signal_child_event(struct task *c, int code)
     wait_child_ended(p);
 }
 
+bool signal_child_autoreap(const struct task *p, const struct task *c)
+{
+    const struct k_sigaction *ka = &p->sig.action[SIGCHLD - 1];
+    return c->exit_signal == SIGCHLD && (ka->handler == SIG_IGN || (ka->flags & SA_NOCLDWAIT));
+}
+
 /* Stop t (it waits for lx: what it gets on SIGCONT is in t->sig.hold). */
 static void stop(struct task *t, int sig)
 {

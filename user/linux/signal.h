@@ -85,6 +85,8 @@ void signal_send(struct task *t, int sig, const struct k_siginfo *info);
 /* A child changed state (code CLD_*, status as wait reports it): SIGCHLD (or clone's exit
  * signal) to its parent, whose wait4 looks again. */
 void signal_child_event(struct task *child, int code);
+/* Does parent reap child itself at its exit (SIGCHLD ignored or SA_NOCLDWAIT)? */
+bool signal_child_autoreap(const struct task *parent, const struct task *child);
 /* A system call finished with r (maybe an ERESTART code): r itself when nothing is to be
  * delivered; otherwise LX_NOREPLY (ended or stopped) or LX_REPLIED (GET_REGS in the MRs). */
 long signal_syscall_return(struct task *t, const struct sysargs *a, long r);

@@ -160,4 +160,7 @@ void task_exit(struct task *t, int status)
     /* SIGCHLD (or clone's exit signal) with its siginfo; the parent's wait4 looks again. */
     signal_child_event(t, !(status & 0x7F) ? CLD_EXITED : (status & 0x80) ? CLD_DUMPED
                                                                          : CLD_KILLED);
+    /* A parent that ignores SIGCHLD (or has SA_NOCLDWAIT) leaves no zombies. */
+    if (signal_child_autoreap(parent, t))
+        task_free(t);
 }

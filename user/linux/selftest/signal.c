@@ -700,6 +700,15 @@ static void sig_kill(char **argv, char **envp)
               "a bad rt_sigreturn kills the caller");
     }
 
+    /* SIGCHLD ignored: no zombies; wait4 waits for all children, then ECHILD. */
+    sigaction(SIGCHLDN, 1, 0, 0, 0);
+    long z = sys3(SYS_fork, 0, 0, 0);
+    if (z == 0)
+        sys3(SYS_exit, 3, 0, 0);
+    int zst = 0;
+    check(wait4(-1, &zst, 0) == -10, "SIGCHLD ignored: the child leaves no zombie (ECHILD)");
+    sigaction(SIGCHLDN, 0, 0, 0, 0);
+
     /* execve: handlers back to SIG_DFL, ignored stay ignored, the mask stays. */
     long pid = sys3(SYS_fork, 0, 0, 0);
     if (pid == 0) {

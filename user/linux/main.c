@@ -152,8 +152,9 @@ static unsigned rights_of(unsigned prot)
 }
 
 /* A page fault: map the page with the region's rights, or SIGSEGV (signal.c: its handler
- * through GET_REGS and SET_REGS replies, or the end of the process).  A page shared after fork is mapped
- * read-only; a write to it gets a copy (or the page itself, once nobody shares it). */
+ * through GET_REGS and SET_REGS replies, or the end of the process).  A page shared after
+ * fork is mapped read-only; a write to it gets a copy (or the page itself, once nobody
+ * shares it). */
 static bool serve_page_fault(struct task *t, l4_word_t tag)
 {
     l4_word_t addr = l4_mr(L4_PF_ADDR), ip = l4_mr(L4_PF_IP);

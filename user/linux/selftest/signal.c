@@ -238,14 +238,16 @@ static void sig_actions(void)
     check(sys6(SYS_rt_sigprocmask, 0, (long)&m, 0, 4, 0, 0) == -22, "sigprocmask size 4: EINVAL");
     check(sys6(SYS_rt_sigprocmask, 3, (long)&m, 0, 8, 0, 0) == -22, "sigprocmask how 3: EINVAL");
     check(sys6(SYS_rt_sigprocmask, 3, 0, 0, 8, 0, 0) == 0, "sigprocmask how 3 without a set: 0");
-    check(sys6(SYS_rt_sigprocmask, 0, 0x10, 0, 8, 0, 0) == -14, "sigprocmask from a bad pointer: EFAULT");
+    check(sys6(SYS_rt_sigprocmask, 0, 0x10, 0, 8, 0, 0) == -14,
+          "sigprocmask from a bad pointer: EFAULT");
     sys6(SYS_rt_sigprocmask, 0, (long)&m, 0, 8, 0, 0);
     check(cur_mask() == BIT(SIGUSR2), "SIGKILL and SIGSTOP cannot be blocked");
     m = BIT(SIGUSR2);
     sys6(SYS_rt_sigprocmask, 1, (long)&m, 0, 8, 0, 0);
     check(cur_mask() == 0, "SIG_UNBLOCK");
     check(sys6(SYS_rt_sigpending, (long)&m, 9, 0, 0, 0, 0) == -22, "rt_sigpending size 9: EINVAL");
-    check(sys6(SYS_rt_sigpending, 0x10, 8, 0, 0, 0, 0) == -14, "rt_sigpending to a bad pointer: EFAULT");
+    check(sys6(SYS_rt_sigpending, 0x10, 8, 0, 0, 0, 0) == -14,
+          "rt_sigpending to a bad pointer: EFAULT");
 }
 
 static void sig_frame(void)
@@ -366,7 +368,8 @@ static void sig_altstack(void)
     check(sys3(SYS_sigaltstack, &ss, 0, 0) == -22, "sigaltstack with bad flags: EINVAL");
     check(sys3(SYS_sigaltstack, 0x10, 0, 0) == -14, "sigaltstack from a bad pointer: EFAULT");
     ss.flags = 0;
-    check(sys3(SYS_sigaltstack, &ss, &old, 0) == 0 && old.flags == 2, "sigaltstack set; before: SS_DISABLE");
+    check(sys3(SYS_sigaltstack, &ss, &old, 0) == 0 && old.flags == 2,
+          "sigaltstack set; before: SS_DISABLE");
     sigaction(SIGUSR1, (u64)sig_handler, SA_SIGINFO | SA_ONSTACK, 0, 0);
     reset_got();
     sys3(SYS_kill, getpid_(), SIGUSR1, 0);

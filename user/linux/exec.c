@@ -13,6 +13,7 @@
 #include "lx.h"
 #include "vfs/vfs.h"
 #include "fs/proc/proc.h"
+#include "signal.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -425,6 +426,7 @@ long sys_execve(struct task *t, const struct sysargs *a)
     task_set_comm(t, path);
     vfs_task_exec(t);               /* close-on-exec */
     proc_task_exec(t, path, argc, argv);    /* /proc/N/exe, cmdline, comm */
+    signal_exec(t);                 /* handlers back to default (ignored stay ignored) */
     t->clear_child_tid = 0;
     fork_vfork_done(t);             /* a vfork parent goes on (uses the MRs) */
     l4_set_mr(0, l4_tag_make(L4_FOREIGN_SET_REGS, L4_FREG_WORDS, 0));

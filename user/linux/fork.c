@@ -14,6 +14,7 @@
  * is parked until the child execs or ends, which is all vfork promises its caller. */
 #include "lx.h"
 #include "vfs/vfs.h"
+#include "signal.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -112,6 +113,7 @@ bool fork_regs(struct task *p)
         return reply_now(p, e);
     }
     c->ppid = p->pid;
+    signal_fork(c, p);              /* actions, mask, alternate stack; nothing pending */
     c->pgid = p->pgid;
     c->sid = p->sid;
     memcpy(c->comm, p->comm, sizeof c->comm);

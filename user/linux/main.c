@@ -17,6 +17,7 @@
 #include "vfs/vfs.h"
 #include "clock.h"
 #include "tty.h"
+#include "signal.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,7 +162,7 @@ void task_fault_kill(struct task *t, int sig, const char *what, l4_word_t addr, 
 {
     printf("lx: pid %d: %s at %lx (ip %lx): killed by %s\n", t->pid, what, addr, ip,
            signame(sig));
-    task_exit(t, sig);
+    task_exit(t, signal_exit_status(sig));
 }
 
 static unsigned rights_of(unsigned prot)
@@ -170,23 +171,20 @@ static unsigned rights_of(unsigned prot)
            ((prot & PROT_EXEC) ? L4_X : 0);
 }
 
-/* A page fault: map the page with the region's rights, or the process dies (SIGSEGV, once
- * signals exist: a SET_REGS reply to the fault).  A page shared after fork is mapped
- * read-only; a write to it gets a copy (or the page itself, once nobody shares it). */
+/* A page fault: map the page with the region's rights, or SIGSEGV (signal.c: its handler
+ * through GET_REGS and SET_REGS replies, or the end of the process).  A page shared after
+ * fork is mapped read-only; a write to it gets a copy (or the page itself, once nobody
+ * shares it). */
 static bool serve_page_fault(struct task *t, l4_word_t tag)
 {
     l4_word_t addr = l4_mr(L4_PF_ADDR), ip = l4_mr(L4_PF_IP);
     unsigned access = l4_pagefault_access(tag);
     struct region *r = mm_find(&t->mm, addr);
     unsigned rights = r ? rights_of(r->prot) : 0;
-    if (!r || (access & ~rights) || !rights) {
-        task_fault_kill(t, 11, r ? "access violation" : "segmentation fault", addr, ip);
-        return false;
-    }
-    if (mm_past_eof(r, addr)) {     /* a file mapping's page past the file's end */
-        task_fault_kill(t, 7, "bus error (past the end of the file)", addr, ip);
-        return false;
-    }
+    if (!r || (access & ~rights) || !rights)
+        return signal_page_fault(t, addr, ip, access, r != NULL);
+    if (mm_past_eof(r, addr))       /* a file mapping's page past the file's end */
+        return signal_bus_fault(t, addr, ip);
     void *page = (access & L4_W) ? mm_page_write(&t->mm, r, addr, false)
                                  : mm_page(&t->mm, r, addr);
     if (!page) {
@@ -220,23 +218,10 @@ static bool serve_syscall(struct task *t)
     return true;
 }
 
+/* A CPU exception: its signal (signal.c), with the registers the message carries. */
 static bool serve_exception(struct task *t)
 {
-    static const struct { unsigned vector; int sig; const char *what; } map[] = {
-        { 0, 8, "divide error" }, { 1, 5, "debug trap" }, { 3, 5, "breakpoint" },
-        { 4, 11, "overflow" }, { 5, 11, "bound range" }, { 6, 4, "invalid opcode" },
-        { 13, 11, "general protection" }, { 16, 8, "x87 error" }, { 17, 7, "alignment" },
-        { 19, 8, "SIMD error" },
-    };
-    l4_word_t vector = l4_mr(L4_FEXC_VECTOR);
-    for (unsigned i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (map[i].vector == vector) {
-            task_fault_kill(t, map[i].sig, map[i].what, l4_mr(L4_FEXC_ADDR),
-                            l4_mr(L4_FREG_RIP));
-            return false;
-        }
-    task_fault_kill(t, 11, "exception", vector, l4_mr(L4_FREG_RIP));
-    return false;
+    return signal_exception(t);
 }
 
 /* One message from thread `from`: true if the MRs now hold the reply. */
@@ -259,12 +244,16 @@ static bool serve(l4_word_t from, l4_word_t tag)
     else if (l4_tag_is_proto(tag, L4_PROTO_FOREIGN_INTERRUPT) && t->park == PARK_START) {
         fork_child_start(t);
         reply = true;
-    } else if (l4_tag_is_proto(tag, L4_PROTO_FOREIGN_INTERRUPT) ||
-               l4_tag_is_proto(tag, L4_PROTO_FOREIGN_REGS)) {
-        l4_set_mr(0, l4_tag_make(L4_FOREIGN_RESUME, 0, 0));     /* no signals yet */
+    } else if (l4_tag_is_proto(tag, L4_PROTO_FOREIGN_REGS) && signal_waiting_regs(t)) {
+        reply = signal_regs(t);     /* a signal's delivery: the registers it needed */
+    } else if (l4_tag_is_proto(tag, L4_PROTO_FOREIGN_INTERRUPT)) {
+        reply = signal_interrupt(t);
+    } else if (l4_tag_is_proto(tag, L4_PROTO_FOREIGN_REGS)) {
+        l4_set_mr(0, l4_tag_make(L4_FOREIGN_RESUME, 0, 0));
         reply = true;
     } else
         return false;
+    signal_note(t);                 /* more to deliver: interrupt it after the reply */
     if (!task_count())
         start_next();               /* clobbers the MRs: only when nobody waits for a reply */
     return reply;
@@ -295,12 +284,15 @@ int main(void)
     for (;;) {
         bool reply = !l4_ipc_failed(tag) && serve(from, tag);
         uint16_t timeout = L4_NEVER;
-        if (__builtin_expect(park_busy(), 0)) {
-            if (park_pending()) {
+        /* One cheap test per message: anything parked with a deadline, woken, to signal,
+         * or an alarm armed at all? */
+        if (__builtin_expect(park_busy() || signal_kick || signal_next_alarm != ~0ull, 0)) {
+            if (park_pending() || signal_work()) {
                 if (reply)
                     l4_reply(from);
                 reply = false;
                 park_run();
+                signal_run();
                 if (!task_count())
                     start_next();
             }

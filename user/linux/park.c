@@ -13,6 +13,7 @@
  * something else, or ended) costs one spurious retry at most, which parks it again: so
  * queues are never cleaned up, and an object that goes away just drops its queue. */
 #include "lx.h"
+#include "signal.h"
 #include <stdio.h>
 
 _Static_assert(LX_MAX_TASKS <= 64, "a wait queue is one word of slots");
@@ -97,10 +98,10 @@ uint16_t park_timeout(void)
 {
     if (ready)
         return L4_ZERO_TIME;
-    if (!ntimed)
+    uint64_t next = signal_timer_next();    /* alarm and setitimer (signal.c) */
+    if (!ntimed && next == ~0ull)
         return L4_NEVER;
-    uint64_t next = ~0ull;
-    for (unsigned i = 0; i < LX_MAX_TASKS; i++) {
+    for (unsigned i = 0; ntimed && i < LX_MAX_TASKS; i++) {
         struct task *t = task_slot(i);
         if (t->park == PARK_CALL && t->park_deadline && t->park_deadline < next)
             next = t->park_deadline;

@@ -1,5 +1,5 @@
-/* System calls of processes and their identity: exit, ids, uname, arch_prctl, and the
- * signal calls that are accepted without effect until signals exist. */
+/* System calls of processes and their identity: exit, ids, uname, arch_prctl, limits
+ * (the signal calls are in sys_signal.c). */
 #include "lx.h"
 #include "vfs/vfs.h"
 #include <string.h>
@@ -96,25 +96,6 @@ long sys_uname(struct task *t, const struct sysargs *a)
     strcpy(u[4], "x86_64");
     strcpy(u[5], "(none)");
     return copy_to_user(&t->mm, a->a[0], u, sizeof u);
-}
-
-long sys_rt_sigaction(struct task *t, const struct sysargs *a)
-{
-    /* No signals yet: accept, report an empty old action (struct k_sigaction: 32 bytes). */
-    if (a->a[3] != 8 || a->a[0] == 0 || a->a[0] > 64)
-        return -EINVAL;
-    if (a->a[1] && (a->a[0] == 9 || a->a[0] == 19))
-        return -EINVAL;                     /* SIGKILL and SIGSTOP cannot be caught */
-    static const uint8_t zero[32];
-    return a->a[2] ? copy_to_user(&t->mm, a->a[2], zero, sizeof zero) : 0;
-}
-
-long sys_rt_sigprocmask(struct task *t, const struct sysargs *a)
-{
-    if (a->a[3] != 8 || a->a[0] > 2)
-        return -EINVAL;
-    static const uint64_t empty;
-    return a->a[2] ? copy_to_user(&t->mm, a->a[2], &empty, sizeof empty) : 0;
 }
 
 long sys_getrandom(struct task *t, const struct sysargs *a)

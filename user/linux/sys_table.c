@@ -4,6 +4,7 @@
 #include "lx.h"
 #include "pipe.h"
 #include "clock.h"
+#include "signal.h"
 #include <stdio.h>
 
 static const sys_handler table[LX_NSYSCALLS] = {
@@ -22,6 +23,7 @@ static const sys_handler table[LX_NSYSCALLS] = {
     [12] = sys_brk,
     [13] = sys_rt_sigaction,
     [14] = sys_rt_sigprocmask,
+    [15] = sys_rt_sigreturn,
     [16] = sys_ioctl,
     [17] = sys_pread64,
     [18] = sys_pwrite64,
@@ -36,7 +38,11 @@ static const sys_handler table[LX_NSYSCALLS] = {
     [28] = sys_madvise,
     [32] = sys_dup,
     [33] = sys_dup2,
+    [34] = sys_pause,
     [35] = sys_nanosleep,
+    [36] = sys_getitimer,
+    [37] = sys_alarm,
+    [38] = sys_setitimer,
     [39] = sys_getpid,
     [40] = sys_sendfile,
     [56] = sys_clone,
@@ -45,6 +51,7 @@ static const sys_handler table[LX_NSYSCALLS] = {
     [59] = sys_execve,
     [60] = sys_exit,
     [61] = sys_wait4,
+    [62] = sys_kill,
     [63] = sys_uname,
     [72] = sys_fcntl,
     [73] = sys_flock,
@@ -97,6 +104,10 @@ static const sys_handler table[LX_NSYSCALLS] = {
     [122] = sys_setfsuid,
     [123] = sys_setfsuid,
     [124] = sys_getsid,
+    [127] = sys_rt_sigpending,
+    [128] = sys_rt_sigtimedwait,
+    [130] = sys_rt_sigsuspend,
+    [131] = sys_sigaltstack,
     [132] = sys_utime,
     [133] = sys_mknod,
     [135] = sys_personality,
@@ -119,6 +130,7 @@ static const sys_handler table[LX_NSYSCALLS] = {
     [166] = sys_umount2,
     [186] = sys_gettid,
     [187] = sys_readahead,
+    [200] = sys_tkill,
     [201] = sys_time,
     [203] = sys_sched_setaffinity,
     [204] = sys_sched_getaffinity,
@@ -133,7 +145,9 @@ static const sys_handler table[LX_NSYSCALLS] = {
     [231] = sys_exit_group,
     [232] = sys_epoll_wait,
     [233] = sys_epoll_ctl,
+    [234] = sys_tgkill,
     [235] = sys_utimes,
+    [247] = sys_waitid,
     [257] = sys_openat,
     [258] = sys_mkdirat,
     [259] = sys_mknodat,
@@ -168,7 +182,7 @@ static const sys_handler table[LX_NSYSCALLS] = {
 static unsigned long unimplemented[LX_NSYSCALLS];
 static unsigned long out_of_range;
 
-long syscall_dispatch(struct task *t, const struct sysargs *a)
+static long call(struct task *t, const struct sysargs *a)
 {
     t->nsyscalls += !t->retrying;
     if (a->nr < LX_NSYSCALLS && table[a->nr]) {
@@ -190,6 +204,17 @@ long syscall_dispatch(struct task *t, const struct sysargs *a)
 unsigned long syscall_unimplemented(unsigned nr)
 {
     return nr < LX_NSYSCALLS ? unimplemented[nr] : 0;
+}
+
+long syscall_dispatch(struct task *t, const struct sysargs *a)
+{
+    long r = call(t, a);
+    /* Pending signals are delivered on the way out of every call (signal.c); an ERESTART
+     * code (a handler that raised a signal to restart its call) never reaches the process. */
+    bool restart = r >= -ERESTARTNOHAND && r <= -ERESTARTSYS;
+    if ((t->sigpending || restart) && r != LX_PARK && r != LX_NOREPLY && r != LX_REPLIED)
+        r = signal_syscall_return(t, a, r);
+    return r;
 }
 
 void syscall_report(void)

@@ -199,7 +199,10 @@ void task_exit(struct task *t, int status)
     }
     t->state = TASK_ZOMBIE;
     fork_vfork_done(t);
-    if (t->exit_signal > 0 && t->exit_signal <= 64)
-        signal_raise(parent, t->exit_signal);
-    wait_child_ended(parent);
+    /* SIGCHLD (or clone's exit signal) with its siginfo; the parent's wait4 looks again. */
+    signal_child_event(t, !(status & 0x7F) ? CLD_EXITED : (status & 0x80) ? CLD_DUMPED
+                                                                         : CLD_KILLED);
+    /* A parent that ignores SIGCHLD (or has SA_NOCLDWAIT) leaves no zombies. */
+    if (signal_child_autoreap(parent, t))
+        task_free(t);
 }

@@ -1,10 +1,12 @@
-/* wait4: a parent reaps its ended children (zombies, task.c).  A wait that finds none
- * parks the caller on its child_wait queue (park.c); a child that ends wakes it and the call
- * looks again, while lx serves everyone else.  Status as Linux encodes it: exit
- * code << 8, or the terminating signal in the low 7 bits.  The rusage: the child's
- * estimated times (clock.c). */
+/* wait4 and waitid: a parent reaps its ended children (zombies, task.c) and learns of
+ * stopped and continued ones (signal.c).  A wait that finds none parks the caller on its
+ * child_wait queue (park.c); a child that changes state wakes it and the call looks again,
+ * while lx serves everyone else.  Status as Linux encodes it: exit code << 8, or the
+ * terminating signal in the low 7 bits (0x80: core dumped); stopped 0x7F | signal << 8;
+ * continued 0xFFFF.  The rusage: the child's estimated times (clock.c). */
 #include "lx.h"
 #include "clock.h"
+#include "signal.h"
 #include <string.h>
 
 #define WNOHANG     0x00000001
@@ -60,6 +62,17 @@ long sys_wait4(struct task *t, const struct sysargs *a)
         if (c->state == TASK_ZOMBIE)
             return reap(t, c, a->a[1], a->a[3]);
         any = true;
+        int report = c->sig.report;
+        if ((report > 0 && (options & WUNTRACED)) || (report < 0 && (options & WCONTINUED))) {
+            static const uint8_t zero[RUSAGE_SIZE];
+            int status = report > 0 ? 0x7F | report << 8 : 0xFFFF;
+            c->sig.report = 0;
+            if (a->a[1] && copy_to_user(&t->mm, a->a[1], &status, sizeof status))
+                return -EFAULT;
+            if (a->a[3] && copy_to_user(&t->mm, a->a[3], zero, sizeof zero))
+                return -EFAULT;
+            return c->pid;
+        }
     }
     if (!any)
         return -ECHILD;
@@ -67,4 +80,82 @@ long sys_wait4(struct task *t, const struct sysargs *a)
         return 0;
     waitq_add(&t->child_wait, t);
     return park_call(t, 0);
+}
+
+/* waitid(idtype, id, infop, options, rusage): the same children, reported as a siginfo
+ * (SIGCHLD, CLD_*, pid, uid, status); WNOWAIT leaves the child as it is. */
+#define P_ALL  0
+#define P_PID  1
+#define P_PGID 2
+#define WSTOPPED  2
+#define WEXITED   4
+#define WNOWAIT   0x01000000
+
+long sys_waitid(struct task *t, const struct sysargs *a)
+{
+    l4_word_t idtype = a->a[0], options = a->a[3];
+    int id = (int)a->a[1];
+    if (options & ~(l4_word_t)(WNOHANG | WSTOPPED | WEXITED | WCONTINUED | WNOWAIT |
+                               __WNOTHREAD | __WALL | __WCLONE))
+        return -EINVAL;
+    if (!(options & (WEXITED | WSTOPPED | WCONTINUED)))
+        return -EINVAL;
+    int pid;
+    switch (idtype) {
+    case P_ALL: pid = -1; break;
+    case P_PID: if (id <= 0) return -EINVAL; pid = id; break;
+    case P_PGID: if (id < 0) return -EINVAL; pid = id ? -id : 0; break;
+    default: return -EINVAL;
+    }
+    bool any = false;
+    struct k_siginfo info = { 0 };
+    struct task *found = NULL;
+    for (unsigned i = 0; i < LX_MAX_TASKS && !found; i++) {
+        struct task *c = task_slot(i);
+        if (!matches(t, c, pid))
+            continue;
+        any = true;
+        if (c->state == TASK_ZOMBIE && (options & WEXITED)) {
+            int st = c->status;
+            info.code = !(st & 0x7F) ? CLD_EXITED : (st & 0x80) ? CLD_DUMPED : CLD_KILLED;
+            info.status = info.code == CLD_EXITED ? (st >> 8) & 0xFF : st & 0x7F;
+        } else if (c->state == TASK_RUNNING && c->sig.report > 0 && (options & WSTOPPED)) {
+            info.code = CLD_STOPPED;
+            info.status = c->sig.report;
+        } else if (c->state == TASK_RUNNING && c->sig.report < 0 && (options & WCONTINUED)) {
+            info.code = CLD_CONTINUED;
+            info.status = SIGCONT;
+        } else {
+            continue;
+        }
+        found = c;
+    }
+    if (!any)
+        return -ECHILD;
+    if (!found && !(options & WNOHANG)) {
+        waitq_add(&t->child_wait, t);
+        return park_call(t, 0);
+    }
+    uint8_t si[128];
+    if (found) {
+        info.pid = found->pid;
+        if (!(options & WNOWAIT)) {
+            if (found->state == TASK_ZOMBIE)
+                task_free(found);
+            else
+                found->sig.report = 0;
+        }
+        sigframe_siginfo(SIGCHLD, &info, si);
+    } else {
+        for (unsigned i = 0; i < sizeof si; i++)
+            si[i] = 0;                      /* WNOHANG, nothing: si_pid 0 */
+    }
+    if (a->a[2] && copy_to_user(&t->mm, a->a[2], si, sizeof si))
+        return -EFAULT;
+    if (a->a[4]) {
+        static const uint8_t zero[RUSAGE_SIZE];
+        if (copy_to_user(&t->mm, a->a[4], zero, sizeof zero))
+            return -EFAULT;
+    }
+    return 0;
 }

@@ -22,6 +22,9 @@
  *                            EFAULT; ENOEXEC with a non-ELF file NONELF), process groups and
  *                            sessions, and a loop of N fork/exit/wait (default 20); exit 0
  *   lxselftest.elf exec | mm | oom | showargs   executables and memory (execmm.c)
+ *   lxselftest.elf signal    signals: actions, masks, the frame and sigreturn, the
+ *                            alternate stack, faults, default actions, parked calls
+ *                            (EINTR, SA_RESTART), timers, stop/continue, kill (signal.c)
  *   lxselftest.elf execed STATUS PID PPID   run by the fork mode's execve: checks its pid
  *                            (unless 0), parent and fresh registers; exits STATUS
  * Every check prints "ok: WHAT" or "FAIL: WHAT". */
@@ -618,6 +621,7 @@ static int forktest(int argc, char **argv, char **envp)
 #include "system.c"
 #include "execmm.c"
 #include "proc.c"
+#include "signal.c"
 
 void cmain(u64 *sp);
 void cmain(u64 *sp)
@@ -665,6 +669,12 @@ void cmain(u64 *sp)
         status = forktest(argc, argv, envp);
     } else if (argc > 4 && seq(argv[1], "execed")) {
         status = execed(argv + 1);
+    } else if (argc > 1 && seq(argv[1], "signal")) {
+        status = sigtest(argv, envp);
+    } else if (argc > 1 && seq(argv[1], "sigcost")) {
+        status = sigcost();
+    } else if (argc > 1 && seq(argv[1], "sigexec")) {
+        status = sigexec();
     } else if (argc > 1 && seq(argv[1], "cost")) {
         status = cost();
     } else if (argc > 1 && seq(argv[1], "ud2")) {

@@ -55,6 +55,9 @@ BUGS = {
                  "unchanged break",
     "musl/mem": "lx: brk to an impossible size (2^46 bytes more) does not return the "
                 "unchanged break",
+    "sh/sizes": "lx: st_blocks counts the size in 512-byte units; Linux's tmpfs counts the "
+                "pages it holds (du and ls -s show 1 where Linux shows 4); and " + TIME +
+                " (ls -l shows an old file's year only when it knows the time)",
     "glibc/misc": "lx: getrandom accepts unknown flags (Linux: EINVAL)",
     "musl/misc": "lx: getrandom accepts unknown flags (Linux: EINVAL)",
 }

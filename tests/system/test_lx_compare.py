@@ -61,6 +61,10 @@ def pecan():
                   extra_modules=[(LX, f"heap={HEAP_MIB} heapx=1 poweroff=1 "
                                       f"initrd=initramfs.cpio init=/test/corpus/run{skip}"),
                                  (INITRAMFS.relative_to(ROOT), "data")])
+    # Its own copy of the log: the harness's name for it is shared with other lx boots.
+    corpus.CACHE_DIR.mkdir(parents=True, exist_ok=True)
+    (corpus.CACHE_DIR / "pecan-console.log").write_text(
+        f"# {result.duration:.1f} s, QEMU status {result.status}\n{result.output}")
     results, done, hung = corpus.parse(result.output, skip_prefix="lx: ")
     return results, done, hung, result
 

@@ -23,15 +23,11 @@ POLL = "lx has no poll yet (busybox sh's read builtin polls its input first)"
 UTIMES = "lx has no utimensat yet (touch)"
 
 MISSING = {
-    # abort() raises SIGABRT: without signals it falls through to glibc's/musl's crash.
-    "glibc/procs": f"{SIGNALS}: abort() ends in SIGSEGV, not SIGABRT; and an lx bug: "
-                   "execve of a directory is EISDIR, Linux says EACCES",
-    "musl/procs": f"{SIGNALS}: abort() ends in SIGSEGV, not SIGABRT; and an lx bug: "
-                  "execve of a directory is EISDIR, Linux says EACCES",
     "glibc/pipes": PIPES,
     "musl/pipes": PIPES,
     "glibc/pipeline": PIPES,
     "musl/pipeline": PIPES,
+    # abort() raises SIGABRT: without signals it ends in the C library's crash (SIGSEGV).
     "glibc/signals": SIGNALS,
     "musl/signals": SIGNALS,
     "glibc/time": TIME,
@@ -47,6 +43,8 @@ MISSING = {
 }
 
 BUGS = {
+    "glibc/procs": "lx: execve of a directory is EISDIR; Linux says EACCES",
+    "musl/procs": "lx: execve of a directory is EISDIR; Linux says EACCES",
     "glibc/dirs": "lx: chdir(\"..\") from a removed working directory does not reach the "
                   "parent (Linux's removed directory keeps its parent)",
     "musl/dirs": "lx: chdir(\"..\") from a removed working directory does not reach the "

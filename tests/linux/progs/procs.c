@@ -74,11 +74,6 @@ int main(int argc, char **argv)
     }
     waitpid(pid, &st, 0);
     show_status("null store", st);
-    pid = fork();
-    if (pid == 0)
-        abort();
-    waitpid(pid, &st, 0);
-    show_status("abort", st);
 
     /* execve: arguments and environment reach the program; errors return. */
     pid = fork();

@@ -76,6 +76,13 @@ int main(void)
         show_status("child signalled itself", st);
     }
 
+    pid_t aborter = fork();
+    if (aborter == 0)
+        abort();
+    int ast;
+    waitpid(aborter, &ast, 0);
+    show_status("abort()", ast);
+
     /* SIGCHLD arrives when a child ends; sigsuspend waits for it. */
     sa.sa_handler = handler;
     sa.sa_flags = 0;

@@ -14,6 +14,8 @@
 #   make deps                                      install missing Debian packages (tools/deps.sh)
 #   make initramfs                                 build/linux/initramfs.cpio for the lx personality
 #                                                  (downloads busybox-static; docs/linux.md)
+#   make linux-compare                             lx against native Linux on the corpus of
+#                                                  tests/linux (docs/linux/compare.md)
 #
 # run, test, debug and bench first run tools/deps.sh, then build through a sub-make, so that a
 # fresh machine gets its compiler before anything is compiled.
@@ -63,7 +65,7 @@ demo: deps
 # boot busybox or the /test programs skip, and say so.
 test: deps
 	@$(SUBMAKE) all programs
-	@$(SUBMAKE) initramfs || echo "  WARNING the initramfs was not built: the lx tests that need it skip"
+	@$(SUBMAKE) linux-inputs || echo "  WARNING the lx initramfs or Debian's kernel is missing: the Linux comparison tests skip"
 	@$(PYTHON) tools/testsuite.py $(TEST_ARGS)
 
 unit:
@@ -103,9 +105,22 @@ lxfuzz: deps
 # fetch_deb.sh runs every time: without a newer candidate in apt's lists it does nothing, and
 # mkinitramfs.py writes the same bytes for the same inputs.
 include user/linux/tests/build.mk
+include tests/linux/build.mk
 
 INITRAMFS := $(BUILD)/linux/initramfs.cpio
 .PHONY: initramfs
-initramfs: $(LINUX_TESTS)
+initramfs: $(LINUX_TESTS) $(CORPUS_BINS)
 	@bash tools/initramfs/fetch_deb.sh busybox-static
-	@$(PYTHON) tools/initramfs/mkinitramfs.py -o $(INITRAMFS)
+	@$(PYTHON) tools/initramfs/mkinitramfs.py --corpus $(CORPUS_OUT) -o $(INITRAMFS)
+
+# The Linux comparison corpus (docs/linux/compare.md): its programs, the initramfs that holds
+# them and Debian's kernel for the reference side.  `make test` builds these first and goes on
+# without them (the comparison tests then skip and say why); `make linux-compare` runs only the
+# comparison.
+.PHONY: linux-inputs
+linux-inputs: initramfs
+	@bash tools/linuxref/fetch_kernel.sh
+
+linux-compare: deps
+	@$(SUBMAKE) all programs linux-inputs
+	@$(PYTHON) tools/testsuite.py --suite system -k test_lx_compare $(TEST_ARGS)

@@ -11,6 +11,7 @@ programs (user/linux/tests/build.mk) and the small files in tools/initramfs/root
   /dev/{console,ttyS0,tty,null,zero,full,random,urandom}   character devices (Linux numbers)
   /proc /root /tmp                       empty directories (/tmp is 1777)
   /test/<variant>/<program>              variant: glibc, glibc-pie, musl
+  /test/corpus/...                       with --corpus: the Linux comparison corpus (corpus.py)
 
 Uncompressed: lx loads the module itself and unpacks it without a decompressor.  Reproducible:
 entries sorted by path (parents first), every mtime 0, uid/gid 0, inode numbers in order.
@@ -19,7 +20,7 @@ Nothing in the packages is run on the host; the busybox applet list comes from a
 Files are read out of a .deb with `dpkg-deb --fsys-tarfile` (the package's data as a tar
 stream), never unpacked under build/.
 
-  tools/initramfs/mkinitramfs.py [--debs DIR] [--tests DIR] [-o FILE]
+  tools/initramfs/mkinitramfs.py [--debs DIR] [--tests DIR] [--corpus DIR] [-o FILE]
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT / "tools" / "linuxref"))
 sys.path.insert(0, str(HERE))
 import applets  # noqa: E402
+import corpus as corpus_files  # noqa: E402
 import newc  # noqa: E402
 
 ROOTFS = HERE / "rootfs"
@@ -98,7 +100,7 @@ def deb_files(deb: Path, wanted: list[str]) -> dict[str, bytes]:
     return found
 
 
-def entries(debs: Path, tests: Path) -> list[newc.Entry]:
+def entries(debs: Path, tests: Path, corpus: Path | None = None) -> list[newc.Entry]:
     """Every archive entry, sorted with parents before children."""
     out: dict[str, newc.Entry] = {}
 
@@ -143,11 +145,20 @@ def entries(debs: Path, tests: Path) -> list[newc.Entry]:
         for p in progs:
             add(newc.regular(f"test/{variant}/{p.name}", _read(p, "test program"), perm=0o755))
 
+    # The Linux comparison corpus (docs/linux/compare.md), when asked for.
+    if corpus is not None:
+        try:
+            for e in corpus_files.entries(corpus):
+                add(e)
+        except corpus_files.CorpusError as e:
+            raise BuildError(str(e)) from e
+
     return [out[k] for k in sorted(out, key=lambda n: n.split("/"))]
 
 
-def build(debs: Path = DEFAULT_DEBS, tests: Path = DEFAULT_TESTS, out: Path = DEFAULT_OUT) -> Path:
-    blob = newc.pack(entries(debs, tests))
+def build(debs: Path = DEFAULT_DEBS, tests: Path = DEFAULT_TESTS, out: Path = DEFAULT_OUT,
+          corpus: Path | None = None) -> Path:
+    blob = newc.pack(entries(debs, tests, corpus))
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
     tmp.write_bytes(blob)
@@ -161,10 +172,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="directory with PACKAGE.deb files (fetch_deb.sh)")
     ap.add_argument("--tests", type=Path, default=DEFAULT_TESTS,
                     help="built test programs, one directory per variant")
+    ap.add_argument("--corpus", type=Path, default=None,
+                    help="built corpus (build/linux/corpus): add /test/corpus")
     ap.add_argument("-o", "--output", type=Path, default=DEFAULT_OUT)
     args = ap.parse_args(argv)
     try:
-        out = build(args.debs, args.tests, args.output)
+        out = build(args.debs, args.tests, args.output, args.corpus)
     except (BuildError, applets.AppletError, ValueError) as e:
         print(f"mkinitramfs: ERROR: {e}", file=sys.stderr)
         return 1

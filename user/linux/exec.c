@@ -423,7 +423,7 @@ long sys_execve(struct task *t, const struct sysargs *a)
     new_mm.nregions = 0;
     set_exe(t, path, file);         /* no path if memory is short */
     t->execed = true;
-    task_set_comm(t, path);
+    task_set_comm(t, execfn);       /* as Linux: the name execve was given (a link's) */
     vfs_task_exec(t);               /* close-on-exec */
     proc_task_exec(t, path, argc, argv);    /* /proc/N/exe, cmdline, comm */
     signal_exec(t);                 /* handlers back to default (ignored stay ignored) */

@@ -49,12 +49,12 @@ static int default_action(int sig)
     }
 }
 
-/* The wait status of a process a signal ends: the core flag for the core-dump signals
- * (lx writes no core file, but reports what Linux reports with RLIMIT_CORE unlimited, as
- * lx's getrlimit says). */
+/* The wait status of a process a signal ends.  lx writes no core files, and says so as
+ * Linux with its default RLIMIT_CORE of 0 does: no core flag (0x80), also for the
+ * core-dump signals (getrlimit(RLIMIT_CORE) is 0). */
 static int exit_status(int sig)
 {
-    return sig | (default_action(sig) == ACT_CORE ? 0x80 : 0);
+    return sig;
 }
 
 static bool ignored(const struct task *t, int sig)

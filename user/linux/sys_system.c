@@ -7,6 +7,7 @@
 
 #define RLIM_NLIMITS   16
 #define RLIMIT_STACK   3
+#define RLIMIT_CORE    4
 #define RLIMIT_NOFILE  7
 #define RLIM_INFINITY  (~0ull)
 #define SCHED_OTHER    0
@@ -98,13 +99,15 @@ long sys_setgroups(struct task *t, const struct sysargs *a)
 
 /* --- resource limits ------------------------------------------------------------------- */
 
-/* The limits as lx enforces them: the fd table's size and the stack Linux gives; the rest
- * unlimited.  Setting is checked and accepted, but not remembered (docs/linux/system.md). */
+/* The limits as lx enforces them: the fd table's size, the stack Linux gives, no core
+ * files; the rest unlimited.  Setting is checked and accepted, but not remembered (docs/linux/system.md). */
 static void limit_of(unsigned res, uint64_t lim[2])
 {
     lim[0] = lim[1] = RLIM_INFINITY;
     if (res == RLIMIT_STACK)
         lim[0] = 8ul << 20;
+    if (res == RLIMIT_CORE)
+        lim[0] = 0;                 /* no core files (and no core flag in wait statuses) */
     if (res == RLIMIT_NOFILE)
         lim[0] = lim[1] = 256;      /* LX_NFDS (vfs/vfs.h) */
 }

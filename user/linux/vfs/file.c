@@ -217,8 +217,8 @@ void vfs_stat_fill(struct inode *i, void *buf)
                (uint64_t)(i->rdev_minor & ~0xFFu) << 12;
     st->size = (int64_t)i->size;
     st->blksize = LX_PAGE;
-    if (S_ISREG(i->mode))
-        st->blocks = (int64_t)((i->size + 511) / 512);
+    if (S_ISREG(i->mode))           /* tmpfs counts the pages a file holds, as 512-byte units */
+        st->blocks = (int64_t)((i->size + LX_PAGE - 1) / LX_PAGE * (LX_PAGE / 512));
     st->atime = i->atime / 1000000000, st->atime_ns = i->atime % 1000000000;
     st->mtime = i->mtime / 1000000000, st->mtime_ns = i->mtime % 1000000000;
     st->ctime = i->ctime / 1000000000, st->ctime_ns = i->ctime % 1000000000;

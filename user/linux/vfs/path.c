@@ -20,7 +20,9 @@ static struct inode *dotdot(struct inode *dir)
     for (struct super_block *sb = inode_sb(dir); dir == sb->root && sb->mountpoint;
          sb = inode_sb(dir))
         dir = sb->mountpoint;
-    return dir->parent ? dir->parent : dir;
+    if (dir->parent)
+        return dir->parent;
+    return dir->removed_from ? dir->removed_from : dir;    /* removed, or the root */
 }
 
 /* A symlink: its target (or, for a magic link of /proc, the inode itself). */

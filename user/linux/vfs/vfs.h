@@ -66,6 +66,8 @@ struct inode {
     uint64_t atime, mtime, ctime;   /* nanoseconds since the epoch */
     /* directory */
     struct inode *parent;           /* NULL once removed; the root is its own parent */
+    struct inode *removed_from;     /* a removed directory still in use: its old parent (a
+                                       reference), where ".." leads as in Linux */
     struct dentry *entries;         /* in creation order */
     unsigned long next_cookie;
     /* regular file: the initramfs bytes (read-only module, never freed) until the first

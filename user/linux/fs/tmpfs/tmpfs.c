@@ -46,11 +46,16 @@ static void drop_data(struct inode *i)
     i->ro = NULL;
 }
 
+void inode_put(struct inode *i);
+
 static void inode_free(struct inode *i)
 {
+    struct inode *from = i->removed_from;
     drop_data(i);
     kfree(i->target);
     kfree(i);
+    if (from)
+        inode_put(from);
 }
 
 void inode_get(struct inode *i)
@@ -190,6 +195,10 @@ int tmpfs_unlink(struct inode *dir, const char *name, size_t len)
             dir->nlink--;
             i->nlink = 0;
             i->parent = NULL;
+            if (i->refs) {          /* still someone's cwd: its ".." stays the old parent */
+                i->removed_from = dir;
+                inode_get(dir);
+            }
         } else {
             i->nlink--;
         }

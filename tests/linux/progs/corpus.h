@@ -1,0 +1,106 @@
+/* Helpers of the corpus's C programs (docs/linux/compare.md).  Each program prints one line
+ * per result, in words that are the same on every correct kernel and C library: errno by its
+ * symbolic name (strerror's texts differ between glibc and musl), no pids, addresses, inode
+ * numbers or times.  The output is compared with native Linux's, so a line needs no
+ * "expected" value: printing what happened is enough. */
+#ifndef CORPUS_H
+#define CORPUS_H
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static inline const char *errname(int e)
+{
+    switch (e) {
+    case 0: return "0";
+    case EPERM: return "EPERM";
+    case ENOENT: return "ENOENT";
+    case ESRCH: return "ESRCH";
+    case EINTR: return "EINTR";
+    case EIO: return "EIO";
+    case ENXIO: return "ENXIO";
+    case E2BIG: return "E2BIG";
+    case ENOEXEC: return "ENOEXEC";
+    case EBADF: return "EBADF";
+    case ECHILD: return "ECHILD";
+    case EAGAIN: return "EAGAIN";
+    case ENOMEM: return "ENOMEM";
+    case EACCES: return "EACCES";
+    case EFAULT: return "EFAULT";
+    case EBUSY: return "EBUSY";
+    case EEXIST: return "EEXIST";
+    case EXDEV: return "EXDEV";
+    case ENODEV: return "ENODEV";
+    case ENOTDIR: return "ENOTDIR";
+    case EISDIR: return "EISDIR";
+    case EINVAL: return "EINVAL";
+    case ENFILE: return "ENFILE";
+    case EMFILE: return "EMFILE";
+    case ENOTTY: return "ENOTTY";
+    case EFBIG: return "EFBIG";
+    case ENOSPC: return "ENOSPC";
+    case ESPIPE: return "ESPIPE";
+    case EROFS: return "EROFS";
+    case EMLINK: return "EMLINK";
+    case EPIPE: return "EPIPE";
+    case ERANGE: return "ERANGE";
+    case ENAMETOOLONG: return "ENAMETOOLONG";
+    case ENOSYS: return "ENOSYS";
+    case ENOTEMPTY: return "ENOTEMPTY";
+    case ELOOP: return "ELOOP";
+    case EOVERFLOW: return "EOVERFLOW";
+    default: {
+        static char buf[16];
+        snprintf(buf, sizeof buf, "errno%d", e);
+        return buf;
+    }
+    }
+}
+
+/* Print "what: R" for a result R >= 0, "what: -1 ENAME" for a failure; return the result. */
+#define SHOW(what, call) ({                                                   \
+    errno = 0;                                                                \
+    long r_ = (long)(call);                                                   \
+    if (r_ < 0)                                                               \
+        printf("%s: -1 %s\n", (what), errname(errno));                        \
+    else                                                                      \
+        printf("%s: %ld\n", (what), r_);                                      \
+    r_;                                                                       \
+})
+
+/* The same, but a success prints only "ok" (for results that differ, e.g. fd numbers or
+ * pids, where only success or the error matters). */
+#define TRY(what, call) ({                                                    \
+    errno = 0;                                                                \
+    long r_ = (long)(call);                                                   \
+    if (r_ < 0)                                                               \
+        printf("%s: -1 %s\n", (what), errname(errno));                        \
+    else                                                                      \
+        printf("%s: ok\n", (what));                                           \
+    r_;                                                                       \
+})
+
+/* A wait status in words. */
+static inline void show_status(const char *what, int st)
+{
+    if (WIFEXITED(st))
+        printf("%s: exited %d\n", what, WEXITSTATUS(st));
+    else if (WIFSIGNALED(st))
+        printf("%s: killed by signal %d%s\n", what, WTERMSIG(st), WCOREDUMP(st) ? " (core)" : "");
+    else if (WIFSTOPPED(st))
+        printf("%s: stopped by signal %d\n", what, WSTOPSIG(st));
+    else
+        printf("%s: status %#x\n", what, st);
+}
+
+/* Unbuffered output, so that a child's lines and its parent's come in the order written. */
+static inline void corpus_init(void)
+{
+    setvbuf(stdout, NULL, _IONBF, 0);
+}
+
+#endif

@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+"""The Linux comparison corpus (docs/linux/compare.md): its files in the initramfs, the
+runner's console protocol, and the native-Linux reference run.
+
+Cases (tests/linux/):
+  sh/NAME      scripts/NAME.sh, run as `/bin/sh /test/corpus/sh/NAME.sh`
+  musl/NAME    progs/NAME.c built with musl-gcc -static  (build/linux/corpus/musl/NAME)
+  glibc/NAME   progs/NAME.c built with gcc -static        (build/linux/corpus/glibc/NAME)
+
+In the archive: /test/corpus/run (the runner, tests/linux/run.c), /test/corpus/cases (one
+line per case: NAME PATH ARGS...), /test/corpus/{sh,musl,glibc}/..., /test/corpus/data/...
+
+The runner prints, per case, `@@corpus-begin NAME`, the case's output (stdout and stderr,
+from a file), `@@corpus-end NAME status=S nl=0|1`, and finally `@@corpus-done`.  On Linux
+it is pid 1 (rdinit=/test/corpus/run -- -p: it powers off at the end); on Pecan, lx starts
+it with init=/test/corpus/run.
+
+  tools/initramfs/corpus.py                 run the corpus on Linux (cached) and print it
+  tools/initramfs/corpus.py sh/text musl/files    only these cases (not cached)
+  tools/initramfs/corpus.py --fresh         boot Linux even if a cached result exists
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(ROOT / "tools" / "linuxref"))
+import newc  # noqa: E402
+import run as linuxref  # noqa: E402
+
+SRC = ROOT / "tests" / "linux"
+DEFAULT_CORPUS = ROOT / "build" / "linux" / "corpus"
+DEFAULT_INITRAMFS = ROOT / "build" / "linux" / "initramfs.cpio"
+DEFAULT_KERNEL = ROOT / "build" / "linuxref" / "vmlinuz"
+CACHE_DIR = ROOT / "build" / "linux" / "compare"
+PREFIX = "test/corpus"
+VARIANTS = ("glibc", "musl")
+# Quiet, and the same on every boot: no address-space randomisation, no kaslr.
+APPEND = "console=ttyS0 quiet panic=-1 nokaslr norandmaps rdinit=/test/corpus/run -- -p"
+
+BEGIN, END, DONE = "@@corpus-begin ", "@@corpus-end ", "@@corpus-done"
+_END_RE = re.compile(r"^@@corpus-end (\S+) status=(-?\d+) nl=([01])$")
+
+
+class CorpusError(RuntimeError):
+    pass
+
+
+@dataclass
+class Outcome:
+    output: str       # what the case wrote, exactly (CRs removed)
+    status: int       # wait4's status word (exit code << 8, or the signal)
+
+
+def case_list(corpus: Path = DEFAULT_CORPUS) -> list[tuple[str, str]]:
+    """(name, command line) of every case, sorted by name."""
+    cases = []
+    for s in sorted((SRC / "scripts").glob("*.sh")):
+        cases.append((f"sh/{s.stem}", f"/bin/sh /{PREFIX}/sh/{s.name}"))
+    for p in sorted((SRC / "progs").glob("*.c")):
+        for v in VARIANTS:
+            if not (corpus / v / p.stem).is_file():
+                raise CorpusError(f"{corpus / v / p.stem} missing (make linux-corpus builds it)")
+            cases.append((f"{v}/{p.stem}", f"/{PREFIX}/{v}/{p.stem}"))
+    return sorted(cases)
+
+
+def entries(corpus: Path = DEFAULT_CORPUS) -> list[newc.Entry]:
+    """The archive entries under /test/corpus (parents first; the caller sorts)."""
+    run = corpus / "run"
+    if not run.is_file():
+        raise CorpusError(f"{run} missing (make linux-corpus builds it)")
+    cases = case_list(corpus)
+    out = [newc.directory(PREFIX), newc.regular(f"{PREFIX}/run", run.read_bytes(), 0o755),
+           newc.regular(f"{PREFIX}/cases",
+                        "".join(f"{n} {c}\n" for n, c in cases).encode(), 0o644),
+           newc.directory(f"{PREFIX}/sh"), newc.directory(f"{PREFIX}/data")]
+    for s in sorted((SRC / "scripts").glob("*.sh")):
+        out.append(newc.regular(f"{PREFIX}/sh/{s.name}", s.read_bytes(), 0o755))
+    for d in sorted((SRC / "data").iterdir()):
+        if d.is_file():
+            out.append(newc.regular(f"{PREFIX}/data/{d.name}", d.read_bytes(), 0o644))
+    for v in VARIANTS:
+        out.append(newc.directory(f"{PREFIX}/{v}"))
+        for p in sorted((SRC / "progs").glob("*.c")):
+            out.append(newc.regular(f"{PREFIX}/{v}/{p.stem}", (corpus / v / p.stem).read_bytes(),
+                                    0o755))
+    return out
+
+
+def archive_cases(initramfs: Path) -> list[str]:
+    """The case names in an initramfs's /test/corpus/cases."""
+    for e in newc.unpack(Path(initramfs).read_bytes()):
+        if e.name == f"{PREFIX}/cases":
+            return [line.split()[0] for line in e.data.decode().splitlines() if line.strip()]
+    raise CorpusError(f"{initramfs} has no /{PREFIX}/cases (make initramfs)")
+
+
+def parse(console: str, skip_prefix: str | None = None) -> tuple[dict[str, Outcome], bool, str]:
+    """The runner's results from a console log: ({name: Outcome}, whether it got to the end,
+    the name of a case that began and never ended or "").  Lines that start with
+    skip_prefix (lx's own messages, "lx: ") are not part of any output."""
+    results: dict[str, Outcome] = {}
+    cur, buf, done = None, [], False
+    for raw in console.replace("\r", "").split("\n"):
+        line = linuxref._ESC_RE.sub("", raw) if cur is None else raw
+        if cur is None and (at := line.find(BEGIN)) > 0:
+            line = line[at:]          # firmware text without a newline before the marker
+        if cur is None:
+            if line.startswith(BEGIN):
+                cur, buf = line[len(BEGIN):].strip(), []
+            elif line == DONE:
+                done = True
+            continue
+        m = _END_RE.match(line)
+        if m and m.group(1) == cur:
+            text = "".join(s + "\n" for s in buf)
+            if m.group(3) == "0":
+                text = text[:-1]
+            results[cur] = Outcome(text, int(m.group(2)))
+            cur = None
+        elif skip_prefix is None or not line.startswith(skip_prefix):
+            buf.append(line)
+    return results, done, cur or ""
+
+
+def _cache_key(initramfs: Path, kernel: Path) -> str:
+    h = hashlib.sha256()
+    for f in (initramfs, kernel, Path(__file__)):
+        h.update(Path(f).read_bytes())
+    h.update(APPEND.encode())
+    return h.hexdigest()[:20]
+
+
+def linux_reference(initramfs: Path = DEFAULT_INITRAMFS, kernel: Path = DEFAULT_KERNEL,
+                    timeout: float = 600, fresh: bool = False, cases: list[str] = (),
+                    qemu: str = "qemu-system-x86_64") -> tuple[dict[str, Outcome], dict]:
+    """Run the corpus on Debian's kernel in QEMU (-icount, no RDRAND: deterministic) and
+    return ({case: Outcome}, info).  A full run is cached in build/linux/compare/ keyed by a
+    hash of the initramfs, the kernel and this file, so the next run does not boot."""
+    for f, how in ((kernel, "tools/linuxref/fetch_kernel.sh"), (initramfs, "make initramfs")):
+        if not Path(f).is_file():
+            raise CorpusError(f"{f} missing: run {how}")
+    key = _cache_key(initramfs, kernel)
+    cache = CACHE_DIR / f"linux-{key}.json"
+    if not cases and not fresh and cache.is_file():
+        data = json.loads(cache.read_text())
+        return ({k: Outcome(**v) for k, v in data["results"].items()},
+                dict(data["info"], cached=str(cache.relative_to(ROOT))))
+    append = APPEND + "".join(f" {c}" for c in cases)
+    cmd = linuxref.qemu_command(Path(kernel), Path(initramfs), append, icount=True, qemu=qemu,
+                                deterministic=True)
+    CACHE_DIR.mkdir(parents=True, exist_ok=True)
+    log = CACHE_DIR / "linux-console.log"
+    start = time.monotonic()
+    try:
+        with open(log, "wb") as f:
+            r = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=f,
+                               stderr=subprocess.STDOUT, timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        raise CorpusError(f"the Linux guest did not finish within {timeout:.0f} s; "
+                          f"console log {log}") from e
+    seconds = time.monotonic() - start
+    console = log.read_bytes().decode("utf-8", "replace")
+    results, done, hung = parse(console)
+    if not done:
+        raise CorpusError(f"the Linux guest did not finish the corpus (qemu status "
+                          f"{r.returncode}{', stuck in ' + hung if hung else ''}); console log "
+                          f"{log}\n--- console tail ---\n{linuxref._tail(console)}")
+    info = {"seconds": round(seconds, 1), "kernel": Path(kernel).name, "key": key}
+    if not cases:
+        cache.write_text(json.dumps({"info": info, "results": {k: v.__dict__ for k, v in
+                                                               results.items()}}, indent=1))
+        for old in CACHE_DIR.glob("linux-*.json"):
+            if old != cache:
+                old.unlink()
+    return results, info
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("cases", nargs="*", help="case names (default: all)")
+    ap.add_argument("--initramfs", type=Path, default=DEFAULT_INITRAMFS)
+    ap.add_argument("--kernel", type=Path, default=DEFAULT_KERNEL)
+    ap.add_argument("--fresh", action="store_true", help="boot even if a cached result exists")
+    args = ap.parse_args(argv)
+    try:
+        results, info = linux_reference(args.initramfs, args.kernel, fresh=args.fresh,
+                                        cases=args.cases)
+    except (CorpusError, OSError) as e:
+        print(f"corpus: ERROR: {e}", file=sys.stderr)
+        return 1
+    for name, o in results.items():
+        print(f"=== {name} (status {o.status})")
+        sys.stdout.write(o.output if o.output.endswith("\n") or not o.output else o.output + "\n")
+    print(f"corpus: {len(results)} cases; {info}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -156,20 +156,16 @@ int timeval_put(struct task *t, l4_word_t utv, uint64_t ns)
 
 /* --- CPU time -------------------------------------------------------------------------------- */
 
-void cpu_enter(struct task *t)
-{
-    uint64_t now = lx_now();
-    if (t->cpu_mark && now > t->cpu_mark)
-        t->utime += now - t->cpu_mark;
-    t->cpu_mark = now;              /* from here: lx's time for it */
-}
+/* CPU times are kept in TSC ticks (clock.h: cpu_enter, cpu_leave) (rdtsc: a few instructions on every system call, where
+ * the clock would cost tens) and turned into nanoseconds when reported, at the TSC rate the
+ * KIP gives (InternalFreq, kHz). */
 
-void cpu_leave(struct task *t, bool resumed)
+static uint64_t ticks_ns(uint64_t ticks)
 {
-    uint64_t now = lx_now();
-    if (t->cpu_mark && now > t->cpu_mark)
-        t->stime += now - t->cpu_mark;
-    t->cpu_mark = resumed ? now : 0;
+    static uint64_t khz;
+    if (!khz)
+        khz = l4_kip_internal_freq(0) ? l4_kip_internal_freq(0) : 1000000;
+    return (uint64_t)((unsigned __int128)ticks * 1000000 / khz);
 }
 
 void cpu_child_reaped(struct task *parent, const struct task *child)
@@ -180,15 +176,16 @@ void cpu_child_reaped(struct task *parent, const struct task *child)
 
 static uint64_t cpu_time(const struct task *t)
 {
-    uint64_t now = lx_now();
-    return t->utime + t->stime + (t->cpu_mark && now > t->cpu_mark ? now - t->cpu_mark : 0);
+    uint64_t now = tsc();
+    return ticks_ns(t->utime + t->stime +
+                    (t->cpu_mark && now > t->cpu_mark ? now - t->cpu_mark : 0));
 }
 
 void cpu_rusage(const struct task *t, int who, void *buf)
 {
     int64_t *ru = buf;              /* utime{sec,usec}, stime{sec,usec}, 14 longs */
     memset(ru, 0, 144);
-    uint64_t u = who ? t->cutime : t->utime, s = who ? t->cstime : t->stime;
+    uint64_t u = ticks_ns(who ? t->cutime : t->utime), s = ticks_ns(who ? t->cstime : t->stime);
     ru[0] = (int64_t)(u / NSEC_PER_SEC), ru[1] = (int64_t)(u % NSEC_PER_SEC / 1000);
     ru[2] = (int64_t)(s / NSEC_PER_SEC), ru[3] = (int64_t)(s % NSEC_PER_SEC / 1000);
     if (!who)
@@ -282,8 +279,10 @@ long sys_times(struct task *t, const struct sysargs *a)
 {
     const uint64_t tick = NSEC_PER_SEC / USER_HZ;
     if (a->a[0]) {
-        int64_t tms[4] = { (int64_t)(t->utime / tick), (int64_t)(t->stime / tick),
-                           (int64_t)(t->cutime / tick), (int64_t)(t->cstime / tick) };
+        int64_t tms[4] = { (int64_t)(ticks_ns(t->utime) / tick),
+                           (int64_t)(ticks_ns(t->stime) / tick),
+                           (int64_t)(ticks_ns(t->cutime) / tick),
+                           (int64_t)(ticks_ns(t->cstime) / tick) };
         if (copy_to_user(&t->mm, a->a[0], tms, sizeof tms))
             return -EFAULT;
     }

@@ -18,10 +18,29 @@ int timespec_put(struct task *t, l4_word_t uts, uint64_t ns);
 int timeval_put(struct task *t, l4_word_t utv, uint64_t ns);
 
 /* CPU time accounting (an estimate, docs/linux/time.md): syscall_dispatch calls these
- * around each handler; a parked call's answer resumes the clock. */
-void cpu_enter(struct task *t);     /* lx got a message from t */
-/* t runs again (resumed), or waits (parked, or answered later: no CPU time meanwhile). */
-void cpu_leave(struct task *t, bool resumed);
+ * around each handler; a parked call's answer resumes the clock.  In TSC ticks (cheap on
+ * every system call; clock.c turns them into ns). */
+static inline uint64_t tsc(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return (uint64_t)hi << 32 | lo;
+}
+static inline void cpu_enter(struct task *t)   /* lx got a message from t */
+{
+    uint64_t now = tsc();
+    if (t->cpu_mark && now > t->cpu_mark)
+        t->utime += now - t->cpu_mark;
+    t->cpu_mark = now;              /* from here: lx's time for it */
+}
+/* lx is done with t's message; resumed: it runs on (not parked, not ended) */
+static inline void cpu_leave(struct task *t, bool resumed)
+{
+    uint64_t now = tsc();
+    if (t->cpu_mark && now > t->cpu_mark)
+        t->stime += now - t->cpu_mark;
+    t->cpu_mark = resumed ? now : 0;
+}
 void cpu_child_reaped(struct task *parent, const struct task *child);
 /* Linux's struct rusage (144 bytes) for t (who: 0 self, -1 its reaped children). */
 void cpu_rusage(const struct task *t, int who, void *buf);

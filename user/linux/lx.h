@@ -260,8 +260,8 @@ struct task {
     uint64_t wait_deadline;         /* a parked poll/select/sleep: lx_now() when it ends; 0 none */
     uint64_t wait_sigmask;          /* ppoll/pselect6's mask while parked (the signal layer's) */
     bool wait_sigmask_set;
-    uint64_t cpu_mark;              /* lx_now() when lx last let it run; 0 while lx holds it */
-    uint64_t utime, stime;          /* estimated CPU time (ns): clock.c */
+    uint64_t cpu_mark;              /* TSC when lx last let it run; 0 while lx holds it */
+    uint64_t utime, stime;          /* estimated CPU time (TSC ticks): clock.c */
     uint64_t cutime, cstime;        /* of its reaped children */
     /* --- end pipes, poll, time --- */
     char *exe;                      /* exec.c: the executable's absolute path (kmalloc) */

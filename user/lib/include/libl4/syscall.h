@@ -171,14 +171,16 @@ static inline l4_word_t l4_thread_control(l4_word_t dest, l4_word_t space, l4_wo
 }
 
 /* --- SystemClock (§4.4.4): out RAX (microseconds since boot). -------------------------- */
+/* Pecan's stub clobbers only RDX and the flags (docs/x2-deviations.md §6), so the rest of
+ * the registers stay live across it: the clock is cheap enough for lx's hot path. */
 static inline l4_word_t l4_system_clock(void)
 {
-    l4_word_t clock;
-    __asm__ volatile(L4LIB_SYSCALL_SEQ
-                     : "=a"(clock)
+    l4_word_t clock, rdx;
+    __asm__ volatile("call *%c[entry](%%rip)"
+                     : "=a"(clock), "=d"(rdx)
                      : L4LIB_ENTRY(system_clock)
-                     : "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12",
-                       "r13", "r14", "r15", "memory", "cc");
+                     : "cc");
+    (void)rdx;
     return clock;
 }
 

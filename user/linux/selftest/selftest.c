@@ -1,6 +1,7 @@
 /* A tiny static Linux program for lx's system test (tests/system/test_lx.py), built with
  * the host compiler: freestanding, raw system calls, no libc, so it needs nothing from a
- * Linux distribution.  It behaves the same on Linux (try it: build/linux/lxselftest.elf).
+ * Linux distribution.  It behaves the same on Linux: run it there only in the
+ * QEMU Linux guest (tools/initramfs/linuxref_run.py), never on the host.
  *
  *   lxselftest.elf [args]    hello, argv/envp/auxv, brk, mmap, arch_prctl; exit 42
  *   lxselftest.elf efault    bad pointers: -EFAULT (lx must survive); exit 0

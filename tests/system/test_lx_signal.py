@@ -225,3 +225,16 @@ def test_busybox_shell_traps_and_kills():
                  "status 143\n", "lx: pid 3 killed by signal 11", "status 139\n",
                  "done\nexit trap\n", "lx: pid 1 exited with status 0"):
         assert line in out, f"no `{line}` in the shell's output\n" + result.describe()
+
+
+def test_fpu_state_across_a_handler_as_linux():
+    """The FPU/SSE state of the interrupted code is in the frame and comes back after
+    rt_sigreturn, through the signal page (user/linux/sigpage.c), at a system call's end and
+    at a fault; the lines are those of the same program on Linux (Debian 12's 6.1 in QEMU,
+    recorded in tests/data/lx-sigfpu-linux.txt)."""
+    result = boot_lx("-- lxselftest.elf sigfpu", [SELFTEST])
+    check_ended(result)
+    out = section(result, 1)
+    lines = [line for line in out.splitlines() if not line.startswith("lx: ")]
+    expected = (ROOT / "tests" / "data" / "lx-sigfpu-linux.txt").read_text().splitlines()
+    assert lines == expected, out

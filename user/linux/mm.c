@@ -16,6 +16,7 @@
  * made at the page's first touch; a MAP_SHARED page of a file is the tmpfs file's own page
  * (counted once more), so stores reach read() and write() reaches the mapping. */
 #include "lx.h"
+#include "signal.h"
 #include "vfs/vfs.h"
 #include <string.h>
 
@@ -117,6 +118,9 @@ bool mm_init(struct mm *mm)
 {
     memset(mm, 0, sizeof *mm);
     mm->pgd = page_alloc();
+    /* Every process has the signal page (sigpage.c); its page is made on first use. */
+    sigpage_region(&mm->regions[0]);
+    mm->nregions = 1;
     return mm->pgd != NULL;
 }
 

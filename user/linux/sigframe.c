@@ -12,9 +12,11 @@
  *   frame + 312   struct siginfo (128 bytes)
  *
  * lx cannot read or set a process's FPU registers (docs/linux-abi.md carries none), so the
- * FPU area holds the state a fresh process has (FCW 0x37F, MXCSR 0x1F80) in the fxsave
- * layout without the FP_XSTATE_MAGIC1 words, which is what Linux writes on a CPU without
- * XSAVE; the handler shares the FPU registers with the interrupted code. */
+ * process does it: the handler is entered through the signal page (sigpage.c), which
+ * fxsaves the interrupted code's state into the FPU area (fxsave layout without the
+ * FP_XSTATE_MAGIC1 words, which is what Linux writes on a CPU without XSAVE) before it
+ * jumps to the handler, and rt_sigreturn returns through it to fxrstor the area.  lx
+ * first writes a fresh process's state there (FCW 0x37F, MXCSR 0x1F80). */
 #include "signal.h"
 #include <string.h>
 
@@ -69,6 +71,8 @@ _Static_assert(sizeof(struct ucontext) == 304, "ucontext");
 _Static_assert(sizeof(struct siginfo) == 128, "siginfo");
 _Static_assert(sizeof(struct rt_sigframe) == 440, "rt_sigframe");
 _Static_assert(__builtin_offsetof(struct rt_sigframe, info) == 312, "info");
+_Static_assert(__builtin_offsetof(struct ucontext, uc_mcontext.fpstate) == 224,
+               "the signal page reads uc_mcontext.fpstate at RDX + 224");
 
 #define R(name) regs[L4_FREG_##name - 1]
 
@@ -169,7 +173,8 @@ int sigframe_setup(struct task *t, int sig, const struct k_sigaction *ka,
         t->sig.ss_sp = t->sig.ss_size = 0;
         t->sig.ss_flags = 0;
     }
-    R(RIP) = ka->handler;
+    R(RIP) = sigpage_entry();       /* saves the FPU state, then jumps to R11 */
+    R(R11) = ka->handler;
     R(RSP) = frame;
     R(RDI) = (l4_word_t)sig;
     R(RSI) = frame + __builtin_offsetof(struct rt_sigframe, info);
@@ -190,6 +195,16 @@ int sigframe_restore(struct task *t, l4_word_t rsp, l4_word_t *regs)
     R(RDI) = sc->rdi, R(RSI) = sc->rsi, R(RBP) = sc->rbp, R(RBX) = sc->rbx;
     R(RDX) = sc->rdx, R(RAX) = sc->rax, R(RCX) = sc->rcx, R(RSP) = sc->rsp;
     R(RIP) = sc->rip, R(RFLAGS) = sc->eflags;
+    if (sc->fpstate) {
+        /* The FPU state comes back in user mode, through the signal page: it restores the
+         * area, then takes RSP from area + 464 and RIP from there (sigpage.c). */
+        l4_word_t area = sc->fpstate, back = sc->rsp - 136, rip = sc->rip;
+        if ((area & 15) || copy_to_user(&t->mm, back, &rip, sizeof rip) ||
+            copy_to_user(&t->mm, area + 464, &back, sizeof back))
+            return -EFAULT;
+        R(RSP) = area;
+        R(RIP) = sigpage_return();
+    }
     t->sig.blocked = uc.uc_sigmask & ~(SIGBIT(SIGKILL) | SIGBIT(SIGSTOP));
     /* The alternate stack as it was, unless we are on it (Linux ignores the EPERM). */
     const struct ustack *ss = &uc.uc_stack;

@@ -129,6 +129,15 @@ int signal_exit_status(int sig);
 void signal_fork(struct task *child, const struct task *parent);
 void signal_exec(struct task *t);
 
+/* sigpage.c: the code page every process has for entering handlers and returning from
+ * them with the FPU state saved and restored in user mode. */
+#define LX_SIGPAGE 0x4000ul         /* below mmap_min_addr, between the KIP and the UTCBs */
+/* Its region, below mmap_min_addr (so munmap and mprotect cannot reach it): mm_init puts
+ * it into every new memory model. */
+void sigpage_region(struct region *r);
+l4_word_t sigpage_entry(void);
+l4_word_t sigpage_return(void);
+
 /* sigframe.c: Linux's x86-64 rt_sigframe. */
 /* Build the frame for sig on t's stack and turn regs into the handler's; 0 or -EFAULT. */
 int sigframe_setup(struct task *t, int sig, const struct k_sigaction *ka,

@@ -3,6 +3,7 @@
  * restorer are exactly what the kernel gives.  The expected values are Linux's.
  *   lxselftest.elf signal            every check below; exit 0
  *   lxselftest.elf sigexec           run by the signal mode's execve: the actions after it
+ *   lxselftest.elf sigfpu            the FPU/SSE state across a handler (below)
  *   lxselftest.elf sigcost           TSC ticks per signal caught (kill to itself, the handler,
  *                                    rt_sigreturn; under -icount: guest instructions) */
 
@@ -770,4 +771,81 @@ static int sigcost(void)
     putnum((t1 - t0) / N, 10);
     puts1(" ticks\n");
     return got_count != N;
+}
+
+/* lxselftest.elf sigfpu: the FPU/SSE state across a handler, as Linux keeps it: the
+ * interrupted code's XMM registers and MXCSR are in the frame's FPU area (fxsave layout:
+ * MXCSR at 24, XMM0 at 160), the handler starts with MXCSR 0x1F80, and whatever the handler
+ * does to them, the interrupted code gets its own back after rt_sigreturn.  Both a signal
+ * delivered at the end of a system call and one that interrupts a computation (a SIGSEGV
+ * handler that skips the faulting load) are checked. */
+static volatile u64 fpu_seen_mxcsr, fpu_seen_xmm0, fpu_area_mxcsr, fpu_area_xmm0;
+
+static void fpu_handler(int sig, void *info, struct uctx *uc)
+{
+    (void)sig, (void)info;
+    unsigned m;
+    __asm__ volatile("stmxcsr %0" : "=m"(m));
+    fpu_seen_mxcsr = m;
+    u64 x;
+    __asm__ volatile("movq %%xmm0, %0" : "=r"(x));
+    fpu_seen_xmm0 = x;
+    const unsigned char *area = (const unsigned char *)uc->mc.fpstate;
+    fpu_area_mxcsr = area ? *(const unsigned *)(area + 24) : 0;
+    fpu_area_xmm0 = area ? *(const u64 *)(area + 160) : 0;
+    /* Clobber both; the interrupted code must not see it. */
+    u64 junk = 0x5555aaaa5555aaaaul;
+    unsigned junk_mxcsr = 0x1f80 | 0x6000;          /* rounding toward zero */
+    __asm__ volatile("movq %0, %%xmm0; ldmxcsr %1" :: "r"(junk), "m"(junk_mxcsr) : "xmm0");
+    if (sig == SIGSEGVN)
+        uc->mc.rip += 3;                             /* past `movq (%rax), %rax`: 3 bytes */
+}
+
+static int sigfpu(void)
+{
+    const u64 pattern = 0x0123456789abcdeful;
+    const unsigned mxcsr = 0x1f80 | 0x8000;          /* flush to zero: not the default */
+    sigaction(SIGUSR1, (u64)fpu_handler, SA_SIGINFO, 0, 0);
+    sigaction(SIGSEGVN, (u64)fpu_handler, SA_SIGINFO, 0, 0);
+    for (int round = 0; round < 2; round++) {
+        u64 after;
+        unsigned after_mxcsr;
+        fpu_seen_mxcsr = fpu_seen_xmm0 = fpu_area_mxcsr = fpu_area_xmm0 = 0;
+        if (round == 0) {
+            /* A signal at the end of a system call (kill to itself). */
+            long pid = getpid_();
+            __asm__ volatile("ldmxcsr %[m]\n\t"
+                             "movq %[p], %%xmm0\n\t"
+                             "syscall\n\t"
+                             "movq %%xmm0, %[a]\n\t"
+                             "stmxcsr %[am]"
+                             : [a] "=r"(after), [am] "=m"(after_mxcsr)
+                             : [p] "r"(pattern), [m] "m"(mxcsr), "a"(SYS_kill), "D"(pid),
+                               "S"((long)SIGUSR1)
+                             : "rcx", "r11", "xmm0", "memory");
+        } else {
+            /* A fault in the middle of a computation (a load from page 0). */
+            __asm__ volatile("ldmxcsr %[m]\n\t"
+                             "movq %[p], %%xmm0\n\t"
+                             "xorl %%eax, %%eax\n\t"
+                             "movq (%%rax), %%rax\n\t"
+                             "movq %%xmm0, %[a]\n\t"
+                             "stmxcsr %[am]"
+                             : [a] "=r"(after), [am] "=m"(after_mxcsr)
+                             : [p] "r"(pattern), [m] "m"(mxcsr)
+                             : "rax", "xmm0", "memory");
+        }
+        const char *what = round == 0 ? "at a system call's end" : "at a fault";
+        puts1(what);
+        puts1(":\n");
+        check(fpu_area_xmm0 == pattern && fpu_area_mxcsr == mxcsr,
+              "the frame's FPU area holds the interrupted XMM0 and MXCSR");
+        check(fpu_seen_mxcsr == 0x1f80, "the handler starts with MXCSR 0x1F80");
+        check(after == pattern && after_mxcsr == mxcsr,
+              "XMM0 and MXCSR are the interrupted code's again after rt_sigreturn");
+    }
+    unsigned dflt = 0x1f80;
+    __asm__ volatile("ldmxcsr %0" :: "m"(dflt));
+    puts1(failures ? "selftest: FAILED\n" : "selftest: all passed\n");
+    return failures ? 1 : 0;
 }

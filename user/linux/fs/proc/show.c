@@ -3,6 +3,7 @@
  * mounts, CPUID for cpuinfo, the L4 clock for uptime.  What lx does not measure (CPU time
  * per process, load, page faults) reads as 0. */
 #include "proc.h"
+#include "../../signal.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -265,7 +266,9 @@ static void show_maps(struct out *o, struct task *p)
     for (unsigned k = 0; k < mm->nregions; k++) {
         struct region *r = &mm->regions[k];
         const char *name = NULL;
-        if (r->fdata)
+        if (r->start == LX_SIGPAGE)
+            name = "[vdso]";        /* the signal page (sigpage.c): lx's counterpart */
+        else if (r->fdata)
             name = proc_task_exe(p);
         else if (r->end == LX_USER_END)
             name = "[stack]";

@@ -78,19 +78,55 @@ static void fork_abort(struct task *c)
     task_free(c);
 }
 
+/* The parent's registers as its fork call returns them: the ones it had (it went through
+ * the signal page since), RAX = value, RCX and R11 as `syscall` leaves them. */
+static void parent_regs(struct task *p, long value)
+{
+    l4_set_mr(0, l4_tag_make(L4_FOREIGN_SET_REGS, L4_FREG_WORDS, 0));
+    for (unsigned i = 0; i < L4_FREG_WORDS; i++)
+        l4_set_mr(L4_FREG_RIP + i, p->fork_saved[i]);
+    l4_set_mr(L4_FREG_RAX, (l4_word_t)value);
+    l4_set_mr(L4_FREG_RCX, p->fork_saved[L4_FREG_RIP - 1]);
+    l4_set_mr(L4_FREG_R11, p->fork_saved[L4_FREG_RFLAGS - 1]);
+}
+
 static bool reply_now(struct task *parent, long value)
 {
     parent->park = PARK_NONE;
-    l4_set_mr(0, l4_tag_make(L4_FOREIGN_RESUME, 1, 0));
-    l4_set_mr(1, (l4_word_t)value);
+    parent_regs(parent, value);
     return true;
 }
 
+/* The parent's registers arrived: it saves its FPU state through the signal page first
+ * (below its stack's red zone, 64-byte aligned), then calls LX_SYS_FORK_FPU: lx cannot read
+ * the FPU registers, and the child must start with its parent's (fork_fpu_saved). */
 bool fork_regs(struct task *p)
 {
-    l4_word_t regs[L4_FREG_WORDS];
     for (unsigned i = 0; i < L4_FREG_WORDS; i++)
-        regs[i] = l4_mr(L4_FREG_RIP + i);   /* before any IPC overwrites them */
+        p->fork_saved[i] = l4_mr(L4_FREG_RIP + i);     /* before any IPC overwrites them */
+    l4_word_t rsp = p->fork_saved[L4_FREG_RSP - 1], rip = p->fork_saved[L4_FREG_RIP - 1];
+    p->fork_area = (rsp - 128 - 512) & ~63ul;
+    /* The words the child's way back needs (sigpage.c: RSP from area + 464, RIP 136 bytes
+     * below its RSP), written now into the parent's memory: the child inherits them, so it
+     * only reads those pages (no copies for it).  If they cannot be written, the child
+     * starts with the initial FPU state (fork_area 0). */
+    l4_word_t crsp = p->park_args[1] ? p->park_args[1] : rsp, back = crsp - 136;
+    if (copy_to_user(&p->mm, back, &rip, sizeof rip) ||
+        copy_to_user(&p->mm, p->fork_area + 464, &back, sizeof back))
+        p->fork_area = 0;
+    p->park = PARK_FORK_FPU;
+    l4_set_mr(0, l4_tag_make(L4_FOREIGN_SET_REGS, L4_FREG_WORDS, 0));
+    for (unsigned i = 0; i < L4_FREG_WORDS; i++)
+        l4_set_mr(L4_FREG_RIP + i, p->fork_saved[i]);
+    l4_set_mr(L4_FREG_RIP, sigpage_fork());
+    l4_set_mr(L4_FREG_RSP, p->fork_area ? p->fork_area : (rsp - 128 - 512) & ~63ul);
+    return true;
+}
+
+bool fork_fpu_saved(struct task *p)
+{
+    l4_word_t regs[L4_FREG_WORDS];
+    memcpy(regs, p->fork_saved, sizeof regs);
     l4_word_t flags = p->park_args[0];
 
     struct task *c = task_alloc();
@@ -131,6 +167,12 @@ bool fork_regs(struct task *p)
         c->regs[L4_FREG_RSP - 1] = p->park_args[1];
     if (flags & CLONE_SETTLS)
         c->regs[L4_FREG_FS_BASE - 1] = p->park_args[4];
+    /* It starts on the signal page's return path: fxrstor of the parent's saved state (its
+     * copy of the area), then RSP and RIP from the words fork_regs left (sigpage.c). */
+    if (p->fork_area) {
+        c->regs[L4_FREG_RSP - 1] = p->fork_area;
+        c->regs[L4_FREG_RIP - 1] = sigpage_return();
+    }
     c->park = PARK_START;
 
     int pid = c->pid;
@@ -177,5 +219,7 @@ void fork_vfork_done(struct task *c)
     if (!p || p->state != TASK_RUNNING || p->park != PARK_VFORK || p->park_pid != c->pid)
         return;
     p->park = PARK_NONE;
-    task_reply(p, c->pid);
+    parent_regs(p, c->pid);         /* it went through the signal page: all its registers */
+    if (l4_ipc_failed(l4_reply(p->tid)))
+        printf("lx: pid %d: cannot answer its vfork\n", p->pid);
 }

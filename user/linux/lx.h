@@ -174,6 +174,7 @@ enum task_state { TASK_FREE, TASK_RUNNING, TASK_ZOMBIE };
 enum park {
     PARK_NONE,
     PARK_FORK_REGS,                 /* fork: its registers (GET_REGS) are on their way */
+    PARK_FORK_FPU,                  /* fork: it saves its FPU state (the signal page) */
     PARK_VFORK,                     /* vfork: until the child (park_pid) execs or ends */
     PARK_CALL,                      /* a call that runs again when woken (park.c) */
     PARK_START,                     /* a new child: its first message gets the registers */
@@ -250,6 +251,8 @@ struct task {
     enum park park;
     int park_pid;                   /* PARK_VFORK: the child */
     l4_word_t park_args[5];         /* PARK_FORK_REGS: clone's flags, stack, tid pointers, tls */
+    l4_word_t fork_saved[L4_FREG_WORDS]; /* PARK_FORK_FPU, PARK_VFORK: its registers */
+    l4_word_t fork_area;            /* PARK_FORK_FPU: where it saved its FPU state */
     struct sysargs call;            /* PARK_CALL: the call, run again when woken */
     uint64_t park_deadline;         /* PARK_CALL: lx_now() at which it runs again; 0 none */
     bool retrying;                  /* the handler runs for a parked call */
@@ -344,6 +347,9 @@ uint16_t park_timeout(void);        /* the receive timeout until the next deadli
 /* The parent's registers arrived (its fork's GET_REGS): make the child; true if the MRs
  * hold the reply to the parent. */
 bool fork_regs(struct task *parent);
+/* Its FPU state is saved (the signal page's LX_SYS_FORK_FPU call): make the child; true
+ * if the MRs hold the reply to the parent. */
+bool fork_fpu_saved(struct task *parent);
 /* A child's first message (the pending interrupt set at its start): its registers. */
 void fork_child_start(struct task *child);
 /* A child of parent ended, or exec'ed: a parent parked in vfork for it goes on. */

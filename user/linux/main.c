@@ -204,6 +204,9 @@ static bool serve_syscall(struct task *t)
     /* MR1..MR10 hold RAX, the six arguments, RIP, RSP, RFLAGS: struct sysargs's order,
      * so one copy (a loop of volatile reads costs twice as much on every call). */
     struct sysargs a = *(const struct sysargs *)&l4_utcb()[L4_FSC_RAX];
+    if (__builtin_expect(t->park == PARK_FORK_FPU, 0) && a.nr == LX_SYS_FORK_FPU &&
+        a.rip == sigpage_fork_end())
+        return fork_fpu_saved(t);   /* fork's second step (fork.c) */
     long r = syscall_dispatch(t, &a);
     if (r == LX_PARK) {
         park_parked(t, &a);

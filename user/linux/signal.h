@@ -137,6 +137,9 @@ void signal_exec(struct task *t);
 void sigpage_region(struct region *r);
 l4_word_t sigpage_entry(void);
 l4_word_t sigpage_return(void);
+#define LX_SYS_FORK_FPU 0x7f000001ul  /* the fork path's private call (no Linux number) */
+l4_word_t sigpage_fork(void);       /* fxsave at RSP, then LX_SYS_FORK_FPU */
+l4_word_t sigpage_fork_end(void);   /* the RIP that call reports */
 
 /* sigframe.c: Linux's x86-64 rt_sigframe. */
 /* Build the frame for sig on t's stack and turn regs into the handler's; 0 or -EFAULT. */

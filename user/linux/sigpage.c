@@ -13,7 +13,11 @@
  *           fxrstor from it, then RSP = the word lx left at area + 464 (in the fxsave
  *           layout's bytes for software, which fxrstor ignores), which points 136 bytes
  *           below the interrupted RSP at the interrupted RIP: `ret $128` takes it and leaves
- *           RSP where it was.  No register and no flag is touched on the way back. */
+ *           RSP where it was.  No register and no flag is touched on the way back.
+ *   fork    (RSP = a scratch area below the parent's stack): fxsave there and make the
+ *           private call LX_SYS_FORK_FPU; lx then creates the child, which inherits the
+ *           area and starts on the return path above, so it gets its parent's FPU state
+ *           (fork.c). */
 #include "signal.h"
 
 __asm__(".pushsection .rodata\n"
@@ -31,11 +35,19 @@ __asm__(".pushsection .rodata\n"
         "  fxrstor64 (%rsp)\n"
         "  movq 464(%rsp), %rsp\n"
         "  ret $128\n"
+        ".globl lx_sigpage_fork\n"
+        "lx_sigpage_fork:\n"               /* fork: RSP = the scratch area below the stack */
+        "  fxsave64 (%rsp)\n"
+        "  movl $0x7f000001, %eax\n"       /* LX_SYS_FORK_FPU */
+        "  syscall\n"
+        ".globl lx_sigpage_fork_end\n"
+        "lx_sigpage_fork_end:\n"
+        "  ud2\n"
         "lx_sigpage_mxcsr: .long 0x1f80\n"
         ".balign 4096\n"
         ".popsection\n");
 
-extern const char lx_sigpage[], lx_sigpage_return[];
+extern const char lx_sigpage[], lx_sigpage_return[], lx_sigpage_fork[], lx_sigpage_fork_end[];
 
 void sigpage_region(struct region *r)
 {
@@ -52,4 +64,14 @@ l4_word_t sigpage_entry(void)
 l4_word_t sigpage_return(void)
 {
     return LX_SIGPAGE + (l4_word_t)(lx_sigpage_return - lx_sigpage);
+}
+
+l4_word_t sigpage_fork(void)
+{
+    return LX_SIGPAGE + (l4_word_t)(lx_sigpage_fork - lx_sigpage);
+}
+
+l4_word_t sigpage_fork_end(void)
+{
+    return LX_SIGPAGE + (l4_word_t)(lx_sigpage_fork_end - lx_sigpage);
 }

@@ -48,13 +48,8 @@ static long sys6(long nr, long a, long b, long c, long d, long e, long f)
     register long r8 __asm__("r8") = e;
     register long r9 __asm__("r9") = f;
     long ret;
-    /* The SSE registers as clobbered too: a child of fork under lx starts with the initial
-     * FPU/SSE state, not its parent's (docs/linux.md, differences), so no value may live in
-     * them across a call here.  C libraries' fork is a function call: the same holds. */
     __asm__ volatile("syscall" : "=a"(ret) : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10),
-                     "r"(r8), "r"(r9) : "rcx", "r11", "memory", "xmm0", "xmm1", "xmm2",
-                     "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",
-                     "xmm12", "xmm13", "xmm14", "xmm15");
+                     "r"(r8), "r"(r9) : "rcx", "r11", "memory");
     return ret;
 }
 #define sys3(nr, a, b, c) sys6(nr, (long)(a), (long)(b), (long)(c), 0, 0, 0)

@@ -776,7 +776,8 @@ static int sigcost(void)
 /* lxselftest.elf sigfpu: the FPU/SSE state across a handler, as Linux keeps it: the
  * interrupted code's XMM registers and MXCSR are in the frame's FPU area (fxsave layout:
  * MXCSR at 24, XMM0 at 160), the handler starts with MXCSR 0x1F80, and whatever the handler
- * does to them, the interrupted code gets its own back after rt_sigreturn.  Both a signal
+ * does to them, the interrupted code gets its own back after rt_sigreturn; and a child of
+ * fork starts with its parent's.  Both a signal
  * delivered at the end of a system call and one that interrupts a computation (a SIGSEGV
  * handler that skips the faulting load) are checked. */
 static volatile u64 fpu_seen_mxcsr, fpu_seen_xmm0, fpu_area_mxcsr, fpu_area_xmm0;
@@ -844,6 +845,23 @@ static int sigfpu(void)
         check(after == pattern && after_mxcsr == mxcsr,
               "XMM0 and MXCSR are the interrupted code's again after rt_sigreturn");
     }
+    /* fork: the child has its parent's FPU/SSE state (fork preserves every register). */
+    u64 child_xmm0;
+    unsigned child_mxcsr;
+    long pid;
+    __asm__ volatile("ldmxcsr %[m]\n\t"
+                     "movq %[p], %%xmm0\n\t"
+                     "syscall\n\t"
+                     "movq %%xmm0, %[a]\n\t"
+                     "stmxcsr %[am]"
+                     : [a] "=r"(child_xmm0), [am] "=m"(child_mxcsr), "=a"(pid)
+                     : [p] "r"(pattern), [m] "m"(mxcsr), "a"((long)SYS_fork)
+                     : "rcx", "r11", "xmm0", "memory");
+    if (pid == 0)
+        sys3(SYS_exit, child_xmm0 == pattern && child_mxcsr == mxcsr ? 0 : 1, 0, 0);
+    puts1("fork:\n");
+    check(pid > 0 && sig_child_status(pid) == 0,
+          "a child of fork starts with its parent's XMM0 and MXCSR");
     unsigned dflt = 0x1f80;
     __asm__ volatile("ldmxcsr %0" :: "m"(dflt));
     puts1(failures ? "selftest: FAILED\n" : "selftest: all passed\n");

@@ -174,21 +174,9 @@ long sys_epoll_wait(struct task *t, const struct sysargs *a)
                    ms < 0 ? ~0ull : (uint64_t)ms * 1000000);
 }
 
-static int epoll_sigmask(struct task *t, l4_word_t umask, l4_word_t size)
-{
-    if (!umask || park_retrying(t))
-        return 0;
-    if (size != 8)
-        return -EINVAL;
-    if (copy_from_user(&t->mm, &t->wait_sigmask, umask, 8))
-        return -EFAULT;
-    t->wait_sigmask_set = true;
-    return 0;
-}
-
 long sys_epoll_pwait(struct task *t, const struct sysargs *a)
 {
-    int e = epoll_sigmask(t, a->a[4], a->a[5]);
+    int e = poll_get_sigmask(t, a->a[4], a->a[5]);
     if (e)
         return e;
     long ms = (int)a->a[3];
@@ -205,7 +193,7 @@ long sys_epoll_pwait2(struct task *t, const struct sysargs *a)
     int e;
     if (a->a[3] && !park_retrying(t) && (e = timespec_get(t, a->a[3], &timeout)))
         return e;
-    if ((e = epoll_sigmask(t, a->a[4], a->a[5])))
+    if ((e = poll_get_sigmask(t, a->a[4], a->a[5])))
         return e;
     long r = do_wait(t, (long)a->a[0], a->a[1], (int)a->a[2], timeout);
     if (r != LX_PARK)

@@ -28,6 +28,9 @@ int pipe_fifo_open(struct inode *i, unsigned flags);
 /* What f's poll op says now (NULL op: readable and writable); with t, t is put on the
  * queues whose wake may change it. */
 unsigned file_poll(struct file *f, struct task *t);
+/* ppoll/pselect6/epoll_pwait's signal mask (sys_poll.c): kept in the task for the wait, for
+ * the signal layer; 0, -EINVAL (size not 8) or -EFAULT.  A rerun keeps the first one. */
+int poll_get_sigmask(struct task *t, l4_word_t umask, l4_word_t size);
 
 /* A write or writev parked with part of its bytes moved (t->io_done) that a signal ends:
  * the value to answer (that count, as Linux does), or 0 if nothing moved (then EINTR or a

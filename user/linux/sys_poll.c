@@ -50,7 +50,7 @@ static long done(struct task *t, long r)
     return r;
 }
 
-static int get_sigmask(struct task *t, l4_word_t umask, l4_word_t size)
+int poll_get_sigmask(struct task *t, l4_word_t umask, l4_word_t size)
 {
     if (!umask || park_retrying(t))
         return 0;
@@ -100,7 +100,7 @@ long sys_ppoll(struct task *t, const struct sysargs *a)
     int e;
     if (a->a[2] && (e = timespec_get(t, a->a[2], &timeout)))
         return e;
-    if ((e = get_sigmask(t, a->a[3], a->a[4])))
+    if ((e = poll_get_sigmask(t, a->a[3], a->a[4])))
         return e;
     set_deadline(t, timeout);
     long r = do_poll(t, a->a[0], a->a[1]);
@@ -178,7 +178,7 @@ long sys_pselect6(struct task *t, const struct sysargs *a)
         l4_word_t ss[2];
         if (copy_from_user(&t->mm, ss, a->a[5], sizeof ss))
             return -EFAULT;
-        if ((e = get_sigmask(t, ss[0], ss[1])))
+        if ((e = poll_get_sigmask(t, ss[0], ss[1])))
             return e;
     }
     set_deadline(t, timeout);

@@ -22,8 +22,14 @@ MISSING: dict[str, str] = {}
 BUGS = {
     "sh/jobs": "lx: busybox sh prints `Killed` for a job that was stopped, continued and "
                "killed (kill -STOP, -CONT, -KILL in a row, then wait) on Linux but not on lx; "
-               "the wait status (137) is the same.  Not understood yet: probably the order "
-               "in which the stop and continue notifications reach the shell's waitpid.",
+               "the wait status (137) is the same.  Not about stop/continue: on lx the STOP "
+               "is cancelled by the CONT before the fresh child runs (no stop, no "
+               "notification, as Linux), and `sh -c 'sleep 1 & kill -KILL $!; wait $!'` "
+               "prints no `Killed` either, while `kill -TERM` there does.  ash prints the "
+               "status only when `wait`'s own waitpid reaps the job; lx ends a SIGKILLed "
+               "child within the kill call (SIGCHLD reaches ash before `wait` starts), Linux "
+               "when the child next runs (after ash blocks in `wait`).  Open: what reaps it "
+               "in ash before `wait`, and whether lx should defer SIGKILL's end.",
 }
 
 NOT_RUN_ON_PECAN: dict[str, str] = {}

@@ -96,6 +96,7 @@ void signal_send(struct task *t, int sig, const struct k_siginfo *info)
             t->sig.stopped = false;         /* signal_run answers what it held */
             note(t);
             if (sig == SIGCONT) {
+                printf("lx: pid %d continued\n", t->pid);
                 t->sig.report = -1;
                 signal_child_event(t, CLD_CONTINUED);
             }
@@ -195,6 +196,15 @@ static bool pgrp_orphaned(int pgid)
 static bool stop_discarded(const struct task *t, int sig)
 {
     return sig != SIGSTOP && pgrp_orphaned(t->pgid);
+}
+
+int signal_tty_stop_check(const struct task *t, int sig)
+{
+    l4_word_t h = t->sig.action[sig - 1].handler;
+    if ((t->sig.blocked & SIGBIT(sig)) || h == SIG_IGN)
+        return 1;
+    /* init never gets a default-action signal: it would restart its call for ever. */
+    return pgrp_orphaned(t->pgid) || (t->pid == 1 && h == SIG_DFL) ? -1 : 0;
 }
 
 /* End t by signal sig. */

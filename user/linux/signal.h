@@ -78,6 +78,10 @@
 void signal_raise(struct task *t, int sig);
 /* Raise sig for every process of group pgid (the tty's ^C, ^Z, ^\); the number reached. */
 int signal_raise_pgrp(int pgid, int sig);
+/* A terminal's job-control stop signal (SIGTTIN, SIGTTOU) for t, as Linux's tty layer asks:
+ * 1 if t ignores or blocks it (the caller goes ahead, or a read fails with EIO), -1 if t's
+ * group is orphaned (nobody would continue it: EIO), 0 if it is to be raised for the group. */
+int signal_tty_stop_check(const struct task *t, int sig);
 
 /* --- for lx's own layers (signal.c) --- */
 /* Raise sig with its siginfo; sender: the sending process (kill) or NULL (lx). */

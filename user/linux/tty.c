@@ -546,10 +546,14 @@ long tty_read(struct task *t, struct file *f, l4_word_t ubuf, l4_word_t n)
         return -EBADF;
     unsigned slot = (unsigned)(t - task_slot(0));
     if (background(t)) {
-        /* Linux stops the group (SIGTTIN) and restarts the read when it continues; the
-         * read here ends with EINTR (the signal layer decides what the process sees). */
+        /* As Linux: EIO if the reader ignores or blocks SIGTTIN or nobody would continue
+         * its group; else SIGTTIN for the group, and the read is restarted after SIGCONT
+         * (or ends with EINTR if a handler without SA_RESTART ran). */
+        int c = signal_tty_stop_check(t, SIGTTIN);
+        if (c)
+            return -EIO;
         signal_raise_pgrp(t->pgid, SIGTTIN);
-        return -EINTR;
+        return -ERESTARTSYS;
     }
     if (!console_has_input() || !n)
         return 0;
@@ -612,8 +616,15 @@ long tty_write(struct task *t, struct file *f, l4_word_t ubuf, l4_word_t n)
     if ((f->flags & O_ACCMODE) == O_RDONLY || (f->flags & O_PATH))
         return -EBADF;
     if ((tty.tio.c_lflag & TOSTOP) && background(t)) {
-        signal_raise_pgrp(t->pgid, SIGTTOU);
-        return -EINTR;
+        /* As Linux: a writer that ignores or blocks SIGTTOU writes; an orphaned group
+         * gets EIO; else SIGTTOU for the group and the write restarts after SIGCONT. */
+        int c = signal_tty_stop_check(t, SIGTTOU);
+        if (c < 0)
+            return -EIO;
+        if (!c) {
+            signal_raise_pgrp(t->pgid, SIGTTOU);
+            return -ERESTARTSYS;
+        }
     }
     l4_word_t done = 0;
     while (done < n) {
@@ -767,6 +778,15 @@ static long op_ioctl(struct file *f, struct task *t, unsigned long cmd, l4_word_
             return -EINVAL;
         if (!group_in_session(pgrp, t->sid))
             return -EPERM;
+        if (background(t)) {        /* as Linux: SIGTTOU unless ignored or blocked */
+            int c = signal_tty_stop_check(t, SIGTTOU);
+            if (c < 0)
+                return -EIO;
+            if (!c) {
+                signal_raise_pgrp(t->pgid, SIGTTOU);
+                return -ERESTARTSYS;
+            }
+        }
         tty.pgrp = pgrp;
         waitq_wake(&tty.readers);   /* a parked background reader is one no longer */
         return 0;

@@ -183,6 +183,22 @@ static int background_child(void)
         bad |= 4;
     if (write(1, "x", 1) != -1 || errno != EINTR)
         bad |= 8;
+    /* SIGTTIN ignored or blocked: the read fails with EIO (nobody is stopped); SIGTTOU
+     * ignored: the write goes through (a carriage return, invisible in the log). */
+    sigset_t set, old;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTTIN);
+    sigprocmask(SIG_BLOCK, &set, &old);
+    if (read(0, &c, 1) != -1 || errno != EIO)
+        bad |= 1024;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGTTIN, &sa, NULL);
+    sigaction(SIGTTOU, &sa, NULL);
+    if (read(0, &c, 1) != -1 || errno != EIO)
+        bad |= 1024;
+    if (write(1, "\r", 1) != 1)
+        bad |= 1024;
     /* A group leader cannot make a session: a child of ours (no leader) does. */
     pid_t pid = fork();
     if (pid == 0) {
@@ -223,9 +239,10 @@ static void job_control(void)
     }
     int status = -1;
     check(pid > 0 && waitpid(pid, &status, 0) == pid, "fork a background child, wait");
-    char line[256];
+    char line[384];
     snprintf(line, sizeof line, "background read: EINTR (SIGTTIN), write with TOSTOP: EINTR "
-             "(SIGTTOU); TIOCSCTTY by a non-leader: EPERM; after setsid: TIOCGPGRP, TIOCNOTTY "
+             "(SIGTTOU); SIGTTIN blocked or ignored: EIO, SIGTTOU ignored: the write goes "
+             "through; TIOCSCTTY by a non-leader: EPERM; after setsid: TIOCGPGRP, TIOCNOTTY "
              "ENOTTY, /dev/tty ENXIO, TIOCSCTTY EPERM (status %#x)", (unsigned)status);
     check(WIFEXITED(status) && WEXITSTATUS(status) == 0, line);
     ioctl(0, TCSETS, &saved);

@@ -3,23 +3,40 @@
 #include <libl4/serial.h>
 #include <string.h>
 
-bool serial_write(l4_word_t driver, const char *buf, unsigned n)
+void serial_put_bytes(l4_word_t label, const char *buf, unsigned n)
+{
+    if (n > SERIAL_MAX)
+        n = SERIAL_MAX;
+    unsigned words = (n + 7) / 8;
+    l4_word_t w[SERIAL_MAX / 8] = { 0 };
+    memcpy(w, buf, n);
+    l4_set_mr(0, l4_tag_make(label, 1 + words, 0));
+    l4_set_mr(1, n);
+    for (unsigned i = 0; i < words; i++)
+        l4_set_mr(2 + i, w[i]);
+}
+
+static bool write_as(l4_word_t driver, l4_word_t label, const char *buf, unsigned n)
 {
     while (n) {
         unsigned k = n > SERIAL_MAX ? SERIAL_MAX : n;
-        unsigned words = (k + 7) / 8;
-        l4_word_t w[60] = { 0 };
-        memcpy(w, buf, k);
-        l4_set_mr(0, l4_tag_make(SERIAL_WRITE, 1 + words, 0));
-        l4_set_mr(1, k);
-        for (unsigned i = 0; i < words; i++)
-            l4_set_mr(2 + i, w[i]);
+        serial_put_bytes(label, buf, k);
         if (l4_ipc_failed(l4_call(driver)))
             return false;
         buf += k;
         n -= k;
     }
     return true;
+}
+
+bool serial_write(l4_word_t driver, const char *buf, unsigned n)
+{
+    return write_as(driver, SERIAL_WRITE, buf, n);
+}
+
+bool serial_write_raw(l4_word_t driver, const char *buf, unsigned n)
+{
+    return write_as(driver, SERIAL_WRITE_RAW, buf, n);
 }
 
 unsigned serial_read(l4_word_t driver, char *buf, unsigned max)
@@ -33,7 +50,7 @@ unsigned serial_read(l4_word_t driver, char *buf, unsigned max)
     unsigned n = (unsigned)l4_mr(1);
     if (n > max)
         n = max;
-    l4_word_t w[60];
+    l4_word_t w[SERIAL_MAX / 8];
     for (unsigned i = 0; i < (n + 7) / 8; i++)
         w[i] = l4_mr(2 + i);
     memcpy(buf, w, n);

@@ -46,13 +46,7 @@ static void input_loop(void)
         unsigned n = serial_read(driver, buf, sizeof buf);
         if (!n)
             continue;               /* "ask again" (or a failed IPC) */
-        l4_word_t w[SERIAL_MAX / 8] = { 0 };
-        memcpy(w, buf, n);
-        unsigned words = (n + 7) / 8;
-        l4_set_mr(0, l4_tag_make(CONSOLE_INPUT, 1 + words, 0));
-        l4_set_mr(1, n);
-        for (unsigned i = 0; i < words; i++)
-            l4_set_mr(2 + i, w[i]);
+        serial_put_bytes(CONSOLE_INPUT, buf, n);    /* the driver's format, lx's label */
         l4_call(lx_self);
     }
 }
@@ -128,20 +122,7 @@ bool console_input(l4_word_t tag)
 void console_write(const char *buf, size_t n)
 {
     if (driver) {
-        while (n) {
-            unsigned k = n > SERIAL_MAX ? SERIAL_MAX : (unsigned)n;
-            l4_word_t w[SERIAL_MAX / 8] = { 0 };
-            memcpy(w, buf, k);
-            unsigned words = (k + 7) / 8;
-            l4_set_mr(0, l4_tag_make(SERIAL_WRITE_RAW, 1 + words, 0));
-            l4_set_mr(1, k);
-            for (unsigned i = 0; i < words; i++)
-                l4_set_mr(2 + i, w[i]);
-            if (l4_ipc_failed(l4_call(driver)))
-                return;
-            buf += k;
-            n -= k;
-        }
+        serial_write_raw(driver, buf, (unsigned)n);
         return;
     }
     /* The kernel console turns "\n" into "\r\n" itself: drop the tty's "\r" before "\n"

@@ -357,25 +357,45 @@ long sys_getdents(struct task *t, const struct sysargs *a)
     return do_getdents(t, a, false);
 }
 
-static long do_mkdir(struct task *t, long dirfd, l4_word_t upath, unsigned mode)
+/* The directory for a new name (mkdir, mknod, symlink): path1 and last1 hold the path and
+ * its last component; EEXIST if the name is taken (or "." or ".."), ENOENT for a trailing
+ * "/" unless the call allows it (mkdir, symlink), and what names_fixed says.  NULL with
+ * *err. */
+static struct inode *new_name_dir(struct task *t, long dirfd, l4_word_t upath, bool trailing_ok,
+                                  int *err)
 {
-    int err;
     bool trailing;
-    struct inode *dir = parent_at(t, dirfd, upath, path1, last1, &trailing, &err);
+    struct inode *dir = parent_at(t, dirfd, upath, path1, last1, &trailing, err);
     if (!dir)
-        return err;
-    if (dot_or_dotdot(last1) || child(t, dir, last1))
-        return -EEXIST;
-    if ((err = names_fixed(dir, -ENOENT)))
-        return err;
-    struct inode *i = tmpfs_new(S_IFDIR | (mode & 01777 & ~t->fs->umask));
-    if (!i)
-        return -ENOMEM;
-    if ((err = tmpfs_link(dir, last1, strlen(last1), i))) {
+        return NULL;
+    *err = dot_or_dotdot(last1) || child(t, dir, last1) ? -EEXIST
+           : trailing && !trailing_ok                   ? -ENOENT
+                                                        : names_fixed(dir, -ENOENT);
+    return *err ? NULL : dir;
+}
+
+/* Link the new inode i as last1 in dir; if that fails (or err already says so), i goes. */
+static long link_new(struct inode *dir, struct inode *i, int err)
+{
+    if (!err)
+        err = tmpfs_link(dir, last1, strlen(last1), i);
+    if (err) {
         i->refs = 1;
         inode_put(i);
     }
     return err;
+}
+
+static long do_mkdir(struct task *t, long dirfd, l4_word_t upath, unsigned mode)
+{
+    int err;
+    struct inode *dir = new_name_dir(t, dirfd, upath, true, &err);
+    if (!dir)
+        return err;
+    struct inode *i = tmpfs_new(S_IFDIR | (mode & 01777 & ~t->fs->umask));
+    if (!i)
+        return -ENOMEM;
+    return link_new(dir, i, 0);
 }
 
 long sys_mkdir(struct task *t, const struct sysargs *a)
@@ -574,25 +594,13 @@ static long do_symlink(struct task *t, l4_word_t utarget, long nfd, l4_word_t un
         return err;
     if (!path2[0])
         return -ENOENT;
-    bool trailing;
-    struct inode *dir = parent_at(t, nfd, unew, path1, last1, &trailing, &err);
+    struct inode *dir = new_name_dir(t, nfd, unew, true, &err);
     if (!dir)
-        return err;
-    if (dot_or_dotdot(last1) || child(t, dir, last1))
-        return -EEXIST;
-    if ((err = names_fixed(dir, -ENOENT)))
         return err;
     struct inode *i = tmpfs_new(S_IFLNK | 0777);
     if (!i)
         return -ENOMEM;
-    err = tmpfs_set_target(i, path2, strlen(path2));
-    if (!err)
-        err = tmpfs_link(dir, last1, strlen(last1), i);
-    if (err) {
-        i->refs = 1;
-        inode_put(i);
-    }
-    return err;
+    return link_new(dir, i, tmpfs_set_target(i, path2, strlen(path2)));
 }
 
 long sys_symlink(struct task *t, const struct sysargs *a)
@@ -1061,15 +1069,8 @@ static long do_mknod(struct task *t, long dirfd, l4_word_t upath, unsigned mode,
         type != S_IFSOCK)
         return -EINVAL;
     int err;
-    bool trailing;
-    struct inode *dir = parent_at(t, dirfd, upath, path1, last1, &trailing, &err);
+    struct inode *dir = new_name_dir(t, dirfd, upath, false, &err);
     if (!dir)
-        return err;
-    if (dot_or_dotdot(last1) || child(t, dir, last1))
-        return -EEXIST;
-    if (trailing)
-        return -ENOENT;
-    if ((err = names_fixed(dir, -ENOENT)))
         return err;
     struct inode *i = tmpfs_new(type | (mode & 07777 & ~t->fs->umask));
     if (!i)
@@ -1078,11 +1079,7 @@ static long do_mknod(struct task *t, long dirfd, l4_word_t upath, unsigned mode,
         i->rdev_major = (unsigned)(((dev >> 8) & 0xfff) | ((dev >> 32) & ~0xfffull));
         i->rdev_minor = (unsigned)((dev & 0xff) | ((dev >> 12) & ~0xffull));
     }
-    if ((err = tmpfs_link(dir, last1, strlen(last1), i))) {
-        i->refs = 1;
-        inode_put(i);
-    }
-    return err;
+    return link_new(dir, i, 0);
 }
 
 long sys_mknod(struct task *t, const struct sysargs *a)

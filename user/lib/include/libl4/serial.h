@@ -15,7 +15,11 @@
 #define SERIAL_MAX    (8 * 60)  /* bytes per message: 60 words after the count */
 
 /* Client helpers (serial.c in libl4). */
+/* The protocol's byte message in the MRs: MR0 = label (u = 1 + words), MR1 = n, MR2.. the
+ * bytes (at most SERIAL_MAX; more are cut). */
+void serial_put_bytes(l4_word_t label, const char *buf, unsigned n);
 bool serial_write(l4_word_t driver, const char *buf, unsigned n);
+bool serial_write_raw(l4_word_t driver, const char *buf, unsigned n);  /* SERIAL_WRITE_RAW */
 unsigned serial_read(l4_word_t driver, char *buf, unsigned max);
 
 #endif

@@ -307,20 +307,3 @@ void vfs_shutdown(void)
     vfs_umount_all();
     tmpfs_shutdown();
 }
-
-int vfs_exec_image(struct task *t, const char *path, const void **image, l4_word_t *size)
-{
-    int err;
-    struct inode *i = path_walk(t, NULL, path, true, &err);
-    if (!i)
-        return err;
-    if (!S_ISREG(i->mode))
-        return S_ISDIR(i->mode) ? -EISDIR : -EACCES;
-    if (!(i->mode & 0111))
-        return -EACCES;
-    if (!i->ro)
-        return -ENOEXEC;            /* a written file is not in one piece: not yet */
-    *image = i->ro;
-    *size = i->size;
-    return 0;
-}

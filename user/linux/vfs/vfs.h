@@ -251,12 +251,10 @@ void vfs_stat_fill(struct inode *i, void *statbuf);     /* Linux's struct stat, 
 bool vfs_task_init(struct task *t);
 void vfs_task_exit(struct task *t);     /* closes everything */
 /* fork/clone: the child shares the parent's fd table (CLONE_FILES) and cwd/umask
- * (CLONE_FS) or gets copies (the same open files); false when memory is short.  Not called
- * yet: for fork and execve (whose part is vfs_task_exec: the CLOEXEC fds close). */
+ * (CLONE_FS) or gets copies (the same open files); false when memory is short.  execve's
+ * part is vfs_task_exec: the CLOEXEC fds close. */
 bool vfs_task_fork(struct task *child, struct task *parent, bool share_files, bool share_fs);
 void vfs_task_exec(struct task *t);
 void vfs_shutdown(void);                /* the end of the run: the file system goes */
-/* A file's bytes as one piece for the ELF loader (initramfs files only, so far). */
-int vfs_exec_image(struct task *t, const char *path, const void **image, l4_word_t *size);
 
 #endif

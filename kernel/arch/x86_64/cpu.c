@@ -164,6 +164,11 @@ void cpu_init_tables(void)
         "movw %%ax, %%gs\n"
         :: "i"((word_t)GDT_KERNEL_CS), "r"((word_t)GDT_KERNEL_DS) : "rax", "memory");
     __asm__ volatile("ltr %w0" :: "r"(GDT_TSS));
+    /* A null LDT: LDTR's reset value (base 0, limit 0xFFFF) would make every TI=1 selector
+     * read a descriptor, with supervisor rights, from the first 64 KiB of the current address
+     * space, where user memory (a UTCB) lies.  With a null LDTR every such load is a #GP, as
+     * on Linux.  Nothing ever loads another LDT. */
+    __asm__ volatile("lldt %w0" :: "r"(0));
 
     for (int v = 0; v < 256; v++)
         set_gate(v, vector_table + 16 * v, 0, 0);

@@ -123,41 +123,18 @@ static bool moved(const struct bootmem_request *rq, const struct bootmem_plan *p
     return p->mod[i].start != rq->mod[i].start;
 }
 
-/* The pool below its limit, clear of the fixed ranges and of as many of the staying modules
- * as possible, dropping the smallest first.  `order`: module indices, largest first. */
-static bool place_pool_first(const struct bootmem_request *rq, struct bootmem_plan *p,
-                             const bool *must_move, const unsigned *order)
+/* Every module in `move`, in `order`, to the highest place clear of everything: fixed and
+ * nodata ranges, the pool, every other module where it was and where it goes.  Its own old
+ * place may be reused (the copy handles the overlap).  Returns the index of a module that
+ * found no place, or BOOT_MAX_MODULES. */
+static unsigned place_modules(const struct bootmem_request *rq, struct bootmem_plan *p,
+                              const bool *move, const unsigned *order)
 {
-    unsigned staying = 0;
     for (unsigned i = 0; i < rq->nmod; i++)
-        staying += !must_move[i];
-    for (int keep = (int)staying; keep >= 0; keep--) {
-        struct avoid a;
-        avoid_fixed(&a, rq, false);
-        int kept = 0;
-        for (unsigned k = 0; k < rq->nmod && kept < keep; k++)
-            if (!must_move[order[k]]) {
-                avoid_add(&a, rq->mod[order[k]]);
-                kept++;
-            }
-        paddr_t x = place(rq, rq->pool_size, rq->pool_align, rq->pool_limit, &a);
-        if (x) {
-            p->pool = (struct phys_range){ x, x + rq->pool_size };
-            return true;
-        }
-    }
-    return false;
-}
-
-/* Every module that must move, largest first, to the highest place clear of everything:
- * fixed and nodata ranges, the pool if placed, every other module where it was and where it
- * goes.  Its own old place may be reused (the copy handles the overlap). */
-static bool place_modules(const struct bootmem_request *rq, struct bootmem_plan *p,
-                          const bool *must_move, const unsigned *order)
-{
+        p->mod[i] = rq->mod[i];
     for (unsigned k = 0; k < rq->nmod; k++) {
         unsigned i = order[k];
-        if (!must_move[i])
+        if (!move[i])
             continue;
         struct avoid a;
         avoid_fixed(&a, rq, true);
@@ -171,55 +148,43 @@ static bool place_modules(const struct bootmem_request *rq, struct bootmem_plan 
         }
         word_t size = range_size(rq->mod[i]);
         paddr_t x = place(rq, size, PAGE_SIZE, ~0ul, &a);
-        if (!x) {
-            p->module = i;
-            return false;
-        }
+        if (!x)
+            return i;
         p->mod[i] = (struct phys_range){ x, x + size };
     }
-    return true;
+    return BOOT_MAX_MODULES;
 }
 
-/* One attempt: the pool first (modules in its way move), or the modules that must move first
- * (the pool then avoids every module). */
-static enum bootmem_status plan_once(const struct bootmem_request *rq, struct bootmem_plan *p,
-                                     bool modules_first)
+/* The modules in `move`, largest first; when one finds no place, again with that one first
+ * (a large module at the top can take the only place a smaller one fits), at most once per
+ * module.  Then the boot data, which makes no module move: 16 KiB fit into some gap. */
+static enum bootmem_status place_rest(const struct bootmem_request *rq, struct bootmem_plan *p,
+                                      const bool *move, const unsigned *largest_first)
 {
-    bool must_move[BOOT_MAX_MODULES];
-    unsigned order[BOOT_MAX_MODULES];
-    for (unsigned i = 0; i < rq->nmod; i++) {
-        p->mod[i] = rq->mod[i];
-        must_move[i] = false;
-        for (unsigned f = 0; f < rq->nfixed; f++)
-            must_move[i] |= range_overlaps(rq->mod[i], rq->fixed[f]);
-        for (unsigned f = 0; f < rq->nnodata; f++)
-            must_move[i] |= range_overlaps(rq->mod[i], rq->nodata[f]);
-        /* Insertion into `order`, largest first, ties in module order. */
-        unsigned k = i;
-        for (; k > 0 && range_size(rq->mod[order[k - 1]]) < range_size(rq->mod[i]); k--)
+    unsigned order[BOOT_MAX_MODULES], nmove = 0;
+    for (unsigned k = 0; k < rq->nmod; k++) {
+        order[k] = largest_first[k];
+        nmove += move[k];
+    }
+    for (unsigned attempt = 0; ; attempt++) {
+        unsigned failed = place_modules(rq, p, move, order);
+        if (failed == BOOT_MAX_MODULES)
+            break;
+        if (!attempt)
+            p->module = failed;         /* reported if no order works */
+        if (attempt + 1 >= nmove) {
+            for (unsigned i = 0; i < rq->nmod; i++)
+                p->mod[i] = rq->mod[i];
+            return BOOTMEM_MODULE_NO_ROOM;
+        }
+        unsigned k = 0;
+        while (order[k] != failed)
+            k++;
+        for (; k > 0; k--)
             order[k] = order[k - 1];
-        order[k] = i;
+        order[0] = failed;
     }
-    p->pool = (struct phys_range){ 0, 0 };
-    if (!modules_first) {
-        if (!place_pool_first(rq, p, must_move, order))
-            return BOOTMEM_NO_POOL;
-        for (unsigned i = 0; i < rq->nmod; i++)
-            must_move[i] |= range_overlaps(rq->mod[i], p->pool);
-    }
-    if (!place_modules(rq, p, must_move, order))
-        return BOOTMEM_MODULE_NO_ROOM;
     struct avoid a;
-    if (modules_first) {
-        avoid_fixed(&a, rq, false);
-        for (unsigned i = 0; i < rq->nmod; i++)
-            avoid_add(&a, p->mod[i]);
-        paddr_t x = place(rq, rq->pool_size, rq->pool_align, rq->pool_limit, &a);
-        if (!x)
-            return BOOTMEM_NO_POOL;
-        p->pool = (struct phys_range){ x, x + rq->pool_size };
-    }
-    /* The boot data last: 16 KiB fit into some gap, and it makes no module move. */
     avoid_fixed(&a, rq, true);
     avoid_add(&a, p->pool);
     for (unsigned i = 0; i < rq->nmod; i++)
@@ -231,6 +196,85 @@ static enum bootmem_status plan_once(const struct bootmem_request *rq, struct bo
     return BOOTMEM_OK;
 }
 
+/* A place for the pool and the bytes of modules it would make move (besides those that must
+ * move anyway). */
+struct pool_candidate {
+    paddr_t at;
+    word_t cost;
+};
+
+#define POOL_CANDIDATES 128
+
+/* Keep the POOL_CANDIDATES best places, cheapest first, then highest. */
+static unsigned add_candidate(struct pool_candidate *c, unsigned n, struct pool_candidate x)
+{
+    unsigned k = n;
+    for (unsigned i = 0; i < n; i++)
+        if (c[i].at == x.at)
+            return n;
+    for (; k > 0 && (c[k - 1].cost > x.cost || (c[k - 1].cost == x.cost && c[k - 1].at < x.at)); k--)
+        if (k < POOL_CANDIDATES)
+            c[k] = c[k - 1];
+    if (k < POOL_CANDIDATES)
+        c[k] = x;
+    return n < POOL_CANDIDATES ? n + 1 : n;
+}
+
+/* The pool at `at` (aligned, below its limit) if it lies in one usable region clear of the
+ * fixed ranges: its cost. */
+static void pool_candidate(const struct bootmem_request *rq, const struct boot_region *m,
+                           const bool *must_move, paddr_t at, struct pool_candidate *c,
+                           unsigned *n)
+{
+    struct phys_range r = { at, at + rq->pool_size };
+    if (at < MAX(m->start, PAGE_SIZE) || r.end > m->end || r.end > rq->pool_limit || r.end < at)
+        return;
+    word_t cost = 0;
+    for (unsigned f = 0; f < rq->nfixed; f++)
+        if (range_overlaps(r, rq->fixed[f]))
+            return;
+    for (unsigned i = 0; i < rq->nmod; i++)
+        if (!must_move[i] && range_overlaps(r, rq->mod[i]))
+            cost += range_size(rq->mod[i]);
+    *n = add_candidate(c, *n, (struct pool_candidate){ at, cost });
+}
+
+/* The edges a pool may start or end at: its region's, the limit, fixed and nodata ranges',
+ * modules'. */
+static paddr_t pool_edge(const struct bootmem_request *rq, const struct boot_region *m,
+                         unsigned e)
+{
+    if (e < 3)
+        return e == 0 ? m->start : e == 1 ? m->end : rq->pool_limit;
+    e -= 3;
+    const struct phys_range *r = e / 2 < rq->nfixed ? &rq->fixed[e / 2] :
+                                 e / 2 < rq->nfixed + rq->nnodata ? &rq->nodata[e / 2 - rq->nfixed] :
+                                 &rq->mod[e / 2 - rq->nfixed - rq->nnodata];
+    return (e & 1) ? r->end : r->start;
+}
+
+/* The places worth trying for the pool: in each usable region, starting or ending at an edge.
+ * A pool elsewhere can mostly slide to one of them without covering another module (not
+ * always: tests/host/bootmem_test.c counts the rare crowded cases where that misses a plan). */
+static unsigned pool_candidates(const struct bootmem_request *rq, const bool *must_move,
+                                struct pool_candidate *c)
+{
+    unsigned n = 0, nedges = 3 + 2 * (rq->nfixed + rq->nnodata + rq->nmod);
+    word_t size = rq->pool_size, align = rq->pool_align;
+    for (unsigned i = 0; i < rq->nmem; i++) {
+        const struct boot_region *m = &rq->mem[i];
+        for (unsigned e = 0; m->type == BOOT_MEM_USABLE && e < nedges; e++) {
+            paddr_t b = pool_edge(rq, m, e);
+            if (b < m->start || b > m->end)
+                continue;
+            pool_candidate(rq, m, must_move, ALIGN_UP(b, align), c, &n);
+            if (b >= size)
+                pool_candidate(rq, m, must_move, ALIGN_DOWN(b - size, align), c, &n);
+        }
+    }
+    return n;
+}
+
 void bootmem_plan(const struct bootmem_request *rq, struct bootmem_plan *plan)
 {
     *plan = (struct bootmem_plan){ .status = BOOTMEM_OK };
@@ -238,6 +282,8 @@ void bootmem_plan(const struct bootmem_request *rq, struct bootmem_plan *plan)
         plan->status = BOOTMEM_BAD_REQUEST;
         return;
     }
+    bool must_move[BOOT_MAX_MODULES], move[BOOT_MAX_MODULES];
+    unsigned order[BOOT_MAX_MODULES];
     for (unsigned i = 0; i < rq->nmod; i++) {
         plan->mod[i] = rq->mod[i];
         if (!bootmem_in_ram(rq->mem, rq->nmem, rq->mod[i])) {
@@ -245,16 +291,40 @@ void bootmem_plan(const struct bootmem_request *rq, struct bootmem_plan *plan)
             plan->module = i;
             return;
         }
+        must_move[i] = false;
+        for (unsigned f = 0; f < rq->nfixed; f++)
+            must_move[i] |= range_overlaps(rq->mod[i], rq->fixed[f]);
+        for (unsigned f = 0; f < rq->nnodata; f++)
+            must_move[i] |= range_overlaps(rq->mod[i], rq->nodata[f]);
+        /* Insertion into `order`, largest first, ties in module order. */
+        unsigned k = i;
+        for (; k > 0 && range_size(rq->mod[order[k - 1]]) < range_size(rq->mod[i]); k--)
+            order[k] = order[k - 1];
+        order[k] = i;
     }
-    plan->status = plan_once(rq, plan, false);
-    if (plan->status == BOOTMEM_OK)
+    /* The cheapest place for the pool that lets everything else fit, the highest of equals;
+     * a failure is reported as the cheapest place met it. */
+    static struct pool_candidate cand[POOL_CANDIDATES];
+    unsigned n = pool_candidates(rq, must_move, cand);
+    if (!n) {
+        plan->status = BOOTMEM_NO_POOL;
         return;
-    /* The pool at the top of RAM can take the only place a large module fits: try the other
-     * order before giving up, and report the first attempt's failure if that fails too. */
-    struct bootmem_plan other = { .status = BOOTMEM_OK };
-    other.status = plan_once(rq, &other, true);
-    if (other.status == BOOTMEM_OK)
-        *plan = other;
+    }
+    struct bootmem_plan first = *plan;
+    for (unsigned c = 0; c < n; c++) {
+        struct bootmem_plan *p = c ? plan : &first;
+        for (unsigned i = 0; i < rq->nmod; i++)
+            move[i] = must_move[i] || range_overlaps(rq->mod[i], (struct phys_range){
+                          cand[c].at, cand[c].at + rq->pool_size });
+        p->pool = (struct phys_range){ cand[c].at, cand[c].at + rq->pool_size };
+        p->status = place_rest(rq, p, move, order);
+        if (p->status == BOOTMEM_OK) {
+            if (!c)
+                *plan = first;
+            return;
+        }
+    }
+    *plan = first;
 }
 
 /* Does the request fit with `extra` bytes more at the end of region `top`? */
@@ -268,7 +338,7 @@ static bool fits_with(const struct bootmem_request *rq, unsigned top, word_t ext
     struct bootmem_request more = *rq;
     more.mem = mem;
     more.pool_size = pool_for(bootmem_ram_present(mem, rq->nmem));
-    struct bootmem_plan p;
+    static struct bootmem_plan p;
     bootmem_plan(&more, &p);
     return p.status == BOOTMEM_OK;
 }
@@ -278,21 +348,21 @@ word_t bootmem_ram_to_fit(const struct bootmem_request *rq, word_t (*pool_for)(w
     /* More RAM extends the highest usable region (as it does in QEMU's machines): double the
      * extra until the plan works, then halve the step to the least MiB that works. */
     unsigned top = BOOT_MAX_REGIONS;
-    for (unsigned i = 0; i < rq->nmem && i < BOOT_MAX_REGIONS; i++)
-        if (rq->mem[i].type == BOOT_MEM_USABLE && (top == BOOT_MAX_REGIONS || rq->mem[i].end > rq->mem[top].end))
+    if (rq->nmem > BOOT_MAX_REGIONS)
+        return 0;
+    for (unsigned i = 0; i < rq->nmem; i++)
+        if (rq->mem[i].type == BOOT_MEM_USABLE &&
+            (top == BOOT_MAX_REGIONS || rq->mem[i].end > rq->mem[top].end))
             top = i;
-    if (top == BOOT_MAX_REGIONS || rq->nmem > BOOT_MAX_REGIONS)
+    if (top == BOOT_MAX_REGIONS || fits_with(rq, top, 0, pool_for))
         return 0;
-    if (fits_with(rq, top, 0, pool_for))
-        return 0;
-    word_t hi = 1ul << 20;
+    word_t hi = MB(1);
     while (!fits_with(rq, top, hi, pool_for))
-        if ((hi <<= 1) > (1ul << 39))
+        if ((hi <<= 1) > GB(512))
             return 0;
     word_t lo = hi >> 1;                /* lo does not fit (or is the first step), hi does */
-    while (hi - lo > (1ul << 20)) {
-        word_t mid = lo + (hi - lo) / 2;
-        mid = (mid + (1ul << 20) - 1) & ~((1ul << 20) - 1);
+    while (hi - lo > MB(1)) {
+        word_t mid = ALIGN_UP(lo + (hi - lo) / 2, MB(1));
         if (fits_with(rq, top, mid, pool_for))
             hi = mid;
         else

@@ -56,8 +56,10 @@ def data_module(name, size) -> str:
 
 
 def boot_datamod(name, size, memory):
-    """The real root task with test_datamod and the data module NAME of `size` bytes."""
-    return boot("root", memory=memory, extra_modules=[
+    """The real root task with test_datamod and the data module NAME of `size` bytes.  The
+    root task's command line (which it ignores) names the file, so that each boot keeps its
+    own log in build/system-tests/."""
+    return boot("root", args=pathlib.Path(name).stem, memory=memory, extra_modules=[
         (PROGRAM, f"name={name} size={size}"), (data_module(name, size), "data")])
 
 

@@ -4,9 +4,10 @@
  * 15 MiB, the root task from 16 MiB, scratch memory from 32 MiB), so the kernel keeps its image
  * below 15 MiB, keeps 15-64 MiB free and takes its pool from the top of RAM below 4 GiB
  * (contract §7.2).  Boot modules stay where the loader put them unless they lie in one of those
- * places; the pool avoids the largest modules it can, and a module that must move goes to the
- * highest place it fits, anywhere in RAM.  Copying hundreds of MiB costs seconds under TCG, so
- * not moving is what the plan optimises for. */
+ * places; the pool goes where it makes the fewest module bytes move, and a module that must
+ * move goes to the highest place it fits, anywhere in RAM.  Copying hundreds of MiB costs
+ * seconds under TCG, so not moving is what the plan optimises for (docs/architecture.md,
+ * section 1.1). */
 #include "bootmem.h"
 #include "boot.h"
 

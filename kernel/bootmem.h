@@ -79,8 +79,9 @@ struct bootmem_plan {
 };
 
 /* Modules stay where they are unless they overlap a fixed or nodata range, or the pool; the
- * pool avoids the largest modules it can; a module that must move goes to the highest place
- * it fits, anywhere in RAM (docs/architecture.md, section 1). */
+ * pool goes where the fewest module bytes must move; a module that must move goes to the
+ * highest place it fits, anywhere in RAM (docs/architecture.md, section 1.1).  On failure,
+ * `module` names the first module that found no place. */
 void bootmem_plan(const struct bootmem_request *rq, struct bootmem_plan *plan);
 /* How much more RAM, at the end of the highest usable region, would make the request fit,
  * the pool growing with RAM as pool_for says: a multiple of 1 MiB, the least such found; 0 if

@@ -9,7 +9,8 @@ test wrote at the start, middle and end of the file and compares them with the p
 * a 1.5 GiB module on a 4 GiB guest (q35: 2 GiB below 4 GiB, 2 GiB above) boots; the module
   goes above 4 GiB, so the kernel's physmap, the KIP, σ0 and the root task handle memory there;
 * a 200 MiB module on a 384 MiB guest moves to a place that overlaps where it was (the copy
-  runs from the top down);
+  runs from the top down); on a 1280 MiB guest it moves across physical 1 GiB, where the
+  root task's heap is in its own space;
 * a module that cannot fit (200 MiB in 256 MiB of RAM, and a module larger than the guest's
   RAM, which QEMU loads only in part) ends the boot with a panic that names the module, its
   size and the RAM it would need; a guest with that much RAM boots.
@@ -119,6 +120,22 @@ def test_overlapping_move_keeps_the_bytes():
     old, new = move
     assert old < new < old + OVERLAP[1], (
         f"moved from {old:#x} to {new:#x}: not an upward move onto itself\n" + result.describe())
+    check_complete(result, SOURCE)
+
+
+# --- a module where the root task's heap is in its own space ----------------------------------
+
+ACROSS_1G = ("across1g.bin", 200 * MIB, 1280)
+
+
+def test_module_across_1g_does_not_hit_the_root_heap():
+    """Moved to just below the pool, the module lies across physical 1 GiB, where the root
+    task keeps its heap in its own address space (0x40000000 up): the root task sees modules
+    in a window of its own (user/root/loader.c, phys_map), so neither hides the other."""
+    result = boot_datamod(*ACROSS_1G)
+    move = moved(result, 3)
+    assert move and move[1] < GIB < move[1] + ACROSS_1G[1], (
+        f"module 3 moved to {move and hex(move[1])}, expected across 1 GiB\n" + result.describe())
     check_complete(result, SOURCE)
 
 

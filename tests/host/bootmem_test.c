@@ -273,6 +273,15 @@ static void q35(struct world *w, word_t ram)
     world_fixed(w);
 }
 
+/* One usable region [start, end), the kernel's fixed ranges, no modules yet. */
+static void one_region(struct world *w, paddr_t start, paddr_t end)
+{
+    memset(w, 0, sizeof(*w));
+    w->mem[0] = (struct boot_region){ start, end, USABLE };
+    w->nmem = 1;
+    world_fixed(w);
+}
+
 static void add_module(struct world *w, word_t size)
 {
     paddr_t at = w->nmod ? w->mod[w->nmod - 1].end : 0x167000;
@@ -286,6 +295,16 @@ static void qemu_modules(struct world *w, word_t size)
     add_module(w, 0x2AE70);
     add_module(w, 0x13350);
     add_module(w, size);
+}
+
+static void plan(struct world *w);
+
+/* QEMU booting sigma0, the root task, a program and `data` bytes of data with `ram`, planned. */
+static void qemu_boot(struct world *w, word_t ram, word_t data)
+{
+    q35(w, ram);
+    qemu_modules(w, data);
+    plan(w);
 }
 
 static void plan(struct world *w)
@@ -396,9 +415,7 @@ static void test_plan_issue_case(void)
     /* Issue 12 item 5: 1.5 GiB of data on 4 GiB panicked.  q35 has 2 GiB below 4 GiB there;
      * the pool takes the top of it, the module the top of the 2 GiB above. */
     struct world w;
-    q35(&w, 4 * G);
-    qemu_modules(&w, 1536 * M);
-    plan(&w);
+    qemu_boot(&w, 4 * G, 1536 * M);
     check_valid(&w, "4 GiB, 1.5 GiB module");
     CHECK_EQ(w.plan.pool.start, 0x6FE00000ul, "256 MiB pool at the top below 4 GiB");
     CHECK_EQ(w.plan.mod[3].start, 6 * G - 1536 * M, "the module at the top of RAM above 4 GiB");
@@ -406,18 +423,14 @@ static void test_plan_issue_case(void)
     check_stays(&w, 0, 3, "4 GiB");
 
     /* 2 GiB, all below 4 GiB: the module moves up onto its own old place, below the pool. */
-    q35(&w, 2 * G);
-    qemu_modules(&w, 1536 * M);
-    plan(&w);
+    qemu_boot(&w, 2 * G, 1536 * M);
     check_valid(&w, "2 GiB, 1.5 GiB module");
     CHECK_EQ(w.plan.mod[3].start, 0x6FE00000ul - 1536 * M, "the module right below the pool");
     CHECK(range_overlaps(w.plan.mod[3], w.mod[3]), "over its own old place");
     check_stays(&w, 0, 3, "2 GiB");
 
     /* 1 GiB: QEMU could not load it whole. */
-    q35(&w, 1 * G);
-    qemu_modules(&w, 1536 * M);
-    plan(&w);
+    qemu_boot(&w, 1 * G, 1536 * M);
     CHECK(w.plan.status == BOOTMEM_MODULE_OUTSIDE_RAM && w.plan.module == 3,
           "1 GiB: module 3 lies outside RAM (status %d, module %u)", w.plan.status, w.plan.module);
     check_ram_to_fit(&w, "1 GiB, 1.5 GiB module");
@@ -432,18 +445,14 @@ static void test_plan_no_room(void)
     /* 200 MiB loaded whole into 256 MiB, but it must leave 15-64 MiB and nothing else holds
      * it: the first module that does not fit is named. */
     struct world w;
-    q35(&w, 256 * M);
-    qemu_modules(&w, 200 * M);
-    plan(&w);
+    qemu_boot(&w, 256 * M, 200 * M);
     CHECK(w.plan.status == BOOTMEM_MODULE_NO_ROOM && w.plan.module == 3,
           "256 MiB: module 3 has no room (status %d, module %u)", w.plan.status, w.plan.module);
     check_ram_to_fit(&w, "256 MiB, 200 MiB module");
     word_t all = bootmem_ram_present(w.mem, w.nmem) + bootmem_ram_to_fit(&w.rq, pool_for);
     CHECK_EQ((all + M - 1) >> 20, 303ul, "303 MiB of RAM in all (a 304 MiB guest boots it)");
 
-    q35(&w, 304 * M);
-    qemu_modules(&w, 200 * M);
-    plan(&w);
+    qemu_boot(&w, 304 * M, 200 * M);
     check_valid(&w, "304 MiB, 200 MiB module");
     CHECK_EQ(bootmem_ram_to_fit(&w.rq, pool_for), 0, "no more RAM needed once it fits");
 }
@@ -452,9 +461,7 @@ static void test_plan_modules_stay(void)
 {
     /* GRUB and QEMU put small modules right after the kernel: nothing moves. */
     struct world w;
-    q35(&w, 128 * M);
-    qemu_modules(&w, 3 * M);
-    plan(&w);
+    qemu_boot(&w, 128 * M, 3 * M);
     check_valid(&w, "128 MiB, small modules");
     check_stays(&w, 0, 4, "small modules");
     CHECK_EQ(w.plan.pool.start, 0x7E00000ul - 16 * M, "16 MiB pool at the top (2 MiB aligned)");
@@ -474,10 +481,7 @@ static void test_plan_pool_spares_the_largest(void)
 {
     /* No place for the pool clear of both modules: it avoids the larger, the smaller moves. */
     struct world w;
-    memset(&w, 0, sizeof(w));
-    w.mem[0] = (struct boot_region){ 1 * M, 128 * M, USABLE };
-    w.nmem = 1;
-    world_fixed(&w);
+    one_region(&w, 1 * M, 128 * M);
     w.mod[0] = (struct phys_range){ 64 * M, 112 * M };
     w.mod[1] = (struct phys_range){ 120 * M, 126 * M };
     w.nmod = 2;
@@ -512,10 +516,7 @@ static void test_plan_sigma0_areas(void)
     /* A loader's module behind σ0's UTCB area moves (σ0 could not hand it out); the pool may
      * lie there. */
     struct world w;
-    memset(&w, 0, sizeof(w));
-    w.mem[0] = (struct boot_region){ 1 * M, 0xE0000000ul, USABLE };
-    w.nmem = 1;
-    world_fixed(&w);
+    one_region(&w, 1 * M, 0xE0000000ul);
     w.mod[0] = (struct phys_range){ 0xBF000000ul - 8 * M, 0xBF000000ul + 8 * M };
     w.nmod = 1;
     plan(&w);
@@ -534,10 +535,7 @@ static void test_plan_bootdata_moves_nothing(void)
 {
     /* Modules fill every gap: the boot data has no room, and no module moves for it. */
     struct world w;
-    memset(&w, 0, sizeof(w));
-    w.mem[0] = (struct boot_region){ 1 * M, 96 * M, USABLE };
-    w.nmem = 1;
-    world_fixed(&w);
+    one_region(&w, 1 * M, 96 * M);
     w.mod[0] = (struct phys_range){ 0x166000, 15 * M };
     w.mod[1] = (struct phys_range){ 64 * M, 84 * M };
     w.nmod = 2;

@@ -13,23 +13,18 @@
 static char name[17];
 static l4_word_t size;
 
-static l4_word_t option(const char *key)
-{
-    const char *c = l4_task_cmdline(), *p = strstr(c, key);
-    return p ? strtoul(p + strlen(key), NULL, 0) : 0;
-}
-
 static void read_options(void)
 {
-    const char *p = strstr(l4_task_cmdline(), "name=");
+    const char *p = strstr(l4_task_cmdline(), " name="), *s = strstr(l4_task_cmdline(), " size=");
     unsigned n = 0;
-    for (p = p ? p + 5 : ""; *p && *p != ' ' && n < sizeof(name) - 1; p++)
+    for (p = p ? p + 6 : ""; *p && *p != ' ' && n < sizeof(name) - 1; p++)
         name[n++] = *p;
-    size = option("size=");
+    size = s ? strtoul(s + 6, NULL, 0) : 0;
 }
 
 /* The offsets the test wrote: both ends, both sides of the first 2 MiB and 1 GiB boundaries
- * (where root's mappings of the module change blocks), the middle. */
+ * (edges of the root task's blocks when the module starts that aligned, as the kernel puts
+ * it in the 4 GiB boot), the middle. */
 static unsigned check_offsets(l4_word_t *off)
 {
     unsigned n = 0;

@@ -189,16 +189,23 @@ static void fd_describe_result(char *b, size_t n, unsigned kind, unsigned long v
 static void fd_report_violation(unsigned i)
 {
     volatile struct fd_slot *s = &fd_ctl.slot[i];
-    char exp[64], alt[64];
+    char exp[64], alt[160];
     fd_describe_result(exp, sizeof(exp), (unsigned)s->bad_exp[0], s->bad_exp[1], s->bad_exp[2],
                        s->bad_exp[3]);
     if (s->bad_alt[0] == ~0ul)
         snprintf(alt, sizeof(alt), "unknown (a descriptor in a foreign UTCB, or not in an LDT)");
     else if (s->bad_alt[3] == ~0ul && s->bad_alt[0] == SM_DONE)
         snprintf(alt, sizeof(alt), "a call gate into CPL < 3");
-    else
+    else {
         fd_describe_result(alt, sizeof(alt), (unsigned)s->bad_alt[0], s->bad_alt[1],
                            s->bad_alt[2], s->bad_alt[3]);
+        unsigned d = (unsigned)s->bad_alt_differs;
+        size_t n = strlen(alt);
+        if (d == 0)
+            snprintf(alt + n, sizeof(alt) - n, ", all of which the CPU did");
+        else if (d < W_COUNT && fd_what_names[d])
+            snprintf(alt + n, sizeof(alt) - n, ", the CPU differs in: %.60s", fd_what_names[d]);
+    }
     unsigned w = (unsigned)s->bad_what;
     static char line[640];
     snprintf(line, sizeof(line),

@@ -79,6 +79,7 @@ struct fd_slot {
     /* the first violation */
     volatile uint64_t bad_what, bad_op, bad_form, bad_sel, bad_other, bad_target, bad_flags;
     volatile uint64_t bad_fflags, bad_exp[4], bad_got[4], bad_alt[4], bad_alt_addr, bad_alt_desc[2];
+    volatile uint64_t bad_alt_differs;  /* 0: the CPU did what an LDT at linear 0 would do */
 };
 
 _Static_assert(__builtin_offsetof(struct fd_slot, sel) == FD_SEL, "FD_SEL");

@@ -32,7 +32,13 @@ __asm__(".pushsection fuzztext, \"ax\", @progbits\n"
         "fd_exec:\n"
         "pushq %rbx\n pushq %rbp\n pushq %r12\n pushq %r13\n pushq %r14\n pushq %r15\n"
         "movq %rdi, %rbx\n"
-        "movl $0x1B, %eax\n movw %ax, %ss\n"       /* (desckeep=1 after a planted SS) */
+        /* After a violation (desckeep=1) CS and SS may hold planted descriptors: back to
+         * ours (ljmp: no stack access, see fuzz_segmodel.h). */
+        "movl $0x1B, %eax\n movw %ax, %ss\n"
+        "movw %cs, %ax\n cmpw $0x23, %ax\n je 1f\n"
+        "leaq 1f(%rip), %rax\n movq %rax, -16(%rsp)\n movq $0x23, -8(%rsp)\n"
+        "rex64 ljmp *-16(%rsp)\n"
+        "1:\n"
         "movq " S(FD_PRE) "(%rbx), %rax\n movw %ax, %ds\n"
         "movq " S(FD_PRE) "+8(%rbx), %rax\n movw %ax, %es\n"
         "movq " S(FD_PRE) "+16(%rbx), %rax\n movw %ax, %fs\n"
@@ -522,7 +528,9 @@ FD_TEXT static unsigned fd_compare(struct fd *f, unsigned op, const struct sm_in
             if (s->seg_after[i] != e->seg_after[i])
                 return W_SEG;
         }
-        return s->seg_after[4] == 0x1B ? 0 : W_SEG;
+        got[1] = 4;
+        got[2] = s->seg_after[4];
+        return s->seg_after[4] == e->ss ? 0 : W_SEG;
     }
     if (s->db_traps)
         return W_DB;
@@ -618,6 +626,10 @@ FD_TEXT static void fd_violation(struct fd *f, unsigned op, unsigned what, const
         s->bad_alt[2] = a.error;
         s->bad_alt[3] = a.privileged ? ~0ul : op <= SM_MOV_SS ? a.seg : fd_transfer(op) ? a.cs
                                                                                       : a.value;
+        /* Does the CPU do exactly what that model says (all of fd_compare's checks)? */
+        uint64_t ignored[4];
+        s->bad_alt_differs = ctx.unreadable || a.privileged || a.compat ? ~0ul :
+                             fd_compare(f, op, in, &a, ignored);
     } else {
         s->bad_alt[0] = ~0ul;
     }

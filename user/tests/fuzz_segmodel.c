@@ -18,7 +18,7 @@ struct desc {
 
 SM_TEXT bool sm_canonical(uint64_t a)
 {
-    return (uint64_t)(((int64_t)a << 16) >> 16) == a;
+    return (uint64_t)((int64_t)(a << 16) >> 16) == a;
 }
 
 SM_TEXT uint64_t sm_ldt_address(const struct sm_tables *t, unsigned sel)

@@ -55,6 +55,36 @@ static struct sm_out model(const struct sm_tables *t, unsigned op, unsigned sel)
         CHECK_EQ((o).error, err, "%s: error code", what);                                  \
     } while (0)
 
+/* #GP(error) with Pecan's GDT and a null LDT, one operation each (the loops below cover
+ * every data-segment register and both far jumps). */
+static const struct { unsigned op, sel, error; const char *what; } gdt_faults[] = {
+    { SM_MOV_SS, 0x18, 0x18, "RPL 0 != CPL" },
+    { SM_MOV_SS, 0x23, 0x20, "code is not writable" },
+    { SM_MOV_SS, 0x13, 0x10, "DPL 0 != CPL" },
+    { SM_MOV_SS, 0x1C, 0x1C, "TI=1" },
+    { SM_LRET, 0, 0, "null CS" },
+    { SM_LRET, 0x20, 0x20, "RPL 0 < CPL" },
+    { SM_LRET, 0x0B, 0x08, "kernel code: DPL != RPL" },
+    { SM_LRET, 0x1B, 0x18, "data" },
+    { SM_LRET, 0x2F, 0x2C, "TI=1" },
+    { SM_IRET_CS, 0x08, 0x08, "CS 0x08: RPL 0 < CPL" },
+    { SM_IRET_CS, 0x0B, 0x08, "CS 0x0b: DPL 0 != RPL" },
+    { SM_IRET_SS, 0, 0, "null SS for CPL 3" },
+    { SM_IRET_SS, 0x18, 0x18, "SS RPL != CS RPL" },
+    { SM_IRET_SS, 0x23, 0x20, "SS not writable data" },
+    { SM_IRET_SS, 0x13, 0x10, "SS DPL != RPL" },
+    { SM_LLDT, 0, 0, "lldt at CPL 3" },
+    { SM_LTR, 0x28, 0, "ltr at CPL 3" },
+    { SM_MOV_DS, 0x87, 0x84, "TI=1 with a null LDT (loads through a reset LDTR, below)" },
+};
+
+static void test_single_faults(void)
+{
+    for (size_t i = 0; i < sizeof(gdt_faults) / sizeof(gdt_faults[0]); i++)
+        FAULTS(model(&pecan, gdt_faults[i].op, gdt_faults[i].sel), SM_GP, gdt_faults[i].error,
+               gdt_faults[i].what);
+}
+
 static void test_data_segment_loads(void)
 {
     for (unsigned op = SM_MOV_DS; op <= SM_MOV_GS; op++) {
@@ -85,10 +115,6 @@ static void test_ss_loads(void)
         FAULTS(model(&pecan, SM_MOV_SS, sel), SM_GP, 0, "null SS at CPL 3");
     struct sm_out o = model(&pecan, SM_MOV_SS, 0x1B);
     CHECK(o.kind == SM_DONE && o.seg == 0x1B, "SS 0x1b");
-    FAULTS(model(&pecan, SM_MOV_SS, 0x18), SM_GP, 0x18, "RPL 0 != CPL");
-    FAULTS(model(&pecan, SM_MOV_SS, 0x23), SM_GP, 0x20, "code is not writable");
-    FAULTS(model(&pecan, SM_MOV_SS, 0x13), SM_GP, 0x10, "DPL 0 != CPL");
-    FAULTS(model(&pecan, SM_MOV_SS, 0x1C), SM_GP, 0x1C, "TI=1");
 }
 
 static void test_far_jump_and_call(void)
@@ -123,11 +149,6 @@ static void test_far_return(void)
     in.addend = 16;
     o = model_in(&pecan, &in);
     CHECK(o.kind == SM_DONE && o.rsp == RSP + 32, "lretq $16");
-    FAULTS(model(&pecan, SM_LRET, 0), SM_GP, 0, "null CS");
-    FAULTS(model(&pecan, SM_LRET, 0x20), SM_GP, 0x20, "RPL 0 < CPL");
-    FAULTS(model(&pecan, SM_LRET, 0x0B), SM_GP, 0x08, "kernel code: DPL != RPL");
-    FAULTS(model(&pecan, SM_LRET, 0x1B), SM_GP, 0x18, "data");
-    FAULTS(model(&pecan, SM_LRET, 0x2F), SM_GP, 0x2C, "TI=1");
 }
 
 static void test_iret(void)
@@ -142,12 +163,6 @@ static void test_iret(void)
              "RFLAGS after iretq");
     in.flags |= SM_NT;
     FAULTS(model_in(&pecan, &in), SM_GP, 0, "iretq with NT set: a task return");
-    FAULTS(model(&pecan, SM_IRET_CS, 0x08), SM_GP, 0x08, "CS 0x08: RPL 0 < CPL");
-    FAULTS(model(&pecan, SM_IRET_CS, 0x0B), SM_GP, 0x08, "CS 0x0b: DPL 0 != RPL");
-    FAULTS(model(&pecan, SM_IRET_SS, 0), SM_GP, 0, "null SS for CPL 3");
-    FAULTS(model(&pecan, SM_IRET_SS, 0x18), SM_GP, 0x18, "SS RPL != CS RPL");
-    FAULTS(model(&pecan, SM_IRET_SS, 0x23), SM_GP, 0x20, "SS not writable data");
-    FAULTS(model(&pecan, SM_IRET_SS, 0x13), SM_GP, 0x10, "SS DPL != RPL");
     /* DS/ES with a null selector of RPL 1-3 become 0, FS/GS stay (QEMU's validate_seg). */
     in = input(SM_IRET_CS, 0x23);
     in.seg[0] = 3;
@@ -173,8 +188,6 @@ static void test_probes(void)
     CHECK(model(&pecan, SM_VERR, 0x23).zf && !model(&pecan, SM_VERW, 0x23).zf, "code");
     CHECK(model(&pecan, SM_VERR, 0x1B).zf && model(&pecan, SM_VERW, 0x1B).zf, "data");
     CHECK(!model(&pecan, SM_VERR, 0x10).zf && !model(&pecan, SM_VERW, 0x18 | 4).zf, "denied");
-    FAULTS(model(&pecan, SM_LLDT, 0), SM_GP, 0, "lldt at CPL 3");
-    FAULTS(model(&pecan, SM_LTR, 0x28), SM_GP, 0, "ltr at CPL 3");
 }
 
 /* A 16-byte gate at ldt_mem[i], i+1. */
@@ -199,7 +212,6 @@ static void test_planted_in_an_ldt_at_zero(void)
     gate(0x28, 12, 3, 0x23, TARGET, 0);                 /* to user code */
     struct sm_out o = model(&reset_ldt, SM_MOV_DS, 0x87);
     CHECK(o.kind == SM_DONE && o.seg == 0x87, "a planted data descriptor loads");
-    FAULTS(model(&pecan, SM_MOV_DS, 0x87), SM_GP, 0x84, "... not with a null LDT");
     FAULTS(model(&reset_ldt, SM_MOV_DS, 0x8F), SM_NP, 0x8C, "not present");
     FAULTS(model(&reset_ldt, SM_MOV_SS, 0x8F), SM_SS, 0x8C, "not present, as SS");
     o = model(&reset_ldt, SM_LCALL, 0x97);
@@ -241,6 +253,7 @@ static void test_qemu_stack_accesses_under_smap(void)
 }
 
 static const struct uc_case cases[] = {
+    { "single_faults", test_single_faults },
     { "data_segment_loads", test_data_segment_loads },
     { "ss_loads", test_ss_loads },
     { "far_jump_and_call", test_far_jump_and_call },

@@ -13,8 +13,15 @@ extern char fz_msg[240];            /* why a phase failed */
 
 /* A seed for a part of the run (splitmix64 of the seed and the part's number). */
 uint64_t fz_mix(uint64_t seed, uint64_t part);
-/* xorshift64* */
-uint64_t xs_next(uint64_t *x);
+/* xorshift64*: the fuzzers' random numbers.  Always inlined, so that the copies in the fuzz
+ * threads' code lie in their section (fuzztext). */
+static inline __attribute__((always_inline)) uint64_t fz_xorshift(uint64_t *x)
+{
+    *x ^= *x >> 12;
+    *x ^= *x << 25;
+    *x ^= *x >> 27;
+    return *x * 0x2545F4914F6CDD1Dull;
+}
 
 /* The end of a round: fz_quiet_arm() lets the priority-1 "quiet" thread call us once every
  * other thread is blocked; its call is the message fz_is_quiet() recognises. */

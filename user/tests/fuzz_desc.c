@@ -385,7 +385,8 @@ static bool fd_create_space(unsigned sp, bool foreign, l4_word_t *tids)
         unsigned i = sp * FD_PER_SPACE + k;
         tids[k] = fd_ctl.slot[i].tid;
         /* Random time slices: preemptions at random instructions. */
-        l4_word_t slice = xs_next(&fd_ctl.slot[i].seed) % 1024 + (3ul << 10), oldtc;
+        uint64_t x = fd_ctl.slot[i].seed;
+        l4_word_t slice = fz_xorshift(&x) % 1024 + (3ul << 10), oldtc;
         l4_schedule(tids[k], (slice << 16) | 0xFFFF, ~0ul, FD_PRIO, ~0ul, &oldtc);
         /* The slot's address on top of its stack (fd_entry). */
         *(volatile l4_word_t *)&fd_low[sp][FD_STACK_TOP(k) >> 12][FD_STACK_TOP(k) & 0xFFF] =

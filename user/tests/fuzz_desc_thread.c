@@ -2,6 +2,7 @@
  * section fuzztext, the only code their spaces hold.  fd_exec runs one instruction that takes
  * a selector; fd_main plants descriptors, then prepares, runs and checks operation after
  * operation against the model (fuzz_segmodel.c). */
+#include "fuzz.h"
 #include "fuzz_desc.h"
 
 #define S_(x) #x
@@ -168,7 +169,6 @@ __asm__(".pushsection fuzztext, \"ax\", @progbits\n"
 
 #define FD_INLINE static inline __attribute__((always_inline))
 
-
 struct fd {
     uint64_t x;                     /* xorshift64* */
     struct fd_slot *s;
@@ -179,12 +179,7 @@ struct fd {
 
 FD_INLINE uint64_t rnd(struct fd *f)
 {
-    uint64_t x = f->x;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    f->x = x;
-    return x * 0x2545F4914F6CDD1Dull;
+    return fz_xorshift(&f->x);
 }
 #define RB(n) (rnd(f) % (uint64_t)(n))
 
@@ -499,22 +494,14 @@ FD_TEXT static unsigned fd_compare(struct fd *f, unsigned op, const struct sm_in
     }
     got[1] = s->db_traps;
     if (want == OUT_PAD) {
-        got[1] = s->pad[0];
-        got[2] = e->cs;
-        if (s->pad[0] != e->cs)
-            return W_PAD_CS;
-        got[1] = s->pad[1];
-        got[2] = e->ss;
-        if (s->pad[1] != e->ss)
-            return W_PAD_SS;
-        got[1] = s->pad[2];
-        got[2] = e->rsp;
-        if (s->pad[2] != e->rsp)
-            return W_PAD_RSP;
-        got[1] = s->pad[3];
-        got[2] = e->flags;
-        if (s->pad[3] != (e->flags & ~(SM_RF | SM_VM)))    /* pushfq clears RF and VM */
-            return W_PAD_FLAGS;
+        /* CS, SS, RSP, RFLAGS (pushfq clears RF and VM): W_PAD_CS + i if one differs */
+        uint64_t pad[4] = { e->cs, e->ss, e->rsp, e->flags & ~(SM_RF | SM_VM) };
+        for (unsigned i = 0; i < 4; i++) {
+            got[1] = s->pad[i];
+            got[2] = pad[i];
+            if (s->pad[i] != pad[i])
+                return W_PAD_CS + i;
+        }
         got[1] = s->pad[4];
         got[2] = s->pad[5];
         if (op == SM_LCALL && (s->pad[4] != s->next_rip || s->pad[5] != 0x23))

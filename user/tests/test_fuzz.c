@@ -265,12 +265,7 @@ struct fz {
 
 FZ_INLINE uint64_t rnd(struct fz *f)
 {
-    uint64_t x = f->x;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    f->x = x;
-    return x * 0x2545F4914F6CDD1Dull;
+    return fz_xorshift(&f->x);
 }
 #define RB(n) (rnd(f) % (l4_word_t)(n))
 
@@ -1170,20 +1165,11 @@ uint64_t fz_mix(uint64_t seed, uint64_t part)
     return z ? z : 1;
 }
 
-/* xorshift64* (the fuzz threads have their own copy, rnd(), in their section). */
-uint64_t xs_next(uint64_t *x)
-{
-    *x ^= *x >> 12;
-    *x ^= *x << 25;
-    *x ^= *x >> 27;
-    return *x * 0x2545F4914F6CDD1Dull;
-}
-
 /* The main thread's own random numbers (per round, from the seed). */
 static uint64_t fz_mx;
 static uint64_t fz_mrnd(void)
 {
-    return xs_next(&fz_mx);
+    return fz_xorshift(&fz_mx);
 }
 
 /* Calls main whenever it runs: at priority 1 that means every other thread is blocked. */
@@ -1756,7 +1742,7 @@ static uint8_t pv_buf[4 * 4096] __attribute__((aligned(4096)));
 
 static uint64_t prnd(void)
 {
-    return xs_next(&pv.x);
+    return fz_xorshift(&pv.x);
 }
 #define PB(n) (prnd() % (l4_word_t)(n))
 

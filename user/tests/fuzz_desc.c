@@ -68,7 +68,7 @@ static uint32_t fd_mapped[FD_SPACES];   /* pages of the first 64 KiB mapped this
 static unsigned fd_gen;
 static struct {
     l4_word_t rounds, threads, foreign, ops, faults[16], inline_done, transfers, retried;
-    l4_word_t kernel_changed, db_traps, page_faults, skipped, violations, changed_example[3];
+    l4_word_t kernel_changed, db_traps, skipped, violations, changed_example[3];
 } fd_st;
 
 static l4_word_t fd_no(unsigned i) { return l4_kip_user_base() + 4300 + i; }
@@ -225,7 +225,6 @@ static void fd_report_violation(unsigned i)
 static void fd_unexpected(unsigned i, const char *what, l4_word_t a, l4_word_t b, l4_word_t c)
 {
     volatile struct fd_slot *s = &fd_ctl.slot[i];
-    s->stuck = 1;
     if (s->violations++)
         return;
     snprintf(fz_msg, sizeof(fz_msg), "descriptor thread %u (%s), op %lu (%s, selector %#lx): "
@@ -294,11 +293,9 @@ static void fd_handle(l4_word_t tag, l4_word_t from)
             if (!fd_keep || (fd_mapped[sp] & (1u << pg)) ||
                 !fd_policy(sp, addr, &src, &rights))
                 return;                         /* stuck: a mapped page would fault again */
-            s->stuck = 0;
             s->violations = 0;
         }
         if (fd_policy((unsigned)i / FD_PER_SPACE, addr, &src, &rights) && !(access & ~rights)) {
-            fd_st.page_faults++;
             if (addr < FD_LOW_END)
                 fd_mapped[i / FD_PER_SPACE] |= 1u << (addr >> 12);
             l4_set_mr(0, l4_tag_make(0, 0, 2));
@@ -328,7 +325,6 @@ static void fd_handle(l4_word_t tag, l4_word_t from)
     l4_word_t rip = l4_mr(L4_EXC_RIP);
     if (vector == SM_DB_VEC) {                  /* TF from an iretq frame: step on */
         s->db_traps++;
-        s->db_rip = rip;
         fd_st.db_traps++;
         fd_reply_regs((unsigned)i, from, false);
         return;

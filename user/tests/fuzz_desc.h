@@ -70,28 +70,42 @@ struct fd_slot {
     /* the main thread's: an exception during the instruction, #DB traps */
     volatile uint64_t in_op, exc_vector, exc_error, exc_rip, exc_rsp, exc_rflags, exc_addr;
     volatile uint64_t exc_pf;       /* it came as a page-fault message: no RSP, RFLAGS */
-    volatile uint64_t db_traps, db_rip;
+    volatile uint64_t db_traps;
     /* the round */
     l4_word_t tid, seed, foreign, index, exh_first, exh_count, random, probe;
     /* results */
     volatile uint64_t ops, faults[16], inline_done, transfers, retried, kernel_changed, skipped;
-    volatile uint64_t done, violations, stuck, changed_example[3];
+    volatile uint64_t done, violations, changed_example[3];
     /* the first violation */
     volatile uint64_t bad_what, bad_op, bad_form, bad_sel, bad_other, bad_target, bad_flags;
     volatile uint64_t bad_fflags, bad_exp[4], bad_got[4], bad_alt[4], bad_alt_addr, bad_alt_desc[2];
     volatile uint64_t bad_alt_differs;  /* 0: the CPU did what an LDT at linear 0 would do */
 };
 
-_Static_assert(__builtin_offsetof(struct fd_slot, sel) == FD_SEL, "FD_SEL");
-_Static_assert(__builtin_offsetof(struct fd_slot, pre) == FD_PRE, "FD_PRE");
-_Static_assert(__builtin_offsetof(struct fd_slot, bases) == FD_BASES, "FD_BASES");
-_Static_assert(__builtin_offsetof(struct fd_slot, plant) == FD_PLANT, "FD_PLANT");
-_Static_assert(__builtin_offsetof(struct fd_slot, saved_rsp) == FD_SAVED_RSP, "FD_SAVED_RSP");
-_Static_assert(__builtin_offsetof(struct fd_slot, outcome) == FD_OUTCOME, "FD_OUTCOME");
-_Static_assert(__builtin_offsetof(struct fd_slot, seg_after) == FD_SEG_AFTER, "FD_SEG_AFTER");
-_Static_assert(__builtin_offsetof(struct fd_slot, bases_after) == FD_BASES_AFTER, "FD_BASES_A");
-_Static_assert(__builtin_offsetof(struct fd_slot, pad) == FD_PAD, "FD_PAD");
-_Static_assert(__builtin_offsetof(struct fd_slot, ring0) == FD_RING0, "FD_RING0");
+#define FD_AT(field, off) _Static_assert(__builtin_offsetof(struct fd_slot, field) == off, #off)
+FD_AT(form, FD_FORM);
+FD_AT(target, FD_TARGET);
+FD_AT(other, FD_OTHER);
+FD_AT(fflags, FD_FFLAGS);
+FD_AT(flags, FD_FLAGS);
+FD_AT(setbases, FD_SETBASES);
+FD_AT(dest, FD_DEST);
+FD_AT(frameoff, FD_FRAMEOFF);
+FD_AT(op_rip, FD_OP_RIP);
+FD_AT(op_rsp, FD_OP_RSP);
+FD_AT(next_rip, FD_NEXT_RIP);
+FD_AT(result, FD_RESULT);
+FD_AT(flags_after, FD_FLAGS_AFTER);
+FD_AT(sel, FD_SEL);
+FD_AT(pre, FD_PRE);
+FD_AT(bases, FD_BASES);
+FD_AT(plant, FD_PLANT);
+FD_AT(saved_rsp, FD_SAVED_RSP);
+FD_AT(outcome, FD_OUTCOME);
+FD_AT(seg_after, FD_SEG_AFTER);
+FD_AT(bases_after, FD_BASES_AFTER);
+FD_AT(pad, FD_PAD);
+FD_AT(ring0, FD_RING0);
 
 /* The control page: mapped read-write into the descriptor fuzz spaces (nothing else of ours is
  * writable there). */

@@ -115,6 +115,7 @@ void thread_start_cont(struct tcb *t)
         /* Started by ExchangeRegisters: run at the IP/SP it has now. */
     } else if (t->wake == WAKE_DONE && l4_tag_u(t->mr[0]) >= 2) {
         arch_thread_init_frame(t, t->mr[1], t->mr[2]);
+        t->flags |= TF_USER_STATE;          /* the IP is the starter's word: checked below */
         /* Pecan: a third word is the exception handler, which no other thread could set
          * in this UTCB (docs/x2-deviations.md; the root task's ROOT_TASK_CREATE). */
         if (l4_tag_u(t->mr[0]) >= 3)
@@ -153,13 +154,15 @@ void thread_return_to_user_checks(struct tcb *t)
         t->flags &= ~TF_FOREIGN_INTR;
         foreign_interrupt(t);
     }
-    /* ExchangeRegisters or an exception reply may have set a RIP the CPU cannot return to:
-     * that is the thread's general-protection fault, not the kernel's (contract §4.1). */
-    if (t->flags & TF_USER_STATE) {
-        t->flags &= ~TF_USER_STATE;
-        while (!arch_canonical(arch_user_ip(t)))
-            fault_exception(t, 13, 0);
-    }
+    /* A start message, ExchangeRegisters, an exception reply or a foreign SET_REGS may have
+     * set a RIP the CPU cannot return to (sysret and iretq would #GP in the kernel, on the
+     * user's stack for sysret): that is the thread's general-protection fault, not the
+     * kernel's (contract §4.1).  Checked whatever the flag says, so that a path that forgets
+     * to set it cannot crash the kernel; the flag keeps the IPC fast paths, which skip these
+     * checks, away from a thread whose registers someone else set. */
+    t->flags &= ~TF_USER_STATE;
+    while (!arch_canonical(arch_user_ip(t)))
+        fault_exception(t, 13, 0);
     sched_preempt_check();
     /* A preempted thread reports to its scheduler before it continues (contract §6.4). */
     while (t->flags & (TF_PREEMPT_MSG | TF_TIMEFAULT_MSG)) {

@@ -71,6 +71,10 @@ interrupt_common:
     /* fall through: return to whatever frame is on this stack */
     .global return_from_trap
 return_from_trap:
+#ifdef CONFIG_INVARIANTS
+    movq %rsp, %rdi
+    call exit_check                 /* (RSP is 16-byte aligned at every frame) */
+#endif
     RESTORE_GPRS
     addq $16, %rsp                  /* vector, error */
     iretq
@@ -93,7 +97,23 @@ syscall_full:
     /* A thread of a foreign space: its own fast path (foreign_fastpath.S), else the C path. */
     movq cpu0 + CPU_CURRENT(%rip), %rdi
     testb $TF_FOREIGN_, TCB_FLAGS(%rdi)
+#ifdef CONFIG_INVARIANTS
+    jz   1f
+    movq %rsp, %rdi
+    call entry_check_syscall        /* (syscall_dispatch checks the other calls) */
+    /* The fast path reads the user's registers: reload what the call clobbered. */
+    movq FR_RAX * 8(%rsp), %rax
+    movq FR_RDX * 8(%rsp), %rdx
+    movq FR_RSI * 8(%rsp), %rsi
+    movq FR_R8 * 8(%rsp), %r8
+    movq FR_R9 * 8(%rsp), %r9
+    movq FR_R10 * 8(%rsp), %r10
+    movq cpu0 + CPU_CURRENT(%rip), %rdi
+    jmp  foreign_syscall_fast
+1:
+#else
     jnz  foreign_syscall_fast
+#endif
     movq %rsp, %rdi
     call syscall_dispatch           /* C: returns when this thread goes back to user mode */
     /* fall through */
@@ -106,6 +126,10 @@ syscall_full:
 return_to_user:
     cmpq $VEC_SYSCALL, FR_VECTOR * 8(%rsp)
     jne  return_from_trap
+#ifdef CONFIG_INVARIANTS
+    movq %rsp, %rdi
+    call exit_check
+#endif
     RESTORE_GPRS
     movq 16(%rsp), %rcx             /* rip */
     movq 32(%rsp), %r11             /* rflags */

@@ -188,6 +188,7 @@ static void interrupt(unsigned v)
 void trap_dispatch(struct frame *f)
 {
     unsigned v = (unsigned)f->vector;
+    entry_check_trap(f);
     if (v >= 32) {
         interrupt(v);
     } else if (!frame_from_user(f)) {

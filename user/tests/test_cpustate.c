@@ -21,6 +21,7 @@
  * a valid iretq, tells which of the two the CPU does; the frame probes expect the same. */
 #include "testlib.h"
 #include "testutil.h"
+#include "cmdline.h"
 #include <l4/pecan.h>
 #include <string.h>
 
@@ -231,6 +232,12 @@ __asm__(
     "1:  cmpq $0, (%r13)\n je 1b\n"
     "    movl $3002, %eax\n syscall\n"
     "    movl $" XSTR(CS_DONE) ", %r12d\n ud2\n"
+    /* An NMI's target: #UD (the handler sets the bases), spin until *R13 != 0, report. */
+    ".global cs_spin_bases\n"
+    "cs_spin_bases: ud2\n"
+    "1:  cmpq $0, (%r13)\n je 1b\n"
+    "    movl $3002, %eax\n syscall\n"
+    "    movl $" XSTR(CS_DONE) ", %r12d\n ud2\n"
     /* int $n for every n: 4 bytes each (CD nn, ud2). */
     ".global cs_int_n\n"
     "cs_int_n:\n"
@@ -251,7 +258,7 @@ extern stub_t cs_resume, cs_finish, cs_landed, cs_mov_ds, cs_mov_es, cs_mov_fs, 
     cs_wbinvd, cs_hlt, cs_cli, cs_sti, cs_xsetbv, cs_sysenter, cs_rdpkru, cs_icebp, cs_into,
     cs_popf_all, cs_read, cs_write, cs_exec, cs_ldmxcsr, cs_fxrstor, cs_xrstor, cs_int_n,
     cs_probes_end, cs_readback, cs_recv_readback, cs_user_flags, cs_single_step, cs_fpu_child,
-    cs_bases_child;
+    cs_bases_child, cs_spin_bases;
 void cs_run(const l4_word_t *words, const char *stub, l4_word_t foreign, l4_word_t index);
 
 enum probe_kind {
@@ -508,8 +515,11 @@ static bool run_probes(bool foreign, struct probe *p, unsigned n)
             ok = false;
             break;
         }
-        if (p[i].kind == CALIBRATE)
+        if (p[i].kind == CALIBRATE) {
             calib = e;
+            test_note("iretq frame (%s): %s", foreign ? "foreign, kernel page" : "native, user page",
+                      e.vector == 6 ? "popped" : e.pagefault ? "page fault" : "#PF (supervisor read)");
+        }
         if (!matches(&p[i], &e, &calib, foreign)) {
             test_note("%s (%s): %s vector %u error %lx at %lx (rax %lx addr %lx), expected %u/%lx",
                       p[i].name, foreign ? "foreign" : "native",
@@ -1245,8 +1255,63 @@ TEST(user_bases_on_every_kernel_entry)
     tu_kill(t);
 }
 
+/* --- NMI ------------------------------------------------------------------------------------- */
+
+static inline uint8_t inb(uint16_t port)
+{
+    uint8_t v;
+    __asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
+    return v;
+}
+
+/* A foreign thread with FS/GS bases of its handler's choosing spins; an NMI comes from outside
+ * (tests/system/test_cpu_state.py injects one through QEMU's QMP socket when it reads
+ * "# nmi: ready", and sends a byte on the serial line when the kernel has reported it).
+ * The NMI runs on its IST stack and returns at once (traps.c): the thread spins on with its
+ * bases.  Without the word `nmi` on the command line the case has nothing to wait for. */
+TEST(nmi_with_user_bases)
+{
+    if (!cmdline_flag("nmi")) {
+        test_note("nmi: not asked for (tests/system/test_cpu_state.py asks)");
+        return;
+    }
+    bases_stop = 0;
+    l4_word_t tag, from, t = spawn(true, cs_spin_bases, 0, 0, (l4_word_t)&bases_stop, 0, &tag);
+    CHECK(t != 0);
+    struct event e = decode(tag);
+    CHECK(is_ud_at(&e, cs_spin_bases), "tag %lx", tag);
+    l4_word_t regs[L4_FREG_WORDS + 1];
+    for (unsigned i = 1; i <= L4_FREG_WORDS; i++)
+        regs[i] = l4_mr(i);
+    regs[L4_FREG_RIP] += 2;
+    regs[L4_FREG_FS_BASE] = ODD_FS;
+    regs[L4_FREG_GS_BASE] = ODD_GS;
+    l4_set_mr(0, l4_tag_make(L4_FOREIGN_SET_REGS, L4_FREG_WORDS, 0));
+    for (unsigned i = 1; i <= L4_FREG_WORDS; i++)
+        l4_set_mr(i, regs[i]);
+    l4_word_t ms = l4_timeouts(L4_NEVER, l4_period_from_us(1000));
+    tag = tu_foreign_serve_timeouts(t, l4_ipc(t, t, ms, &from), ms);
+    CHECK_EQ(tag, 0);                                   /* it spins */
+    test_note("nmi: ready");
+    unsigned i;
+    for (i = 0; i < 100000 && !(inb(0x3F8 + 5) & 1); i++)
+        l4_receive_timeout(t, l4_period_from_us(1000)); /* it spins meanwhile */
+    CHECK(i < 100000, "no byte on the serial line");
+    (void)inb(0x3F8);
+    bases_stop = 1;
+    tag = l4_receive(t);
+    CHECK(l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL) && l4_mr(L4_FSC_RAX) == 3002, "tag %lx", tag);
+    l4_set_mr(0, l4_tag_make(L4_FOREIGN_GET_REGS, 0, 0));
+    tag = l4_call(t);
+    CHECK(l4_tag_is_proto(tag, L4_PROTO_FOREIGN_REGS), "tag %lx", tag);
+    CHECK_EQ(l4_mr(L4_FREG_FS_BASE), ODD_FS);
+    CHECK_EQ(l4_mr(L4_FREG_GS_BASE), ODD_GS);
+    reap();
+}
+
 int main(void)
 {
+    cmdline_init();
     detect_cpu();
     tests_run("cpustate");
 }

@@ -79,13 +79,23 @@ static void check_live(const struct frame *f, const char *where)
     REQUIRE(!cpu_has_smap || !(fl & RFLAGS_AC), f, where, "AC set in the kernel (SMAP open)");
 }
 
+/* The vectors whose gates switch to an IST stack (cpu.c): NMI, #DF, #MC. */
+static bool ist_vector(word_t v)
+{
+    return v == 2 || v == 8 || v == 18;
+}
+
 /* A frame that came from, or goes back to, user mode: at the top of the current thread's
- * kernel stack, with the user selectors, a canonical RIP and user RFLAGS. */
+ * kernel stack (or on an IST stack, for the vectors that have one), with the user selectors,
+ * a canonical RIP and user RFLAGS. */
 static void check_user_frame(const struct frame *f, const char *where)
 {
     struct tcb *cur = cpu0.current;
-    REQUIRE(cur && cur != idle_tcb && f == tcb_frame(cur), f, where,
-            "user frame not at the top of the current thread's kernel stack");
+    if (cpu_on_ist_stack((word_t)f))
+        REQUIRE(ist_vector(f->vector), f, where, "an IST stack for a vector without one");
+    else
+        REQUIRE(cur && cur != idle_tcb && f == tcb_frame(cur), f, where,
+                "user frame not at the top of the current thread's kernel stack");
     REQUIRE(f->cs == GDT_USER_CS, f, where, "user CS is not 0x23");
     REQUIRE(f->ss == GDT_USER_DS, f, where, "user SS is not 0x1b");
     REQUIRE(arch_canonical(f->rip), f, where, "non-canonical user RIP");
@@ -104,8 +114,13 @@ void entry_check_trap(const struct frame *f)
      * interrupted; device interrupts only where the kernel enabled them. */
     REQUIRE(f->cs == GDT_KERNEL_CS, f, where, "CPL 0 with a CS that is not the kernel's");
     REQUIRE(in_kernel_text(f->rip), f, where, "CPL 0 at a RIP outside the kernel's text");
-    REQUIRE(on_kernel_stack(f->rsp), f, where, "CPL 0 on a stack that is not the kernel's");
+    /* (An NMI or #MC may come between the two instructions that switch between the user's
+     * and the kernel's stack at syscall entry and before sysret.) */
+    REQUIRE(ist_vector(f->vector) || on_kernel_stack(f->rsp), f, where,
+            "CPL 0 on a stack that is not the kernel's");
     REQUIRE(on_kernel_stack((word_t)f), f, where, "frame not on a kernel stack");
+    REQUIRE(cpu_on_ist_stack((word_t)f) == ist_vector(f->vector), f, where,
+            "an IST stack for a vector without one, or none for one with");
     REQUIRE(f->vector < 32 || (f->rflags & RFLAGS_IF), f, where,
             "an interrupt while the kernel had interrupts off");
 }

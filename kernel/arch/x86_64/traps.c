@@ -160,9 +160,6 @@ static void user_exception(struct tcb *t, struct frame *f)
             fault_exception(t, 13, f->error);
         break;
     }
-    case 2:
-        printk("NMI while in user mode\n");
-        break;
     case 8: case 18:
         kernel_exception(f);
     default:
@@ -189,13 +186,17 @@ void trap_dispatch(struct frame *f)
 {
     unsigned v = (unsigned)f->vector;
     entry_check_trap(f);
+    if (v == 2) {
+        /* An NMI runs on its IST stack, whatever it interrupted (the kernel with interrupts
+         * off, too): it reports and returns at once.  It must not schedule, block or send a
+         * message (the thread's state would then live on the IST stack, which the next NMI
+         * reuses), nor touch the thread's frame (that is not the frame it returns through). */
+        printk("NMI in %s mode\n", frame_from_user(f) ? "user" : "kernel");
+        return;
+    }
     if (v >= 32) {
         interrupt(v);
     } else if (!frame_from_user(f)) {
-        if (v == 2) {
-            printk("NMI in kernel mode\n");
-            return;
-        }
         kernel_exception(f);
     } else {
         user_exception(cpu0.current, f);

@@ -213,13 +213,15 @@ void cpu_init_features(void)
     cpu_has_smap = f->smap;
     /* UMIP: sgdt, sidt, sldt, str and smsw are #GP in user mode (they would tell a program
      * where the kernel's tables are).  Machine checks reach the #MC handler (IST 3) instead of
-     * shutting the CPU down.  TSD stays clear: SystemClock reads the TSC in user mode; PCE
-     * too: rdpmc is #GP in user mode (docs/cpu-state.md). */
+     * shutting the CPU down.  Clear whatever the firmware may have left: VME and PVI (user
+     * cli/sti would toggle VIF instead of faulting), TSD (SystemClock reads the TSC in user
+     * mode), DE, PCE (rdpmc is #GP in user mode), PKE and CET, whose state the kernel does
+     * not switch (docs/cpu-state.md). */
     if (f->umip)
         cr4 |= CR4_UMIP;
     if (f->mce)
         cr4 |= CR4_MCE;
-    cr4 &= ~(CR4_TSD | CR4_PCE);
+    cr4 &= ~(CR4_VME | CR4_PVI | CR4_TSD | CR4_DE | CR4_PCE | CR4_PKE | CR4_CET);
     if (f->xsave)
         cr4 |= CR4_OSXSAVE;
     /* FSGSBASE: user code may move its FS and GS bases.  Both belong to the thread and are

@@ -30,6 +30,8 @@
 #define CR0_WP     (1ul << 16)
 #define CR0_PG     (1ul << 31)
 
+#define CR4_VME        (1ul << 0)
+#define CR4_PVI        (1ul << 1)
 #define CR4_TSD        (1ul << 2)
 #define CR4_DE         (1ul << 3)
 #define CR4_PAE        (1ul << 5)
@@ -44,6 +46,8 @@
 #define CR4_OSXSAVE    (1ul << 18)
 #define CR4_SMEP       (1ul << 20)
 #define CR4_SMAP       (1ul << 21)
+#define CR4_PKE        (1ul << 22)
+#define CR4_CET        (1ul << 23)
 
 #define RFLAGS_CF  (1ul << 0)
 #define RFLAGS_FIXED (1ul << 1)     /* reads as 1 */

@@ -377,13 +377,21 @@ struct event {
     l4_word_t error, rip, rsp, rflags, rax, rbx, rcx, r12, addr;
 };
 
+/* A foreign message's register set has the X.2 exception message's order (then the
+ * bases), so that L4_EXC_* index both. */
+_Static_assert((int)L4_FREG_RIP == (int)L4_EXC_RIP && (int)L4_FREG_RSP == (int)L4_EXC_RSP &&
+               (int)L4_FREG_RFLAGS == (int)L4_EXC_RFLAGS && (int)L4_FREG_R12 == (int)L4_EXC_R12,
+               "register order");
+
 static struct event decode(l4_word_t tag)
 {
     struct event e = { 0 };
-    if (l4_tag_is_proto(tag, L4_PROTO_EXCEPTION)) {
+    bool x2 = l4_tag_is_proto(tag, L4_PROTO_EXCEPTION);
+    if (x2 || l4_tag_is_proto(tag, L4_PROTO_FOREIGN_EXCEPTION)) {
         e.exception = true;
-        e.vector = (unsigned)l4_mr(L4_EXC_VECTOR);
-        e.error = l4_mr(L4_EXC_ERROR);
+        e.vector = (unsigned)l4_mr(x2 ? L4_EXC_VECTOR : L4_FEXC_VECTOR);
+        e.error = l4_mr(x2 ? L4_EXC_ERROR : L4_FEXC_ERROR);
+        e.addr = x2 ? 0 : l4_mr(L4_FEXC_ADDR);
         e.rip = l4_mr(L4_EXC_RIP);
         e.rsp = l4_mr(L4_EXC_RSP);
         e.rflags = l4_mr(L4_EXC_RFLAGS);
@@ -391,18 +399,6 @@ static struct event decode(l4_word_t tag)
         e.rbx = l4_mr(L4_EXC_RBX);
         e.rcx = l4_mr(L4_EXC_RCX);
         e.r12 = l4_mr(L4_EXC_R12);
-    } else if (l4_tag_is_proto(tag, L4_PROTO_FOREIGN_EXCEPTION)) {
-        e.exception = true;
-        e.vector = (unsigned)l4_mr(L4_FEXC_VECTOR);
-        e.error = l4_mr(L4_FEXC_ERROR);
-        e.rip = l4_mr(L4_FREG_RIP);
-        e.rsp = l4_mr(L4_FREG_RSP);
-        e.rflags = l4_mr(L4_FREG_RFLAGS);
-        e.rax = l4_mr(L4_FREG_RAX);
-        e.rbx = l4_mr(L4_FREG_RBX);
-        e.rcx = l4_mr(L4_FREG_RCX);
-        e.r12 = l4_mr(L4_FREG_R12);
-        e.addr = l4_mr(L4_FEXC_ADDR);
     } else if ((tag & L4_PROTO_MASK) == L4_PROTO_PAGEFAULT) {
         e.pagefault = true;
         e.addr = l4_mr(L4_PF_ADDR);
@@ -545,6 +541,17 @@ static bool run_probes(bool foreign, struct probe *p, unsigned n)
     return ok;
 }
 
+#define NPROBES(a) (sizeof(a) / sizeof((a)[0]))
+
+/* A case: prepare the table (setup may be NULL), then run it in one child. */
+static void probe_case(bool foreign, struct probe *p, unsigned n, void (*setup)(void))
+{
+    if (setup)
+        setup();
+    CHECK(run_probes(foreign, p, n));
+}
+#define PROBE_CASE(foreign, table, setup) probe_case(foreign, table, NPROBES(table), setup)
+
 /* --- issue 12 item 1: TI=1 selectors ----------------------------------------------------------- */
 
 /* Expected outcomes: #GP(error) (a frame probe: if the calibration frame was popped). */
@@ -586,7 +593,6 @@ static struct probe ldt_probes[] = {
       GP_FRAME(KERNEL_CS) },
     { "lcall to CS 0x8", cs_lcall64, { KERNEL_CS, 0, 0, 0, 0, 0, 0 }, GP(KERNEL_CS) },
 };
-#define NPROBES(a) (sizeof(a) / sizeof((a)[0]))
 
 static void ldt_selectors_fault(bool foreign)
 {
@@ -643,21 +649,40 @@ static l4_word_t spawn(bool foreign, const char *stub, l4_word_t rax, l4_word_t 
     return t;
 }
 
-/* Reply to t with every register of the event's message, RIP and RFLAGS replaced. */
+/* The register set of the message just received: an X.2 exception's MR1..MR18 or a foreign
+ * message's MR1..MR20 (indices L4_EXC_*, then the bases). */
+struct regs {
+    bool foreign;
+    l4_word_t w[L4_FREG_WORDS + 1];
+};
+
+static struct regs get_regs(bool foreign)
+{
+    struct regs r = { .foreign = foreign };
+    for (unsigned i = 1; i <= (foreign ? L4_FREG_WORDS : L4_EXC_REGS); i++)
+        r.w[i] = l4_mr(i);
+    return r;
+}
+
+/* Reply to t with every register of r; its next message (a foreign thread's page faults in
+ * our image served), received with these timeouts. */
+static l4_word_t put_regs(l4_word_t t, const struct regs *r, l4_word_t timeouts)
+{
+    unsigned n = r->foreign ? L4_FREG_WORDS : L4_EXC_REGS;
+    l4_set_mr(0, l4_tag_make(r->foreign ? L4_FOREIGN_SET_REGS : 0, n, 0));
+    for (unsigned i = 1; i <= n; i++)
+        l4_set_mr(i, r->w[i]);
+    l4_word_t from, tag = l4_ipc(t, t, timeouts, &from);
+    return r->foreign ? tu_foreign_serve_timeouts(t, tag, timeouts) : tag;
+}
+
+/* Reply to t with every register of the message just received, RIP and RFLAGS replaced. */
 static l4_word_t resume_all(l4_word_t t, bool foreign, l4_word_t rip, l4_word_t rflags)
 {
-    unsigned n = foreign ? L4_FREG_WORDS : L4_EXC_REGS;
-    l4_word_t regs[L4_FREG_WORDS + 1];
-    for (unsigned i = 1; i <= n; i++)
-        regs[i] = l4_mr(i);
-    regs[foreign ? L4_FREG_RIP : L4_EXC_RIP] = rip;
-    regs[foreign ? L4_FREG_RFLAGS : L4_EXC_RFLAGS] = rflags;
-    l4_set_mr(0, l4_tag_make(foreign ? L4_FOREIGN_SET_REGS : 0, n, 0));
-    for (unsigned i = 1; i <= n; i++)
-        l4_set_mr(i, regs[i]);
-    l4_word_t from;
-    l4_word_t tag = l4_ipc(t, t, 0, &from);
-    return foreign ? tu_foreign_serve(t, tag) : tag;
+    struct regs r = get_regs(foreign);
+    r.w[L4_EXC_RIP] = rip;
+    r.w[L4_EXC_RFLAGS] = rflags;
+    return put_regs(t, &r, 0);
 }
 
 /* Answer a foreign system call with RAX = 0 and return the next message. */
@@ -692,15 +717,9 @@ static struct probe iret_kernel_cs[] = {
 
 /* run_probes takes each message as it comes: one exception per probe, resumed, and the child
  * reaches its end (a second message for one iretq would be read as the next probe's). */
-TEST(iretq_to_kernel_cs_native)
-{
-    CHECK(run_probes(false, iret_kernel_cs, NPROBES(iret_kernel_cs)));
-}
+TEST(iretq_to_kernel_cs_native) { PROBE_CASE(false, iret_kernel_cs, NULL); }
 
-TEST(iretq_to_kernel_cs_foreign)
-{
-    CHECK(run_probes(true, iret_kernel_cs, NPROBES(iret_kernel_cs)));
-}
+TEST(iretq_to_kernel_cs_foreign) { PROBE_CASE(true, iret_kernel_cs, NULL); }
 
 /* The faulting thread can also be deleted at its exception, and nothing follows. */
 TEST(iretq_to_kernel_cs_killed)
@@ -820,17 +839,9 @@ static void fix_priv_probes(void)
     }
 }
 
-TEST(privileged_instructions_fault_native)
-{
-    fix_priv_probes();
-    CHECK(run_probes(false, priv_probes, NPROBES(priv_probes)));
-}
+TEST(privileged_instructions_fault_native) { PROBE_CASE(false, priv_probes, fix_priv_probes); }
 
-TEST(privileged_instructions_fault_foreign)
-{
-    fix_priv_probes();
-    CHECK(run_probes(true, priv_probes, NPROBES(priv_probes)));
-}
+TEST(privileged_instructions_fault_foreign) { PROBE_CASE(true, priv_probes, fix_priv_probes); }
 
 /* Without UMIP the descriptor-table instructions run; what they tell is harmless: no LDT,
  * the TSS selector.  (With UMIP they fault: privileged_instructions_*.) */
@@ -857,17 +868,9 @@ static void fill_int_probes(void)
         int_probes[n] = (struct probe){ "int n", cs_int_n + 4 * n, { n }, 13, 0, INT_N };
 }
 
-TEST(idt_gates_native)
-{
-    fill_int_probes();
-    CHECK(run_probes(false, int_probes, NPROBES(int_probes)));
-}
+TEST(idt_gates_native) { PROBE_CASE(false, int_probes, fill_int_probes); }
 
-TEST(idt_gates_foreign)
-{
-    fill_int_probes();
-    CHECK(run_probes(true, int_probes, NPROBES(int_probes)));
-}
+TEST(idt_gates_foreign) { PROBE_CASE(true, int_probes, fill_int_probes); }
 
 /* --- kernel memory from user mode: exceptions, never the pager ----------------------------------- */
 
@@ -901,17 +904,9 @@ static void fill_kernel_probes(void)
     kernel_page_probes[2].words[0] = kernel_page_probes[9].words[0] = page;
 }
 
-TEST(kernel_pages_fault_native)
-{
-    fill_kernel_probes();
-    CHECK(run_probes(false, kernel_page_probes, NPROBES(kernel_page_probes)));
-}
+TEST(kernel_pages_fault_native) { PROBE_CASE(false, kernel_page_probes, fill_kernel_probes); }
 
-TEST(kernel_pages_fault_foreign)
-{
-    fill_kernel_probes();
-    CHECK(run_probes(true, kernel_page_probes, NPROBES(kernel_page_probes)));
-}
+TEST(kernel_pages_fault_foreign) { PROBE_CASE(true, kernel_page_probes, fill_kernel_probes); }
 
 /* --- RFLAGS, CS and SS on the way back to user mode ------------------------------------------------ */
 
@@ -933,8 +928,9 @@ static void flags_after_reply(bool foreign)
 TEST(flags_after_exception_reply)  { flags_after_reply(false); reap(); }
 TEST(flags_after_foreign_set_regs) { flags_after_reply(true); reap(); }
 
-/* ExchangeRegisters on a thread blocked in a receive, which returns through sysret. */
-TEST(flags_after_exchange_registers)
+/* A thread of our space (ExchangeRegisters reaches it) blocked in a closed receive from us,
+ * which returns through sysret into cs_readback2. */
+static l4_word_t receiving_child(void)
 {
     reap();
     child_foreign = false;
@@ -942,8 +938,16 @@ TEST(flags_after_exchange_registers)
     child_regs[0] = l4lib_syscalls.ipc;
     child_regs[1] = tu_main_tid();
     l4_word_t t = track(tu_thread(stub_child, 100));
+    if (t)
+        tu_wait_blocked();
+    return t;
+}
+
+/* ExchangeRegisters on a thread blocked in a receive, which returns through sysret. */
+TEST(flags_after_exchange_registers)
+{
+    l4_word_t t = receiving_child();
     CHECK(t != 0);
-    tu_wait_blocked();
     struct l4_exregs old;
     CHECK(l4_exchange_registers(t, L4_EXREGS_SET_FLAGS, 0, 0, ~0ul, 0, L4_NILTHREAD, &old) != L4_NILTHREAD);
     CHECK(old.control & L4_EXREGS_WAS_RECEIVING);
@@ -1051,14 +1055,8 @@ TEST(noncanonical_rip_from_start_message)
 /* ExchangeRegisters on a thread blocked in a receive (it would leave through sysret). */
 TEST(noncanonical_rip_from_exchange_registers)
 {
-    reap();
-    child_foreign = false;
-    child_entry_stub = cs_recv_readback;
-    child_regs[0] = l4lib_syscalls.ipc;
-    child_regs[1] = tu_main_tid();
-    l4_word_t t = track(tu_thread(stub_child, 100));
+    l4_word_t t = receiving_child();
     CHECK(t != 0);
-    tu_wait_blocked();
     struct l4_exregs old;
     CHECK(l4_exchange_registers(t, L4_EXREGS_SET_IP | L4_EXREGS_ABORT_RECV, 0, NONCANONICAL, 0, 0,
                                 L4_NILTHREAD, &old) != L4_NILTHREAD);
@@ -1092,27 +1090,16 @@ static void bad_rip_and_rsp(bool foreign)
     CHECK(e.exception && e.vector == 14 && e.error == 0x15 && e.rip == KERNEL_HALF,
           "vector %u error %lx rip %lx", e.vector, e.error, e.rip);
     /* RSP non-canonical, RIP at the pushfq after the first ud2. */
-    unsigned n = foreign ? L4_FREG_WORDS : L4_EXC_REGS;
-    l4_word_t regs[L4_FREG_WORDS + 1];
-    for (unsigned i = 1; i <= n; i++)
-        regs[i] = l4_mr(i);
-    regs[foreign ? L4_FREG_RIP : L4_EXC_RIP] = (l4_word_t)cs_readback + 2;
-    regs[foreign ? L4_FREG_RSP : L4_EXC_RSP] = NONCANONICAL + 64;
-    l4_set_mr(0, l4_tag_make(foreign ? L4_FOREIGN_SET_REGS : 0, n, 0));
-    for (unsigned i = 1; i <= n; i++)
-        l4_set_mr(i, regs[i]);
-    l4_word_t from;
-    e = decode(l4_ipc(t, t, 0, &from));
+    struct regs r = get_regs(foreign);
+    r.w[L4_EXC_RIP] = (l4_word_t)cs_readback + 2;
+    r.w[L4_EXC_RSP] = NONCANONICAL + 64;
+    e = decode(put_regs(t, &r, 0));
     CHECK(e.exception && (e.vector == 12 || e.vector == 13) && e.error == 0 &&
           e.rip == (l4_word_t)cs_readback + 2, "vector %u error %lx rip %lx", e.vector, e.error, e.rip);
     /* Back to a good stack: it runs on. */
-    for (unsigned i = 1; i <= n; i++)
-        regs[i] = l4_mr(i);
-    regs[foreign ? L4_FREG_RSP : L4_EXC_RSP] = rsp;
-    l4_set_mr(0, l4_tag_make(foreign ? L4_FOREIGN_SET_REGS : 0, n, 0));
-    for (unsigned i = 1; i <= n; i++)
-        l4_set_mr(i, regs[i]);
-    e = decode(l4_ipc(t, t, 0, &from));
+    r = get_regs(foreign);
+    r.w[L4_EXC_RSP] = rsp;
+    e = decode(put_regs(t, &r, 0));
     CHECK(e.exception && e.vector == 6 && e.rbx == USER_CS, "vector %u", e.vector);
     tu_kill(t);
 }
@@ -1144,17 +1131,9 @@ static void fill_fpu_images(void)
         fpu_probes[2].vector = 6;
 }
 
-TEST(fpu_images_fault_in_user_mode_native)
-{
-    fill_fpu_images();
-    CHECK(run_probes(false, fpu_probes, NPROBES(fpu_probes)));
-}
+TEST(fpu_images_fault_in_user_mode_native) { PROBE_CASE(false, fpu_probes, fill_fpu_images); }
 
-TEST(fpu_images_fault_in_user_mode_foreign)
-{
-    fill_fpu_images();
-    CHECK(run_probes(true, fpu_probes, NPROBES(fpu_probes)));
-}
+TEST(fpu_images_fault_in_user_mode_foreign) { PROBE_CASE(true, fpu_probes, fill_fpu_images); }
 
 /* A thread's MXCSR and FCW, and a pending x87 exception, stay its own across switches to a
  * thread that uses the FPU; its exceptions arrive in user mode as #MF and #XM. */
@@ -1202,6 +1181,30 @@ TEST(fpu_state_is_the_threads_own)
 static uint8_t bases_touch[4096] __attribute__((aligned(4096)));
 static volatile l4_word_t bases_stop;
 
+/* tag is t's report (system call 3002); are its bases (GET_REGS) still the odd ones? */
+static bool odd_bases_kept(l4_word_t t, l4_word_t tag)
+{
+    if (!l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL) || l4_mr(L4_FSC_RAX) != 3002) {
+        test_note("tag %lx, not the report", tag);
+        return false;
+    }
+    l4_set_mr(0, l4_tag_make(L4_FOREIGN_GET_REGS, 0, 0));
+    tag = l4_call(t);
+    test_note("bases %lx %lx", l4_mr(L4_FREG_FS_BASE), l4_mr(L4_FREG_GS_BASE));
+    return l4_tag_is_proto(tag, L4_PROTO_FOREIGN_REGS) && l4_mr(L4_FREG_FS_BASE) == ODD_FS &&
+           l4_mr(L4_FREG_GS_BASE) == ODD_GS;
+}
+
+/* The foreign register set just received, with RIP = rip and the odd bases. */
+static struct regs odd_bases(l4_word_t rip)
+{
+    struct regs r = get_regs(true);
+    r.w[L4_FREG_RIP] = rip;
+    r.w[L4_FREG_FS_BASE] = ODD_FS;
+    r.w[L4_FREG_GS_BASE] = ODD_GS;
+    return r;
+}
+
 /* The kernel uses neither FS nor GS (no swapgs anywhere): a foreign thread with bases of its
  * handler's choosing takes an exception, system calls (fast and C path), a page fault, timer
  * interrupts and an interrupt message, and keeps its bases. */
@@ -1212,17 +1215,9 @@ TEST(user_bases_on_every_kernel_entry)
     CHECK(t != 0);
     struct event e = decode(tag);
     CHECK(is_ud_at(&e, cs_bases_child), "tag %lx", tag);
-    l4_word_t regs[L4_FREG_WORDS + 1];
-    for (unsigned i = 1; i <= L4_FREG_WORDS; i++)
-        regs[i] = l4_mr(i);
-    regs[L4_FREG_RIP] += 2;
-    regs[L4_FREG_RBX] = (l4_word_t)bases_touch;
-    regs[L4_FREG_FS_BASE] = ODD_FS;
-    regs[L4_FREG_GS_BASE] = ODD_GS;
-    l4_set_mr(0, l4_tag_make(L4_FOREIGN_SET_REGS, L4_FREG_WORDS, 0));
-    for (unsigned i = 1; i <= L4_FREG_WORDS; i++)
-        l4_set_mr(i, regs[i]);
-    tag = l4_ipc(t, t, 0, &from);                      /* the fast path where it applies */
+    struct regs r = odd_bases(e.rip + 2);
+    r.w[L4_FREG_RBX] = (l4_word_t)bases_touch;
+    tag = put_regs(t, &r, 0);                           /* the fast path where it applies */
     CHECK(l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL) && l4_mr(L4_FSC_RAX) == 3000, "tag %lx", tag);
     l4_set_mr(0, l4_tag_make(L4_FOREIGN_RESUME, 1, 0));
     l4_set_mr(1, 0);
@@ -1246,12 +1241,7 @@ TEST(user_bases_on_every_kernel_entry)
     bases_stop = 1;
     l4_set_mr(0, l4_tag_make(L4_FOREIGN_RESUME, 0, 0));
     tag = l4_ipc(t, t, 0, &from);
-    CHECK(l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL) && l4_mr(L4_FSC_RAX) == 3002, "tag %lx", tag);
-    l4_set_mr(0, l4_tag_make(L4_FOREIGN_GET_REGS, 0, 0));
-    tag = l4_call(t);
-    CHECK(l4_tag_is_proto(tag, L4_PROTO_FOREIGN_REGS), "tag %lx", tag);
-    CHECK_EQ(l4_mr(L4_FREG_FS_BASE), ODD_FS);
-    CHECK_EQ(l4_mr(L4_FREG_GS_BASE), ODD_GS);
+    CHECK(odd_bases_kept(t, tag));
     tu_kill(t);
 }
 
@@ -1276,21 +1266,12 @@ TEST(nmi_with_user_bases)
         return;
     }
     bases_stop = 0;
-    l4_word_t tag, from, t = spawn(true, cs_spin_bases, 0, 0, (l4_word_t)&bases_stop, 0, &tag);
+    l4_word_t tag, t = spawn(true, cs_spin_bases, 0, 0, (l4_word_t)&bases_stop, 0, &tag);
     CHECK(t != 0);
     struct event e = decode(tag);
     CHECK(is_ud_at(&e, cs_spin_bases), "tag %lx", tag);
-    l4_word_t regs[L4_FREG_WORDS + 1];
-    for (unsigned i = 1; i <= L4_FREG_WORDS; i++)
-        regs[i] = l4_mr(i);
-    regs[L4_FREG_RIP] += 2;
-    regs[L4_FREG_FS_BASE] = ODD_FS;
-    regs[L4_FREG_GS_BASE] = ODD_GS;
-    l4_set_mr(0, l4_tag_make(L4_FOREIGN_SET_REGS, L4_FREG_WORDS, 0));
-    for (unsigned i = 1; i <= L4_FREG_WORDS; i++)
-        l4_set_mr(i, regs[i]);
-    l4_word_t ms = l4_timeouts(L4_NEVER, l4_period_from_us(1000));
-    tag = tu_foreign_serve_timeouts(t, l4_ipc(t, t, ms, &from), ms);
+    struct regs r = odd_bases(e.rip + 2);
+    tag = put_regs(t, &r, l4_timeouts(L4_NEVER, l4_period_from_us(1000)));
     CHECK_EQ(tag, 0);                                   /* it spins */
     test_note("nmi: ready");
     unsigned i;
@@ -1300,12 +1281,7 @@ TEST(nmi_with_user_bases)
     (void)inb(0x3F8);
     bases_stop = 1;
     tag = l4_receive(t);
-    CHECK(l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL) && l4_mr(L4_FSC_RAX) == 3002, "tag %lx", tag);
-    l4_set_mr(0, l4_tag_make(L4_FOREIGN_GET_REGS, 0, 0));
-    tag = l4_call(t);
-    CHECK(l4_tag_is_proto(tag, L4_PROTO_FOREIGN_REGS), "tag %lx", tag);
-    CHECK_EQ(l4_mr(L4_FREG_FS_BASE), ODD_FS);
-    CHECK_EQ(l4_mr(L4_FREG_GS_BASE), ODD_GS);
+    CHECK(odd_bases_kept(t, tag));
     reap();
 }
 

@@ -157,12 +157,15 @@ void thread_return_to_user_checks(struct tcb *t)
     /* A start message, ExchangeRegisters, an exception reply or a foreign SET_REGS may have
      * set a RIP the CPU cannot return to (sysret and iretq would #GP in the kernel, on the
      * user's stack for sysret): that is the thread's general-protection fault, not the
-     * kernel's (contract §4.1).  Checked whatever the flag says, so that a path that forgets
-     * to set it cannot crash the kernel; the flag keeps the IPC fast paths, which skip these
-     * checks, away from a thread whose registers someone else set. */
-    t->flags &= ~TF_USER_STATE;
-    while (!arch_canonical(arch_user_ip(t)))
-        fault_exception(t, 13, 0);
+     * kernel's (contract §4.1).  Each of them sets TF_USER_STATE, which also keeps the IPC
+     * fast paths (they skip these checks) away; the debug kernel checks every frame on its
+     * way out (entry_checks.c), which is how the start message's missing flag was found.  A
+     * check without the flag would cost every C-path return about 10 instructions. */
+    if (t->flags & TF_USER_STATE) {
+        t->flags &= ~TF_USER_STATE;
+        while (!arch_canonical(arch_user_ip(t)))
+            fault_exception(t, 13, 0);
+    }
     sched_preempt_check();
     /* A preempted thread reports to its scheduler before it continues (contract §6.4). */
     while (t->flags & (TF_PREEMPT_MSG | TF_TIMEFAULT_MSG)) {

@@ -85,6 +85,9 @@ __asm__(
     "    movl $3002, %eax\n syscall\n"
     "    movl $" XSTR(CS_DONE) ", %r12d\n ud2\n"
     /* An NMI's target: #UD (the handler sets the bases), spin until *R13 != 0, report. */
+    /* Jump to R14. */
+    ".global cs_jump_r14\n"
+    "cs_jump_r14: jmp *%r14\n"
     ".global cs_spin_bases\n"
     "cs_spin_bases: ud2\n"
     "1:  cmpq $0, (%r13)\n je 1b\n"
@@ -92,7 +95,7 @@ __asm__(
     "    movl $" XSTR(CS_DONE) ", %r12d\n ud2\n"
     );
 extern stub_t cs_readback, cs_recv_readback, cs_user_flags, cs_single_step, cs_fpu_child,
-    cs_bases_child, cs_spin_bases;
+    cs_bases_child, cs_spin_bases, cs_jump_r14;
 
 /* --- CPU features, as user mode sees them ---------------------------------------------------- */
 
@@ -584,6 +587,75 @@ static void bad_rip_and_rsp(bool foreign)
 
 TEST(bad_rip_rsp_exception_reply) { bad_rip_and_rsp(false); reap(); }
 TEST(bad_rip_rsp_foreign_set_regs) { bad_rip_and_rsp(true); reap(); }
+
+/* --- the last bytes of the lower half ------------------------------------------------------------- */
+
+/* An instruction that ends at 2^47 leaves a non-canonical RIP in the frame without anybody
+ * setting it: RCX after `syscall` (sysret would #GP in ring 0 on Intel, on the user's stack),
+ * the return address of int3, KernelInterface's skip over `lock; nop`.  The kernel checks
+ * every frame on its way to user mode (entry.S USER_RIP_CHECK): the thread's #GP instead. */
+#define TOP_PAGE 0x00007FFFFFFFF000ul
+#define TOP_END  0x0000800000000000ul
+
+static uint8_t top_page[4096] __attribute__((aligned(4096)));
+
+/* A child that jumps to the last `len` bytes of the lower half, where code is: its first
+ * message is the page fault there, which we answer with top_page; its next message. */
+static l4_word_t at_the_top(bool foreign, const uint8_t *code, unsigned len, l4_word_t *t)
+{
+    memset(top_page, 0x90, sizeof(top_page));
+    memcpy(top_page + 4096 - len, code, len);
+    l4_word_t tag;
+    *t = spawn(foreign, cs_jump_r14, 0, 0, 0, TOP_END - len, &tag);
+    if (!*t || (tag & L4_PROTO_MASK) != L4_PROTO_PAGEFAULT || l4_mr(L4_PF_ADDR) != TOP_END - len) {
+        test_note("tag %lx addr %lx", tag, l4_mr(L4_PF_ADDR));
+        return 0;
+    }
+    l4_set_mr(0, l4_tag_make(0, 0, 2));
+    l4_set_mr(1, l4_map_item(TOP_PAGE));
+    l4_set_mr(2, l4_fpage_log2((l4_word_t)top_page, 12) | L4_RWX);
+    l4_word_t from;
+    return l4_ipc(*t, *t, 0, &from);
+}
+
+static bool is_gp_at_top(l4_word_t tag)
+{
+    struct event e = decode(tag);
+    if (e.exception && e.vector == 13 && e.error == 0 && e.rip == TOP_END)
+        return true;
+    test_note("tag %lx vector %u error %lx rip %lx", tag, e.vector, e.error, e.rip);
+    return false;
+}
+
+TEST(syscall_at_the_top_foreign)
+{
+    static const uint8_t code[] = { 0x0F, 0x05 };           /* syscall */
+    l4_word_t t, tag = at_the_top(true, code, sizeof(code), &t);
+    CHECK(l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL) && l4_mr(L4_FSC_RIP) == TOP_END,
+          "tag %lx rip %lx", tag, l4_mr(L4_FSC_RIP));
+    CHECK(is_gp_at_top(resume_syscall(t)));                 /* sysret refused */
+    reap();
+}
+
+TEST(int3_at_the_top_foreign)
+{
+    static const uint8_t code[] = { 0xCC };                 /* int3 */
+    l4_word_t t, tag = at_the_top(true, code, sizeof(code), &t);
+    struct event e = decode(tag);
+    CHECK(e.exception && e.vector == 3 && e.rip == TOP_END, "vector %u rip %lx", e.vector, e.rip);
+    l4_set_mr(0, l4_tag_make(L4_FOREIGN_RESUME, 0, 0));     /* no register changes */
+    l4_word_t from;
+    CHECK(is_gp_at_top(l4_ipc(t, t, 0, &from)));            /* iretq refused */
+    reap();
+}
+
+TEST(kernel_interface_at_the_top_native)
+{
+    static const uint8_t code[] = { 0xF0, 0x90 };           /* lock; nop */
+    l4_word_t t, tag = at_the_top(false, code, sizeof(code), &t);
+    CHECK(is_gp_at_top(tag));                               /* its skip: RIP = 2^47 */
+    reap();
+}
 
 /* --- FPU/SSE state ----------------------------------------------------------------------------- */
 

@@ -41,6 +41,21 @@
     popq %rax
 .endm
 
+/* The frame at RSP goes back to user mode: its RIP must be canonical, or sysret would #GP in
+ * ring 0 on the user's stack (Intel) and iretq #GP in the kernel.  A RIP that a start message,
+ * ExchangeRegisters, an exception reply or SET_REGS set is checked in C
+ * (thread_return_to_user_checks); the CPU itself can leave a non-canonical one in a frame:
+ * RCX after a `syscall` in the last two bytes of the lower half, a trap's return address there
+ * (int3, a single step), KernelInterface's skip over `lock; nop` there.  Then the thread takes
+ * a #GP (user_rip_fault, traps.c) and leaves through whatever frame that leaves. */
+.macro USER_RIP_CHECK
+    movq FR_RIP * 8(%rsp), %rcx
+    sarq $47, %rcx
+    incq %rcx                       /* canonical: 1 (lower half) or 0 (upper) */
+    cmpq $1, %rcx
+    ja   user_rip_bad
+.endm
+
 /* Exception and interrupt stubs, 16 bytes each: vectors without a CPU error code push a
  * zero so that every frame has the same layout; then the vector number. */
     .align 16
@@ -71,6 +86,10 @@ interrupt_common:
     /* fall through: return to whatever frame is on this stack */
     .global return_from_trap
 return_from_trap:
+    testb $3, FR_CS * 8(%rsp)
+    jz   1f
+    USER_RIP_CHECK
+1:
 #ifdef CONFIG_INVARIANTS
     movq %rsp, %rdi
     call exit_check                 /* (RSP is 16-byte aligned at every frame) */
@@ -126,6 +145,7 @@ syscall_full:
 return_to_user:
     cmpq $VEC_SYSCALL, FR_VECTOR * 8(%rsp)
     jne  return_from_trap
+    USER_RIP_CHECK
 #ifdef CONFIG_INVARIANTS
     movq %rsp, %rdi
     call exit_check
@@ -135,6 +155,10 @@ return_to_user:
     movq 32(%rsp), %r11             /* rflags */
     movq 40(%rsp), %rsp             /* user rsp */
     sysretq
+
+user_rip_bad:
+    call user_rip_fault             /* (RSP = the frame: 16-byte aligned) */
+    jmp  return_to_user
 
 /* switch_context(word_t *save_ksp, word_t new_ksp): save callee-saved registers and the stack
  * pointer of the running thread, continue the thread whose stack is new_ksp. */

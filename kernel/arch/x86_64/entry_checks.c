@@ -86,9 +86,11 @@ static bool ist_vector(word_t v)
 }
 
 /* A frame that came from, or goes back to, user mode: at the top of the current thread's
- * kernel stack (or on an IST stack, for the vectors that have one), with the user selectors,
- * a canonical RIP and user RFLAGS. */
-static void check_user_frame(const struct frame *f, const char *where)
+ * kernel stack (or on an IST stack, for the vectors that have one), with the user selectors
+ * and user RFLAGS; leaving, also a canonical RIP (one that the CPU put in the frame, RCX after
+ * a `syscall` at the very end of the lower half, say, is legal until entry.S's
+ * USER_RIP_CHECK has turned it into the thread's #GP). */
+static void check_user_frame(const struct frame *f, const char *where, bool leaving)
 {
     struct tcb *cur = cpu0.current;
     if (cpu_on_ist_stack((word_t)f))
@@ -98,7 +100,7 @@ static void check_user_frame(const struct frame *f, const char *where)
                 "user frame not at the top of the current thread's kernel stack");
     REQUIRE(f->cs == GDT_USER_CS, f, where, "user CS is not 0x23");
     REQUIRE(f->ss == GDT_USER_DS, f, where, "user SS is not 0x1b");
-    REQUIRE(arch_canonical(f->rip), f, where, "non-canonical user RIP");
+    REQUIRE(!leaving || arch_canonical(f->rip), f, where, "non-canonical user RIP");
     REQUIRE(user_rflags(f->rflags), f, where, "user RFLAGS a CPL-3 program cannot hold");
 }
 
@@ -107,7 +109,7 @@ void entry_check_trap(const struct frame *f)
     const char *where = "trap entry";
     check_live(f, where);
     if ((f->cs & 3) == 3) {
-        check_user_frame(f, where);
+        check_user_frame(f, where, false);
         return;
     }
     /* From CPL 0: only the kernel's own code, on one of its stacks, can have been
@@ -132,8 +134,8 @@ void entry_check_syscall(const struct frame *f)
     /* `syscall` loads SS from STAR (the kernel data selector); an interrupt or a call gate
      * into the kernel leaves a null SS. */
     REQUIRE(live_ss() == GDT_KERNEL_DS, f, where, "SS is not what syscall loads");
-    check_user_frame(f, where);
-    REQUIRE(f->rip < L4_USER_AREA_END ||
+    check_user_frame(f, where, false);
+    REQUIRE(f->rip <= L4_USER_AREA_END ||
             (f->rip >= SYSCALL_PAGE_USER && f->rip < SYSCALL_PAGE_USER + PAGE_SIZE),
             f, where, "syscall from an address user code cannot execute");
 }
@@ -142,15 +144,17 @@ void exit_check(const struct frame *f)
 {
     const char *where = "exit";
     if ((f->cs & 3) == 3) {
-        check_user_frame(f, where);
+        check_user_frame(f, where, true);
         return;
     }
     REQUIRE(f->cs == GDT_KERNEL_CS, f, where, "return to CPL 0 with another CS");
     REQUIRE(in_kernel_text(f->rip), f, where, "return to CPL 0 outside the kernel's text");
 }
 
+/* (On the C paths' ways out the RIP is checked by entry.S after this; the IPC fast paths'
+ * sysret frames hold the Ipc stub's return address: canonical.) */
 void arch_check_user_frame(struct tcb *t, const char *where)
 {
-    check_user_frame(tcb_frame(t), where);
+    check_user_frame(tcb_frame(t), where, false);
 }
 #endif

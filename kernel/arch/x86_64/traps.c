@@ -182,6 +182,16 @@ static void interrupt(unsigned v)
     }
 }
 
+/* entry.S: the frame about to go back to user mode has a non-canonical RIP (USER_RIP_CHECK):
+ * the current thread's general-protection fault, as for one that someone else set. */
+void user_rip_fault(void);
+void user_rip_fault(void)
+{
+    struct tcb *t = cpu0.current;
+    t->flags |= TF_USER_STATE;
+    thread_return_to_user_checks(t);
+}
+
 void trap_dispatch(struct frame *f)
 {
     unsigned v = (unsigned)f->vector;

@@ -15,7 +15,7 @@ KERNEL_OBJS   := $(patsubst %,$(BUILD)/%.o,$(basename $(KERNEL_SRCS)))
 # does not build there.  A layer sees its own directory and those below it: the ISA its own,
 # the platform the ISA's too, the glue both.
 KERNEL_CFLAGS_COMMON := $(FREESTANDING) -mcmodel=kernel -mgeneral-regs-only -mno-sse -mno-mmx
-KERNEL_API_INC := $(foreach d,$(KERNEL_LAYERS),$(if $(wildcard $(d)/api),-I$(d)/api))
+KERNEL_API_INC := $(foreach d,$(KERNEL_LAYERS),-I$(d)/api)
 KERNEL_GENERIC_CFLAGS := $(KERNEL_CFLAGS_COMMON) -Ikernel $(KERNEL_API_INC) -Iinclude \
                  $(KERNEL_EXTRA_CFLAGS)
 KERNEL_LAYER_CFLAGS = $(KERNEL_CFLAGS_COMMON) -Ikernel $(foreach d,$(1),-I$(d)) $(KERNEL_API_INC) \

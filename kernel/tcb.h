@@ -43,14 +43,15 @@ _Static_assert(TCB_FPU_OFFSET + TCB_FPU_SIZE <= TCB_STACK_BOTTOM, "FPU area belo
 
 #define QUANTUM_UNLIMITED (~0ull)
 
-/* thread flags */
+/* Thread flags (tcb.flags, 32 bits).  The IPC fast paths leave a partner with any flag set to
+ * the C path, except TF_FOREIGN alone (a foreign thread waiting for its handler's reply). */
 #define TF_HALT_PENDING   (1u << 0)   /* halt when next returning to user mode */
 #define TF_FOREIGN        (1u << 1)   /* in a space with the foreign system-call ABI (foreign.c);
                                        * never a receiver of the IPC fast path */
 #define TF_KERNEL_IPC     (1u << 2)   /* the current IPC is kernel-generated (fault, exception) */
-#define TF_USER_STATE     (1u << 5)   /* IP/SP/FLAGS changed by the kernel: check before return */
 #define TF_PREEMPTED      (1u << 3)   /* delayed a preemption; no more delay until it yields */
 #define TF_PREEMPT_MSG    (1u << 4)   /* was preempted: send the preemption message (§6.4) */
+#define TF_USER_STATE     (1u << 5)   /* IP/SP/FLAGS changed by the kernel: check before return */
 #define TF_TIMEFAULT_MSG  (1u << 6)   /* total quantum exhausted: send the time fault */
 #define TF_FOREIGN_INTR   (1u << 7)   /* interrupt pending: send it before user mode (foreign.c) */
 
@@ -77,8 +78,8 @@ struct tcb {
     struct space *space;
     uint8_t state;              /* enum thread_state */
     uint8_t prio;
-    uint8_t flags;
     uint8_t wake;               /* enum wake_reason, valid while and right after blocking */
+    uint32_t flags;             /* TF_* */
     void (*cont)(struct tcb *); /* continuation run when the thread is switched to */
     word_t ksp;                 /* saved kernel stack pointer while switched out */
     /* IPC state of the current phase.  Grouped so that a nested kernel IPC (a page fault
@@ -129,6 +130,10 @@ struct tcb {
     /* --- architecture ------------------------------------------------------------------ */
     struct arch_tcb arch;
 };
+
+/* The TCB is the bottom of its slot, below the FPU area (the kernel stack's bottom is
+ * TCB_STACK_BOTTOM, above that area). */
+_Static_assert(sizeof(struct tcb) <= TCB_FPU_OFFSET, "struct tcb overlaps the FPU area");
 
 static inline struct tcb *tcb_of_number(word_t no)
 {

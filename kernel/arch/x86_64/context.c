@@ -6,6 +6,7 @@
 #include "cpu.h"
 #include "tcb.h"
 #include "space.h"
+#include "kmem.h"
 #include "lib.h"
 #include "console.h"
 
@@ -54,7 +55,7 @@ void arch_set_user_flags(struct tcb *t, word_t flags)
 
 static uint8_t pcid_used[4096 / 8];
 
-uint16_t arch_pcid_alloc(void)
+static uint16_t pcid_alloc(void)
 {
     if (!cpu_features.pcid)     /* (allocated before cpu_enable_pcid for the first spaces) */
         return 0;
@@ -66,18 +67,36 @@ uint16_t arch_pcid_alloc(void)
     return 0;   /* all in use: this space shares PCID 0 and is flushed at every switch */
 }
 
-void arch_pcid_free(uint16_t pcid)
+static void pcid_free(uint16_t pcid)
 {
     if (pcid)
         pcid_used[pcid / 8] &= ~(1u << (pcid % 8));
 }
 
-void arch_space_forget(struct space *s)
+bool arch_space_create(struct space *s)
+{
+    s->arch.pml4 = pt_top_create(&s->arch.pml4_phys);
+    if (!s->arch.pml4)
+        return false;
+    s->arch.pcid = pcid_alloc();
+    s->arch.tlb_stale = true;
+    return true;
+}
+
+void arch_space_init_kernel(struct space *s)
+{
+    s->arch.pml4 = pt_top_kernel(&s->arch.pml4_phys);
+    s->arch.pcid = 0;
+}
+
+void arch_space_destroy(struct space *s)
 {
     if (loaded_space == s) {
         write_cr3(kernel_pml4_phys);
         loaded_space = &kernel_space;
     }
+    kmem_free_page(s->arch.pml4);
+    pcid_free(s->arch.pcid);
 }
 
 void arch_switch_space(struct space *s)
@@ -88,11 +107,11 @@ void arch_switch_space(struct space *s)
 void space_tlb_invalidate(struct space *s, word_t va, word_t size)
 {
     if (s != loaded_space) {
-        s->tlb_stale = true;
+        s->arch.tlb_stale = true;
         return;
     }
     if (size > 64 * PAGE_SIZE) {
-        s->tlb_stale = true;
+        s->arch.tlb_stale = true;
         arch_switch_space(s);
         return;
     }

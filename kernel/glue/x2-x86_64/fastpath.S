@@ -59,7 +59,7 @@
     movq TCB_SPACE(%rbp), %rcx
     cmpq TCB_SPACE(%rdi), %rcx
     jne  fp_slow
-2:  cmpb $0, TCB_FLAGS(%rbp)
+2:  cmpl $0, TCB_FLAGS(%rbp)
     jne  \flagged
     cmpb $0, TCB_WAKEUP_QUEUED(%rbp)
     jne  fp_slow
@@ -166,7 +166,7 @@ fp_long:
  * to its system call (foreign_fastpath.S); anything else pending goes to the C path. */
     .pushsection .text.fastpath_cold, "ax"
 fp_flagged:
-    cmpb $TF_FOREIGN_, TCB_FLAGS(%rbp)
+    cmpl $TF_FOREIGN_, TCB_FLAGS(%rbp)
     je   foreign_reply_fast
     jmp  fp_slow
     .popsection

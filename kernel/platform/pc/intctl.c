@@ -186,11 +186,12 @@ void arch_irq_unmask(unsigned n)
  * INIT, an NMI or any vector (docs/cpu-state.md). */
 bool arch_kernel_device(unsigned i, paddr_t *start, paddr_t *end)
 {
+    unsigned nlapic = lapic ? 1 : 0;
     paddr_t base;
-    if (lapic && i == 0)
+    if (i < nlapic)
         base = lapic_phys;
-    else if ((i -= lapic != NULL) < acpi_info.nioapic)
-        base = acpi_info.ioapic[i].addr;
+    else if (i - nlapic < acpi_info.nioapic)
+        base = acpi_info.ioapic[i - nlapic].addr;
     else
         return false;
     *start = base & ~(PAGE_SIZE - 1);

@@ -8,6 +8,11 @@
 #include <sys/syscall.h>
 #include "corpus.h"
 
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE 1
+#define RENAME_EXCHANGE  2
+#endif
+
 static void touch(const char *path)
 {
     int fd = open(path, O_CREAT | O_WRONLY, 0644);

@@ -84,8 +84,9 @@ int main(void)
     SHOW("set an empty name", setxattr("f", "", "x", 1, 0));
     static char big[65537];
     SHOW("set a 65537-byte value", setxattr("f", "trusted.big", big, sizeof big, 0));
-    SHOW("set a bad value pointer", setxattr("f", "trusted.x", (void *)8, 4, 0));
-    SHOW("get a bad name pointer", getxattr("f", (char *)8, NULL, 0));
+    void *volatile bad = (void *)8;
+    SHOW("set a bad value pointer", setxattr("f", "trusted.x", bad, 4, 0));
+    SHOW("get a bad name pointer", getxattr("f", (char *)bad, NULL, 0));
     SHOW("set an unknown namespace", setxattr("f", "other.a", "x", 1, 0));
     SHOW("get an unknown namespace", getxattr("f", "other.a", NULL, 0));
     SHOW("get a name without a namespace", getxattr("f", "plain", NULL, 0));

@@ -19,6 +19,13 @@ int get_path(struct task *t, l4_word_t u, char *buf)
     return n < 0 ? (int)n : 0;
 }
 
+/* A path that must not be empty (Linux's getname without LOOKUP_EMPTY): ENOENT first. */
+static int get_name(struct task *t, l4_word_t u, char *buf)
+{
+    int e = get_path(t, u, buf);
+    return e ? e : buf[0] ? 0 : -ENOENT;
+}
+
 int at_dir(struct task *t, long dirfd, const char *path, struct inode **dir)
 {
     *dir = NULL;
@@ -37,7 +44,7 @@ struct inode *lookup_at(struct task *t, long dirfd, l4_word_t upath, char *buf, 
                         int *err)
 {
     struct inode *dir;
-    if ((*err = get_path(t, upath, buf)) || (*err = at_dir(t, dirfd, buf, &dir)))
+    if ((*err = get_name(t, upath, buf)) || (*err = at_dir(t, dirfd, buf, &dir)))
         return NULL;
     return path_walk(t, dir, buf, follow, err);
 }
@@ -46,7 +53,11 @@ struct inode *resolve_at(struct task *t, long dirfd, l4_word_t upath, unsigned f
 {
     if ((*err = get_path(t, upath, path1)))
         return NULL;
-    if (!path1[0] && (flags & AT_EMPTY_PATH)) {
+    if (!path1[0] && !(flags & AT_EMPTY_PATH)) {
+        *err = -ENOENT;
+        return NULL;
+    }
+    if (!path1[0]) {
         if ((int)dirfd == AT_FDCWD)
             return t->fs->cwd;
         struct file *f = fd_get(t, (int)dirfd);
@@ -65,7 +76,7 @@ static struct inode *parent_at(struct task *t, long dirfd, l4_word_t upath, char
                                char *last, bool *trailing, int *err)
 {
     struct inode *dir;
-    if ((*err = get_path(t, upath, buf)) || (*err = at_dir(t, dirfd, buf, &dir)))
+    if ((*err = get_name(t, upath, buf)) || (*err = at_dir(t, dirfd, buf, &dir)))
         return NULL;
     return path_parent(t, dir, buf, last, trailing, err);
 }
@@ -76,7 +87,7 @@ static long open_at(struct task *t, long dirfd, l4_word_t upath, unsigned flags,
 {
     int err = fd_unused(t, 0);      /* EMFILE before anything is made, as Linux */
     struct inode *dir;
-    if (err < 0 || (err = get_path(t, upath, path1)) || (err = at_dir(t, dirfd, path1, &dir)))
+    if (err < 0 || (err = get_name(t, upath, path1)) || (err = at_dir(t, dirfd, path1, &dir)))
         return err;
     struct file *f = vfs_open(t, dir, path1, flags, mode, &err);
     if (!f)

@@ -112,9 +112,9 @@ static struct inode *walk(struct task *t, struct inode *dir, const char *path, b
             *err = -ENOTDIR;
             return NULL;
         }
-        if (!len) {                 /* the path was "/" (or ended in slashes) */
+        if (!len) {                 /* the path was "/" (slashes only) */
             if (want_parent) {
-                strcpy(last, ".");
+                strcpy(last, "/");  /* Linux's LAST_ROOT (vfs/namei.c) */
                 *trailing = true;
             }
             return dir;

@@ -40,6 +40,8 @@ long vfs_rw(struct task *t, struct file *f, struct uio *u, l4_word_t *pos, bool 
         return S_ISDIR(f->inode->mode) ? -EISDIR : -EINVAL;
     if (!uio_range_ok(u))
         return -EFAULT;             /* Linux's access_ok, before anything moves */
+    if (f->ops->llseek && ((long)*pos < 0 || (long)(*pos + u->resid) < 0))
+        return -EINVAL;             /* rw_verify_area: the range must fit in a loff_t */
     if (u->resid > MAX_RW_COUNT)
         u->resid = MAX_RW_COUNT;    /* the rest is never moved, as Linux's rw_verify_area */
     if (resumable) {

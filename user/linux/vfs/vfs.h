@@ -279,7 +279,8 @@ int vfs_path_of(struct inode *i, char *buf, size_t size);
  * search permission. */
 struct inode *path_walk(struct task *t, struct inode *dir, const char *path, bool follow,
                         int *err);
-/* The directory of path's last component and that component (into last, NAME_MAX + 1).
+/* The directory of path's last component and that component (into last, NAME_MAX + 1):
+ * "/" for a path of slashes only (Linux's LAST_ROOT), "." and ".." as they are.
  * *trailing: the path ended in '/'. */
 struct inode *path_parent(struct task *t, struct inode *dir, const char *path, char *last,
                           bool *trailing, int *err);

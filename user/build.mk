@@ -35,6 +35,7 @@ $(eval $(call user_program,test_tcontrol,user/tests/test_tcontrol.c user/tests/t
 # Started by the root task as a boot module (not a root task itself).
 $(eval $(call user_program,test_tasks,user/tests/test_tasks.c user/tests/testlib.c,0x400000))
 $(eval $(call user_program,test_servers,user/tests/test_servers.c user/tests/testlib.c,0x400000))
+$(eval $(call user_program,test_datamod,user/tests/test_datamod.c user/tests/testlib.c,0x400000))
 
 
 # lx, the Linux server (docs/linux-server.md): a boot module started by the root task.  Its

@@ -13,12 +13,6 @@
 #define F_SETFD         2
 #define F_GETFL         3
 #define F_SETFL         4
-#define F_GETLK         5
-#define F_SETLK         6
-#define F_SETLKW        7
-#define F_OFD_GETLK     36
-#define F_OFD_SETLK     37
-#define F_OFD_SETLKW    38
 #define F_DUPFD_CLOEXEC 1030
 #define F_SETPIPE_SZ    1031
 #define F_GETPIPE_SZ    1032

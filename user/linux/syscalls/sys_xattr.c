@@ -25,21 +25,35 @@ static struct inode *target(struct task *t, l4_word_t upath_or_fd, bool is_fd, b
     return lookup_at(t, AT_FDCWD, upath_or_fd, path1, follow, err);
 }
 
+/* The attribute's name from u into name: empty or over 255 bytes is ERANGE, as Linux. */
 static int get_name(struct task *t, l4_word_t u)
 {
     long n = strncpy_from_user(&t->mm, name, u, sizeof name);
-    if (n == 0 || n == -ENAMETOOLONG)
-        return -ERANGE;
-    return n < 0 ? (int)n : 0;
+    return n == 0 || n == -ENAMETOOLONG ? -ERANGE : n < 0 ? (int)n : 0;
+}
+
+/* The file of the call (arg 0), then the name (arg 1) into name: NULL with *err. */
+static struct inode *target_named(struct task *t, const struct sysargs *a, bool is_fd,
+                                  bool follow, int *err)
+{
+    struct inode *i = target(t, a->a[0], is_fd, follow, err);
+    return i && !(*err = get_name(t, a->a[1])) ? i : NULL;
+}
+
+/* A value or a list of names out to the process: n (its length) or -EFAULT. */
+static long copy_out(struct task *t, l4_word_t u, l4_word_t size, long n)
+{
+    if (n > 0 && size && copy_to_user(&t->mm, u, value, (size_t)n))
+        return -EFAULT;
+    return n;
 }
 
 static long do_setxattr(struct task *t, const struct sysargs *a, bool is_fd, bool follow)
 {
-    int err;
+    int err, flags = (int)a->a[4];
     struct inode *i = target(t, a->a[0], is_fd, follow, &err);
     if (!i)
         return err;
-    int flags = (int)a->a[4];
     if (flags & ~(XATTR_CREATE | XATTR_REPLACE))
         return -EINVAL;
     if ((err = get_name(t, a->a[1])))
@@ -55,16 +69,11 @@ static long do_setxattr(struct task *t, const struct sysargs *a, bool is_fd, boo
 static long do_getxattr(struct task *t, const struct sysargs *a, bool is_fd, bool follow)
 {
     int err;
-    struct inode *i = target(t, a->a[0], is_fd, follow, &err);
+    struct inode *i = target_named(t, a, is_fd, follow, &err);
     if (!i)
         return err;
-    if ((err = get_name(t, a->a[1])))
-        return err;
     l4_word_t size = a->a[3] > XATTR_SIZE_MAX ? XATTR_SIZE_MAX : a->a[3];
-    long n = vfs_getxattr(t, i, name, value, size);
-    if (n > 0 && size && copy_to_user(&t->mm, a->a[2], value, (size_t)n))
-        return -EFAULT;
-    return n;
+    return copy_out(t, a->a[2], size, vfs_getxattr(t, i, name, value, size));
 }
 
 static long do_listxattr(struct task *t, const struct sysargs *a, bool is_fd, bool follow)
@@ -74,21 +83,14 @@ static long do_listxattr(struct task *t, const struct sysargs *a, bool is_fd, bo
     if (!i)
         return err;
     l4_word_t size = a->a[2] > XATTR_LIST_MAX ? XATTR_LIST_MAX : a->a[2];
-    long n = vfs_listxattr(t, i, value, size);
-    if (n > 0 && size && copy_to_user(&t->mm, a->a[1], value, (size_t)n))
-        return -EFAULT;
-    return n;
+    return copy_out(t, a->a[1], size, vfs_listxattr(t, i, value, size));
 }
 
 static long do_removexattr(struct task *t, const struct sysargs *a, bool is_fd, bool follow)
 {
     int err;
-    struct inode *i = target(t, a->a[0], is_fd, follow, &err);
-    if (!i)
-        return err;
-    if ((err = get_name(t, a->a[1])))
-        return err;
-    return vfs_removexattr(t, i, name);
+    struct inode *i = target_named(t, a, is_fd, follow, &err);
+    return i ? vfs_removexattr(t, i, name) : err;
 }
 
 long sys_setxattr(struct task *t, const struct sysargs *a) { return do_setxattr(t, a, false, true); }

@@ -52,14 +52,8 @@ bool inode_owner_or_root(struct task *t, struct inode *i)
     return is_root(t) || vfs_fsuid(t) == i->uid;
 }
 
-static int setattr(struct task *t, struct inode *i, struct iattr *ia)
+void setattr_copy(struct inode *i, const struct iattr *ia)
 {
-    ia->valid |= ATTR_CTIME;
-    ia->ctime = vfs_now();
-    if (i->iop && i->iop->setattr)
-        return i->iop->setattr(t, i, ia);
-    if (ia->valid & ATTR_SIZE)
-        return -EINVAL;             /* a file without a size of its own */
     if (ia->valid & ATTR_MODE)
         i->mode = (i->mode & S_IFMT) | (ia->mode & 07777);
     if (ia->valid & ATTR_UID)
@@ -70,7 +64,19 @@ static int setattr(struct task *t, struct inode *i, struct iattr *ia)
         i->atime = ia->atime;
     if (ia->valid & ATTR_MTIME)
         i->mtime = ia->mtime;
-    i->ctime = ia->ctime;
+    if (ia->valid & ATTR_CTIME)
+        i->ctime = ia->ctime;
+}
+
+static int setattr(struct task *t, struct inode *i, struct iattr *ia)
+{
+    ia->valid |= ATTR_CTIME;
+    ia->ctime = vfs_now();
+    if (i->iop && i->iop->setattr)
+        return i->iop->setattr(t, i, ia);
+    if (ia->valid & ATTR_SIZE)
+        return -EINVAL;             /* a file without a size of its own */
+    setattr_copy(i, ia);
     return 0;
 }
 

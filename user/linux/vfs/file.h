@@ -98,6 +98,9 @@ struct file *vfs_open(struct task *t, struct inode *dir, const char *path, unsig
 long generic_file_read(struct task *t, struct file *f, struct uio *u, l4_word_t *pos);
 long generic_file_write(struct task *t, struct file *f, struct uio *u, l4_word_t *pos);
 long generic_file_llseek(struct task *t, struct file *f, long off, int whence);
+/* lseek of a file without an end to seek from (a directory, a proc file: Linux's
+ * dcache_dir_lseek and seq_lseek): SEEK_SET and SEEK_CUR, never negative. */
+long dir_llseek(struct task *t, struct file *f, long off, int whence);
 int generic_file_mmap(struct task *t, struct file *f, struct region *r);
 int generic_file_fsync(struct task *t, struct file *f, bool datasync);
 /* "." and ".." for an iterate operation: false if the buffer filled. */

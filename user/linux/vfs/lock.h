@@ -10,6 +10,17 @@
 #include <libl4.h>
 #include <stdbool.h>
 
+/* fcntl's lock commands and types (the x86-64 numbers). */
+#define F_GETLK      5
+#define F_SETLK      6
+#define F_SETLKW     7
+#define F_OFD_GETLK  36
+#define F_OFD_SETLK  37
+#define F_OFD_SETLKW 38
+#define F_RDLCK      0
+#define F_WRLCK      1
+#define F_UNLCK      2
+
 struct file;
 struct inode;
 struct task;

@@ -182,6 +182,16 @@ long generic_file_llseek(struct task *t, struct file *f, long off, int whence)
     return base + off;
 }
 
+long dir_llseek(struct task *t, struct file *f, long off, int whence)
+{
+    (void)t;
+    if (whence == SEEK_CUR)
+        off += (long)f->pos;
+    else if (whence != SEEK_SET)
+        return -EINVAL;
+    return off < 0 ? -EINVAL : off;
+}
+
 int generic_file_mmap(struct task *t, struct file *f, struct region *r)
 {
     (void)t;

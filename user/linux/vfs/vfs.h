@@ -247,6 +247,8 @@ int vfs_chown(struct task *t, struct inode *i, long uid, long gid);
 int vfs_truncate(struct task *t, struct inode *i, l4_word_t size);
 /* times[k]: nanoseconds, or the UTIME_NOW / UTIME_OMIT markers; NULL: both now */
 int vfs_utimes(struct task *t, struct inode *i, const long *times);
+/* A checked change onto the inode's fields (a setattr operation's common part). */
+void setattr_copy(struct inode *i, const struct iattr *ia);
 #define UTIME_NOW  ((1l << 30) - 1)
 #define UTIME_OMIT ((1l << 30) - 2)
 

@@ -363,15 +363,7 @@ static int proc_setattr(struct task *t, struct inode *i, const struct iattr *ia)
     (void)t;
     if (ia->valid & ATTR_MODE)
         return -EPERM;
-    if (ia->valid & ATTR_UID)
-        i->uid = ia->uid;
-    if (ia->valid & ATTR_GID)
-        i->gid = ia->gid;
-    if (ia->valid & ATTR_ATIME)
-        i->atime = ia->atime;
-    if (ia->valid & ATTR_MTIME)
-        i->mtime = ia->mtime;
-    i->ctime = ia->ctime;
+    setattr_copy(i, ia);
     return 0;
 }
 
@@ -404,27 +396,10 @@ static long proc_write(struct task *t, struct file *f, struct uio *u, l4_word_t 
     return -EIO;                    /* Linux's answer for a file without a write method */
 }
 
-/* lseek of a file made at each read (Linux's seq_lseek): SEEK_SET and SEEK_CUR only. */
-static long proc_llseek(struct task *t, struct file *f, long off, int whence)
-{
-    (void)t;
-    if (whence == 1)
-        off += (long)f->pos;
-    else if (whence != 0)
-        return -EINVAL;
-    return off < 0 ? -EINVAL : off;
-}
-
-static int proc_fsync(struct task *t, struct file *f, bool datasync)
-{
-    (void)t, (void)f, (void)datasync;
-    return 0;
-}
-
 static const struct file_ops proc_fops = { .read = proc_read, .write = proc_write,
-                                           .llseek = proc_llseek, .fsync = proc_fsync };
-static const struct file_ops proc_dir_ops = { .iterate = proc_iterate, .llseek = proc_llseek,
-                                               .fsync = proc_fsync };
+                                           .llseek = dir_llseek, .fsync = generic_file_fsync };
+static const struct file_ops proc_dir_ops = { .iterate = proc_iterate, .llseek = dir_llseek,
+                                               .fsync = generic_file_fsync };
 
 /* --- the type --------------------------------------------------------------------------- */
 

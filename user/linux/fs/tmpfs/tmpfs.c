@@ -44,6 +44,23 @@ struct tmpfs_node *tmpfs_new(struct super_block *sb, unsigned mode)
     return n;
 }
 
+/* Fill in dirent d as name for i and put it last in dir and among i's names. */
+static void attach(struct tmpfs_dirent *d, struct inode *dir, const char *name, size_t len,
+                   struct inode *i)
+{
+    struct tmpfs_node *dn = tmpfs_node(dir), *n = tmpfs_node(i);
+    *d = (struct tmpfs_dirent){ .dir = dn, .node = n, .len = (unsigned char)len,
+                                .cookie = dn->next_cookie++ };
+    memcpy(d->name, name, len);
+    if (dn->last)
+        dn->last->next = d;
+    else
+        dn->entries = d;
+    dn->last = d;
+    d->alias = n->names;
+    n->names = d;
+}
+
 /* An extra name of a file costs an inode, as in Linux's tmpfs (its dentry pins memory). */
 static bool reserve_link(struct inode *i)
 {
@@ -65,19 +82,7 @@ int tmpfs_link(struct inode *dir, const char *name, size_t len, struct inode *i)
         kfree(d);
         return -ENOSPC;
     }
-    struct tmpfs_node *dn = tmpfs_node(dir), *n = tmpfs_node(i);
-    d->dir = dn;
-    d->node = n;
-    d->len = (unsigned char)len;
-    memcpy(d->name, name, len);
-    d->cookie = dn->next_cookie++;
-    if (dn->last)
-        dn->last->next = d;
-    else
-        dn->entries = d;
-    dn->last = d;
-    d->alias = n->names;
-    n->names = d;
+    attach(d, dir, name, len, i);
     i->nlink++;
     if (S_ISDIR(i->mode)) {
         i->nlink++;                 /* its "." */
@@ -258,18 +263,7 @@ static int rename_op(struct task *t, struct inode *odir, const char *oname, size
         remove_name(ndir, old);     /* replaced */
     detach(od);
     kfree(od);
-    *nd = (struct tmpfs_dirent){ .dir = tmpfs_node(ndir), .node = tmpfs_node(i),
-                                 .len = (unsigned char)nlen };
-    memcpy(nd->name, nname, nlen);
-    struct tmpfs_node *dn = tmpfs_node(ndir);
-    nd->cookie = dn->next_cookie++;
-    if (dn->last)
-        dn->last->next = nd;
-    else
-        dn->entries = nd;
-    dn->last = nd;
-    nd->alias = tmpfs_node(i)->names;
-    tmpfs_node(i)->names = nd;
+    attach(nd, ndir, nname, nlen, i);
     if (S_ISDIR(i->mode)) {
         odir->nlink--;
         ndir->nlink++;
@@ -307,18 +301,7 @@ static int setattr(struct task *t, struct inode *i, const struct iattr *ia)
         if (e)
             return e;
     }
-    if (ia->valid & ATTR_MODE)
-        i->mode = (i->mode & S_IFMT) | (ia->mode & 07777);
-    if (ia->valid & ATTR_UID)
-        i->uid = ia->uid;
-    if (ia->valid & ATTR_GID)
-        i->gid = ia->gid;
-    if (ia->valid & ATTR_ATIME)
-        i->atime = ia->atime;
-    if (ia->valid & ATTR_MTIME)
-        i->mtime = ia->mtime;
-    if (ia->valid & ATTR_CTIME)
-        i->ctime = ia->ctime;
+    setattr_copy(i, ia);
     return 0;
 }
 
@@ -403,17 +386,6 @@ static int iterate(struct task *t, struct file *f, struct dir_context *ctx)
         ctx->pos = d->cookie + 1;
     }
     return 0;
-}
-
-/* lseek of a directory (Linux's dcache_dir_lseek): SEEK_SET and SEEK_CUR, never negative. */
-static long dir_llseek(struct task *t, struct file *f, long off, int whence)
-{
-    (void)t;
-    if (whence == 1)
-        off += (long)f->pos;
-    else if (whence != 0)
-        return -EINVAL;
-    return off < 0 ? -EINVAL : off;
 }
 
 const struct file_ops tmpfs_dir_ops = {

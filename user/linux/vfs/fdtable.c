@@ -234,10 +234,11 @@ static struct fdtable *closing;     /* put_chunk's table */
 static void put_chunk(void *item)
 {
     struct fd_chunk *c = item;
-    for (unsigned k = 0; k < CHUNK; k++)
+    for (unsigned k = 0, seen = 0; seen < c->used; k++)
         if (c->f[k]) {
             locks_remove_posix(c->f[k], closing);
             file_put(c->f[k]);
+            seen++;
         }
     page_free(c);
 }
@@ -259,23 +260,9 @@ void vfs_task_exit(struct task *t)
 
 struct copy_ctx {
     struct fdtable *to;
+    long high;                      /* the highest open fd copied */
     bool failed;
 };
-
-/* The highest open fd below `below`, or -1 (a copied table's size). */
-static long fd_next_before(struct fdtable *ft, unsigned long below)
-{
-    while (below--) {
-        struct fd_chunk *c = chunk_of(ft, below, false);
-        if (!c) {
-            below -= below % CHUNK;
-            continue;
-        }
-        if (c->f[below % CHUNK])
-            return (long)below;
-    }
-    return -1;
-}
 
 static bool copy_chunk(void **slot, unsigned long index, void *p)
 {
@@ -286,9 +273,12 @@ static bool copy_chunk(void **slot, unsigned long index, void *p)
         return false;
     }
     memcpy(dst, src, sizeof *dst);
-    for (unsigned k = 0; k < CHUNK; k++)
-        if (dst->f[k])
+    for (unsigned k = 0, seen = 0; seen < dst->used; k++)
+        if (dst->f[k]) {
             file_get(dst->f[k]);
+            seen++;
+            cc->high = (long)(index * CHUNK + k);
+        }
     return true;
 }
 
@@ -301,10 +291,10 @@ bool vfs_task_fork(struct task *child, struct task *parent, bool share_files, bo
     } else if ((child->files = kmalloc(sizeof *child->files))) {
         child->files->refs = 1;
         child->files->next_fd = parent->files->next_fd;
-        struct copy_ctx cc = { child->files, false };
-        unsigned long last = radix_each(&parent->files->chunks, 0, copy_chunk, &cc);
-        long high = last == ~0ul ? -1 : fd_next_before(child->files, (last + 1) * CHUNK);
-        child->files->max_fds = high >= NR_OPEN_DEFAULT ? linux_size((unsigned long)high) : 0;
+        struct copy_ctx cc = { child->files, -1, false };
+        radix_each(&parent->files->chunks, 0, copy_chunk, &cc);
+        /* Linux's dup_fd sizes the copy by the highest open fd. */
+        child->files->max_fds = cc.high >= NR_OPEN_DEFAULT ? linux_size((unsigned long)cc.high) : 0;
         if (cc.failed) {
             closing = child->files;
             radix_destroy(&child->files->chunks, put_chunk);
@@ -329,9 +319,9 @@ static bool close_on_exec(void **slot, unsigned long index, void *p)
 {
     struct task *t = p;
     struct fd_chunk *c = *slot;
-    for (unsigned k = 0; k < CHUNK; k++)
-        if (c->f[k] && (c->cloexec[k / 64] >> (k % 64) & 1))
-            fd_close(t, (long)(index * CHUNK + k));
+    for (unsigned w = 0; w < CHUNK / 64; w++)
+        for (uint64_t bits = c->cloexec[w]; bits; bits &= bits - 1)
+            fd_close(t, (long)(index * CHUNK + w * 64 + (unsigned)__builtin_ctzll(bits)));
     return true;
 }
 

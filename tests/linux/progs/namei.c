@@ -120,6 +120,9 @@ int main(void)
     SHOW("link f x/ (slash)", link("f", "x/"));
     SHOW("link f .", link("f", "."));
     SHOW("link missing x", link("missing", "x"));
+    SHOW("link f into proc (a new name)", link("f", "/proc/self/x"));
+    SHOW("link f onto a name in proc", link("f", "/proc/self/stat"));
+    SHOW("rename f into proc", rename("f", "/proc/self/x"));
     SHOW("symlink t d (onto a dir)", symlink("t", "d"));
     SHOW("symlink t x/ (slash)", symlink("t", "x/"));
     SHOW("symlink empty target", symlink("", "x"));

@@ -36,10 +36,10 @@ static bool is_mountpoint(const struct inode *i)
     return i->mounted != NULL;
 }
 
-/* filename_create and may_create: the place for a new name in dir.  want_dir: a trailing
+/* filename_create, then may_create: the place for a new name in dir.  want_dir: a trailing
  * slash is allowed (mkdir).  op: the file system's operation for it (NULL: none). */
-static int may_create(struct task *t, struct inode *dir, const char *name, bool trailing,
-                      bool want_dir, const void *op)
+static int create_name(struct task *t, struct inode *dir, const char *name, bool trailing,
+                       bool want_dir, const void *op)
 {
     if (last_type(name) != LAST_NORM)
         return -EEXIST;
@@ -52,9 +52,14 @@ static int may_create(struct task *t, struct inode *dir, const char *name, bool 
         return -ENOENT;             /* no negative entries (proc) */
     if (trailing && !want_dir)
         return -ENOENT;             /* "name/" asks for a directory */
-    if (rofs)
-        return rofs;
-    return inode_permission(t, dir, MAY_WRITE | MAY_EXEC);
+    return rofs;
+}
+
+static int may_create(struct task *t, struct inode *dir, const char *name, bool trailing,
+                      bool want_dir, const void *op)
+{
+    int e = create_name(t, dir, name, trailing, want_dir, op);
+    return e ? e : inode_permission(t, dir, MAY_WRITE | MAY_EXEC);
 }
 
 /* may_delete: victim (named in dir) may go; isdir: rmdir (or a directory renamed). */
@@ -127,12 +132,12 @@ int vfs_symlink(struct task *t, struct inode *dir, const char *name, bool traili
 int vfs_link(struct task *t, struct inode *old, struct inode *dir, const char *name,
              bool trailing)
 {
-    if (last_type(name) != LAST_NORM)
-        return -EEXIST;
-    if (old->sb != dir->sb)
-        return -EXDEV;
-    int e = may_create(t, dir, name, trailing, false, dir->iop->link);
+    int e = create_name(t, dir, name, trailing, false, dir->iop->link);
     if (e)
+        return e;
+    if (old->sb != dir->sb)
+        return -EXDEV;              /* after the new name's checks, as Linux's do_linkat */
+    if ((e = inode_permission(t, dir, MAY_WRITE | MAY_EXEC)))
         return e;
     if (S_ISDIR(old->mode))
         return -EPERM;

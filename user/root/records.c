@@ -3,6 +3,7 @@
  * its free slots, and goes back to the pool with its last record, so root's memory follows
  * the number of tasks and threads up and down. */
 #include "root.h"
+#include "../../kernel/list.h"
 #include <string.h>
 
 struct record_page {
@@ -18,25 +19,6 @@ static unsigned slots_per_page(const struct record_cache *c)
     return n < 63 ? n : 63;
 }
 
-static void open_page(struct record_cache *c, struct record_page *p)
-{
-    p->prev = NULL;
-    p->next = c->open;
-    if (c->open)
-        c->open->prev = p;
-    c->open = p;
-}
-
-static void close_page(struct record_cache *c, struct record_page *p)
-{
-    if (p->prev)
-        p->prev->next = p->next;
-    else
-        c->open = p->next;
-    if (p->next)
-        p->next->prev = p->prev;
-}
-
 void *record_alloc(struct record_cache *c)
 {
     struct record_page *p = c->open;
@@ -44,12 +26,12 @@ void *record_alloc(struct record_cache *c)
         if (!(p = root_alloc_page()))
             return NULL;
         p->free = (1ull << slots_per_page(c)) - 1;
-        open_page(c, p);
+        LIST_PUSH(c->open, p, next, prev);
     }
     unsigned slot = (unsigned)__builtin_ctzll(p->free);
     p->free &= ~(1ull << slot);
     if (!p->free)
-        close_page(c, p);
+        LIST_UNLINK(c->open, p, next, prev);
     void *r = (char *)p + FIRST_SLOT + slot * c->size;
     memset(r, 0, c->size);
     return r;
@@ -60,10 +42,10 @@ void record_free(struct record_cache *c, void *r)
     struct record_page *p = (struct record_page *)((l4_word_t)r & ~0xFFFul);
     unsigned slot = (unsigned)(((char *)r - (char *)p - FIRST_SLOT) / c->size);
     if (!p->free)
-        open_page(c, p);
+        LIST_PUSH(c->open, p, next, prev);
     p->free |= 1ull << slot;
     if (p->free == (1ull << slots_per_page(c)) - 1) {
-        close_page(c, p);
+        LIST_UNLINK(c->open, p, next, prev);
         root_free(p, 4096);
     }
 }

@@ -7,6 +7,7 @@
  * pages does.  Its pages are made when a number in them is first used and kept, because the
  * versions must outlive the threads: 16 bytes per number ever used (table_pages). */
 #include "root.h"
+#include "../../kernel/list.h"
 
 #define PER_PAGE        256
 #define MAX_NUMBER_BITS 22          /* the table's first level: 128 KiB at most */
@@ -117,10 +118,8 @@ bool register_thread(l4_word_t tid, struct task *t, l4_word_t creator)
     struct thread_rec *r = pg ? record_alloc(&rec_cache) : NULL;
     if (!r)
         return false;
-    *r = (struct thread_rec){ .tid = tid, .task = t, .creator = creator, .next = t->threads };
-    if (t->threads)
-        t->threads->prev = r;
-    t->threads = r;
+    *r = (struct thread_rec){ .tid = tid, .task = t, .creator = creator };
+    LIST_PUSH(t->threads, r, next, prev);
     t->nthreads++;
     pg->rec[n % PER_PAGE] = r;
     nrecords++;
@@ -144,12 +143,7 @@ struct task *task_of_thread(l4_word_t tid)
 void forget_thread(struct thread_rec *r)
 {
     struct task *t = r->task;
-    if (r->prev)
-        r->prev->next = r->next;
-    else
-        t->threads = r->next;
-    if (r->next)
-        r->next->prev = r->prev;
+    LIST_UNLINK(t->threads, r, next, prev);
     t->nthreads--;
     l4_word_t n = l4_thread_no(r->tid) - first_number;
     page_of(n, false)->rec[n % PER_PAGE] = NULL;

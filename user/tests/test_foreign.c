@@ -498,6 +498,9 @@ __asm__(".pushsection .text\n"
 #define MANY 64
 static l4_word_t many[MANY];
 
+extern char __executable_start[], _end[];
+
+/* The answer to a page fault inside our image: our page, 1:1. */
 static bool map_our_page(l4_word_t addr)
 {
     if (addr < (l4_word_t)__executable_start || addr >= (l4_word_t)_end)

@@ -13,11 +13,11 @@
     .global arch_thread_switch
 arch_thread_switch:
     movq TCB_SPACE(%rsi), %rcx
-    cmpq $kernel_space, %rcx
-    je   1f
     movq %cr3, %r11
     andq $-4096, %r11                               /* the PML4 (bits 11:0: the PCID) */
     cmpq SPACE_PML4_PHYS(%rcx), %r11
+    je   1f
+    cmpq $kernel_space, %rcx
     je   1f
     SWITCH_SPACE
 1:  SWITCH_THREAD %rdi, %rsi, %rcx, ts_fsgs

@@ -67,9 +67,11 @@ static bool pcids_tag_spaces(void)
 
 enum { INVPCID_ADDRESS = 0, INVPCID_CONTEXT = 1 };
 
+/* The first spaces (sigma0's, the root task's) get theirs before cpu_enable_pcid sets
+ * CR4.PCIDE: nothing loads them until then (kmain). */
 static uint16_t pcid_alloc(void)
 {
-    if (!pcids_tag_spaces())    /* (allocated before cpu_enable_pcid for the first spaces) */
+    if (!pcids_tag_spaces())
         return 0;
     for (unsigned p = 1; p < 4096; p++)
         if (!(pcid_used[p / 8] & (1u << (p % 8)))) {
@@ -108,8 +110,9 @@ void arch_space_forget(struct space *s)
         write_cr3(kernel_pml4_phys);
 }
 
-/* Entries of PCID 0 are flushed by the next load of any space (never loaded with
- * CR3_NOFLUSH), so only a tagged space that is not loaded needs INVPCID. */
+/* Entries under PCID 0 go at the next load of a space with PCID 0 (such a load never keeps
+ * entries), before they can be used again: only a tagged space that is not loaded needs
+ * INVPCID. */
 void space_tlb_invalidate(struct space *s, word_t va, word_t size)
 {
     if (!space_loaded(s)) {

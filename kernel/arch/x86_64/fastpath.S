@@ -12,7 +12,7 @@
  *
  * It was first written in C with the same guards; the C version cost about 185 guest
  * instructions per direction (spilling the callee-saved registers that carry MR2, MR4-MR7,
- * a bitmap scan, out-of-line switch code), this one 73 from entry to sysret inter-space,
+ * a bitmap scan, out-of-line switch code), this one 69 from entry to sysret inter-space,
  * FS/GS switch included (docs/ipc.md §4 lists them).  The switch itself is the shared tail
  * of switch_tail.h, the same code arch_switch runs.
  *

@@ -130,14 +130,15 @@ static void reply_image(void)
     l4_set_mr(0, l4_tag_make(0, 0, 2 * n));
 }
 
-l4_word_t tu_space_thread(void (*fn)(void), unsigned prio)
+static l4_word_t space_thread(l4_word_t tid, l4_word_t utcb, unsigned utcb_log2,
+                              void (*fn)(void), unsigned prio)
 {
-    l4_word_t me = tu_main_tid(), tid = tu_new_tid(), old;
+    l4_word_t me = tu_main_tid(), old;
     if (!l4_thread_control(tid, tid, me, 0, ~0ul))
         return 0;
-    if (!l4_space_control(tid, 0, l4_fpage_log2(0xBFF00000ul, 12), l4_fpage_log2(UTCB_BASE, 12), 0, &old))
+    if (!l4_space_control(tid, 0, l4_fpage_log2(0xBFF00000ul, 12), l4_fpage_log2(UTCB_BASE, utcb_log2), 0, &old))
         return 0;
-    if (!l4_thread_control(tid, tid, 0, me, UTCB_BASE))
+    if (!l4_thread_control(tid, tid, 0, me, utcb))
         return 0;
     set_prio(tid, prio);
     l4_word_t sp = stack_top() - 16;
@@ -161,6 +162,16 @@ l4_word_t tu_space_thread(void (*fn)(void), unsigned prio)
     reply_image();
     l4_reply(tid);
     return tid;
+}
+
+l4_word_t tu_space_thread(void (*fn)(void), unsigned prio)
+{
+    return space_thread(tu_new_tid(), UTCB_BASE, 12, fn, prio);
+}
+
+l4_word_t tu_space_thread_at(l4_word_t tid, l4_word_t utcb, void (*fn)(void), unsigned prio)
+{
+    return space_thread(tid, utcb, 18, fn, prio);
 }
 
 static void quiet_thread(void)

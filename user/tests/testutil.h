@@ -28,6 +28,9 @@ void tu_start(l4_word_t tid, void (*fn)(void));
 /* A thread in a new address space running fn; our pages are mapped into it on demand by
  * tu_serve().  Returns the thread id. */
 l4_word_t tu_space_thread(void (*fn)(void), unsigned prio);
+/* The same with the thread id and the UTCB address (in a 256 KiB UTCB area at 0xBF000000)
+ * chosen. */
+l4_word_t tu_space_thread_at(l4_word_t tid, l4_word_t utcb, void (*fn)(void), unsigned prio);
 /* Serve page and I/O faults of our children (pages inside our image are mapped 1:1) until
  * a message that is not such a fault arrives (or the quiet signal, see tu_wait_quiet);
  * returns its tag and sender. */

@@ -12,25 +12,32 @@
  * they run one after another as pids 1, 2, ....  poweroff=1: when the
  * last one has ended, print the report of unimplemented calls and end QEMU
  * (isa-debug-exit), for tests.  console=serial: the console tty is the serial driver
- * (console.c). */
-#include "lx.h"
-#include "vfs/vfs.h"
-#include "clock.h"
-#include "tty.h"
-#include "signal.h"
+ * (tty/console.c). */
+#include "lib/errno.h"
+#include "lib/server.h"
+#include "mm/mm.h"
+#include "park/park.h"
+#include "signal/signal.h"
+#include "signal/sigpage.h"
+#include "syscalls/table.h"
+#include "task/clone.h"
+#include "task/exec.h"
+#include "task/process.h"
+#include "time/clock.h"
+#include "tty/console.h"
+#include "tty/tty.h"
+#include "vfs/file.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_PROGRAMS  8
-#define INITRD_BASE   0x400000000ul     /* past exec.c's data-module slots */
+#define INITRD_BASE   0x400000000ul     /* past task/exec.c's data-module slots */
 #define INITRD_MAX    0x40000000ul
 
 struct program {
     int argc;
     char *argv[LX_ARGV_MAX + 1];
-    const void *image;
-    l4_word_t size;
 };
 
 static char cmdline[L4_TASK_CMDLINE_MAX];
@@ -38,6 +45,8 @@ static struct program programs[MAX_PROGRAMS];
 static unsigned nprograms, next_program;
 static bool poweroff;
 static const char *initrd;
+l4_word_t lx_self;
+
 static char *const envp[] = { "HOME=/", "PATH=/bin:/usr/bin", "TERM=linux", NULL };
 
 static void parse_cmdline(void)
@@ -70,14 +79,16 @@ static void parse_cmdline(void)
     }
 }
 
-/* Find each program's data module (mapped into lx once, read-only: exec.c). */
+/* Find each program's data module (mapped into lx once, read-only: task/exec.c). */
 static void map_programs(void)
 {
     for (unsigned i = 0; i < nprograms; i++) {
         struct program *p = &programs[i];
+        const void *image;
+        l4_word_t size;
         if (!p->argc || p->argv[0][0] == '/')
             continue;               /* a path: resolved when it starts */
-        if (exec_image_lookup(p->argv[0], &p->image, &p->size))
+        if (exec_image_lookup(p->argv[0], &image, &size))
             printf("lx: no data module %s\n", p->argv[0]);
     }
 }
@@ -118,24 +129,19 @@ static void mount_root(void)
     dev_populate();                 /* the standard /dev nodes the archive lacks */
 }
 
-/* Start programs until one runs; with none left, the end of the run. */
+/* Start programs until one runs (paths: files of the tree; bare names: data modules, both
+ * through exec_spawn as execve would run them); with none left, the end of the run. */
 static void start_next(void)
 {
     while (next_program < nprograms) {
         struct program *p = &programs[next_program++];
-        if (p->argc && p->argv[0][0] == '/') {
-            int e;                  /* files of the tree, #! scripts too (exec.c) */
-            if (exec_spawn(p->argv[0], p->argc, p->argv, envp, &e))
-                return;
-            printf("lx: cannot run %s (error %d)\n", p->argv[0], -e);
+        int e;
+        if (!p->argc)
             continue;
-        }
-        struct task *t = p->image ? task_spawn(p->image, p->size, p->argc ? p->argv[0] : "",
-                                               p->argc, p->argv, envp, NULL) : NULL;
-        if (t) {
-            task_set_exe(t, p->argv[0]);
+        if (exec_spawn(p->argv[0], p->argc, p->argv, envp, &e))
             return;
-        }
+        if (p->argv[0][0] == '/' || e != -ENOENT)     /* a missing module: said above */
+            printf("lx: cannot run %s (error %d)\n", p->argv[0], -e);
     }
     vfs_shutdown();                 /* the file system's pages too: the pool is complete */
     printf("lx: no processes left, %lu pages free\n", page_free_count());
@@ -171,7 +177,7 @@ static unsigned rights_of(unsigned prot)
            ((prot & PROT_EXEC) ? L4_X : 0);
 }
 
-/* A page fault: map the page with the region's rights, or SIGSEGV (signal.c: its handler
+/* A page fault: map the page with the region's rights, or SIGSEGV (signal/signal.c: its handler
  * through GET_REGS and SET_REGS replies, or the end of the process).  A page shared after
  * fork is mapped read-only; a write to it gets a copy (or the page itself, once nobody
  * shares it). */
@@ -206,7 +212,7 @@ static bool serve_syscall(struct task *t)
     struct sysargs a = *(const struct sysargs *)&l4_utcb()[L4_FSC_RAX];
     if (__builtin_expect(t->park == PARK_FORK_FPU, 0) && a.nr == LX_SYS_FORK_FPU &&
         a.rip == sigpage_fork_end())
-        return fork_fpu_saved(t);   /* fork's second step (fork.c) */
+        return fork_fpu_saved(t);   /* fork's second step (task/clone.c) */
     long r = syscall_dispatch(t, &a);
     if (r == LX_PARK) {
         park_parked(t, &a);
@@ -221,7 +227,7 @@ static bool serve_syscall(struct task *t)
     return true;
 }
 
-/* A CPU exception: its signal (signal.c), with the registers the message carries. */
+/* A CPU exception: its signal (signal/signal.c), with the registers the message carries. */
 static bool serve_exception(struct task *t)
 {
     return signal_exception(t);
@@ -231,7 +237,7 @@ static bool serve_exception(struct task *t)
 static bool serve(l4_word_t from, l4_word_t tag)
 {
     if (console_is_input(from))
-        return console_input(tag);  /* console input: the tty (console.c, tty.c) */
+        return console_input(tag);  /* console input: the tty (tty/console.c, tty/tty.c) */
     struct task *t = task_by_tid(from);
     if (!t)
         return false;               /* not a process of ours (or one that ended) */
@@ -275,6 +281,7 @@ int main(void)
     parse_cmdline();
     mount_root();
     console_init();                 /* console=serial: the tty on the serial driver */
+    tty_init();                     /* its device numbers (5:0, 5:1, 4:64) */
     map_programs();
     printf("lx: Linux server, %lu KiB of memory, %u program(s)\n", ts->heap_size >> 10,
            nprograms);

@@ -13,6 +13,11 @@
 #define ROOT_HEAP       0x40000000ul
 #define ROOT_HEAP_SIZE  (1ul << 30)
 
+/* Boot-loader memory (modules, boot information) at ROOT_PHYS_WINDOW + its physical address
+ * (phys_map); the window covers the kernel's physmap (512 GiB). */
+#define ROOT_PHYS_WINDOW       0x100000000000ul
+#define ROOT_PHYS_WINDOW_SIZE  (512ul << 30)
+
 /* Where a loaded task's stack, start record and heap go (docs/root-task.md). */
 #define TASK_STACK_TOP   0x7FFF0000ul       /* the start record is the page above it */
 #define TASK_STACK_SIZE  (256ul << 10)
@@ -46,7 +51,7 @@ extern struct task tasks[MAX_TASKS];
 /* A boot module that is a file, not a program (its command line has the word `data`). */
 struct data_module {
     l4_word_t name[2];                  /* 16 bytes, NUL-padded, as service names */
-    l4_word_t start, size;              /* page-aligned in root's space */
+    l4_word_t start, size;              /* page-aligned in root's space (its window or heap) */
 };
 
 /* memory.c */
@@ -57,7 +62,8 @@ l4_word_t root_pages_used(void);            /* pages handed out */
 l4_word_t root_pages_taken(void);           /* pages taken from sigma0 (never returned) */
 
 /* loader.c */
-struct task *load_module(l4_word_t start, l4_word_t size, const char *cmdline);
+l4_word_t phys_map(l4_word_t start, l4_word_t size);   /* where it is in our space; 0: refused */
+struct task *load_module(l4_word_t phys, l4_word_t size, const char *cmdline);
 struct task *task_of(l4_word_t tid);
 struct region *add_region(struct task *t, l4_word_t start, l4_word_t end,
                           l4_word_t backing, unsigned rights, bool owned);
@@ -66,7 +72,7 @@ void name_of_path(char *out, size_t n, const char *cmdline);
 bool cmdline_has_word(const char *cmdline, const char *word);
 
 /* data.c */
-bool data_add(l4_word_t start, l4_word_t size, const char *cmdline);
+bool data_add(l4_word_t phys, l4_word_t size, const char *cmdline);
 const struct data_module *data_find(l4_word_t a, l4_word_t b);
 
 /* threads.c */

@@ -426,8 +426,8 @@ TEST(reply_to_a_local_id_stays_in_the_space)
     CHECK_EQ(from, local);
     tu_kill(a);
     /* Its slot, and its UTCB address, for a thread of a new space waiting for anybody. */
-    l4_word_t b = tu_space_thread_at(l4_global_id(l4_thread_no(a), 2), local - L4_UTCB_MR0_OFFSET,
-                                     report_first_message, 255);
+    l4_word_t b = tu_space_thread_id(l4_global_id(l4_thread_no(a), 2), report_first_message, 255,
+                                     local - L4_UTCB_MR0_OFFSET);
     CHECK(b != 0);
     /* Let it run into its receive, without IPC of our own (any message from a thread of our
      * space, tu_wait_blocked's too, would make that thread our last sender). */

@@ -1,41 +1,37 @@
 /* proc, the process file system (docs/linux/files.md, "/proc"): a mountable type whose
  * files are made when read, from lx's tables.  Shared by fs/proc/ and the hooks in
- * vfs/file.c (fork), exec.c and task.c (exec, spawn). */
-#ifndef LX_PROC_H
-#define LX_PROC_H
+ * vfs/file.c (fork), task/exec.c and task/process.c (exec, spawn). */
+#ifndef LX_FS_PROC_PROC_H
+#define LX_FS_PROC_PROC_H
 
-#include "../../vfs/vfs.h"
+#include "vfs/file.h"
 
 /* --- per-process facts proc shows that struct task does not keep (info.c) --------------- */
-/* A process started or exec'ed path with argv: its exe, cmdline and comm. */
-void proc_task_exec(struct task *t, const char *path, int argc, char *const argv[]);
+/* A process started or exec'ed a program with argv: its cmdline. */
+void proc_task_exec(struct task *t, int argc, char *const argv[]);
 void proc_task_fork(struct task *child, struct task *parent);   /* the child inherits them */
-/* The executable's path (the one accessor: the task's own field once exec keeps it). */
-const char *proc_task_exe(struct task *t);
 const char *proc_task_comm(struct task *t);          /* at most 15 bytes */
 /* The argument strings, each with its NUL; *len their total. */
 const char *proc_task_cmdline(struct task *t, size_t *len);
 unsigned long proc_task_start(struct task *t);       /* microseconds after boot */
 
-/* --- from other layers ----------------------------------------------------------------- */
-unsigned long syscall_unimplemented(unsigned nr);    /* sys_table.c: ENOSYS count */
-
 /* --- the file system (proc.c) and its files (show.c) ----------------------------------- */
 enum proc_kind {
     /* in /proc */
-    P_ROOT, P_SELF, P_MEMINFO, P_CPUINFO, P_UPTIME, P_MOUNTS, P_LOADAVG, P_VERSION,
+    P_ROOT, P_SELF, P_MEMINFO, P_CPUINFO, P_UPTIME, P_MOUNTS_LINK, P_LOADAVG, P_VERSION,
     P_FILESYSTEMS, P_STAT, P_LX,
     /* in /proc/lx */
     P_LX_SYSCALLS,
     /* in /proc/N */
     P_PID, P_CMDLINE, P_COMM, P_CWD, P_EXE, P_FD, P_MAPS, P_PSTAT, P_STATM, P_STATUS,
+    P_MOUNTS, P_MOUNTINFO,
     /* in /proc/N/fd */
     P_FDLINK,
     P_NKINDS
 };
 
 struct proc_inode {
-    struct inode i;
+    struct inode i;                 /* first: the VFS's view */
     enum proc_kind kind;
     int pid, fd;
     char name[16];
@@ -50,5 +46,8 @@ void out_printf(struct out *o, const char *fmt, ...) __attribute__((format(print
 void out_bytes(struct out *o, const char *p, size_t n);
 /* The text of a proc file (pi->pid's process, if it has one): 0 or -errno. */
 int proc_show(struct proc_inode *pi, struct out *o);
+/* The name /proc/N/fd/M shows for an open file (its path, or "pipe:[ino]" and the like):
+ * its length into buf. */
+int proc_file_name(struct file *f, char *buf, size_t size);
 
 #endif

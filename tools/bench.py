@@ -515,6 +515,15 @@ def fmt(v, ratio: bool = False) -> str:
     return f"{v:.1f}" if v < 1000 else f"{v:.0f}"
 
 
+def bar_checks(bars: list) -> dict:
+    """Row name -> the verdicts of the bars that annotate it, "(a) PASS" and so on."""
+    checks: dict = {}
+    for b in bars:
+        for name in b.rows:
+            checks.setdefault(name, []).append(f"({b.key}) {b.verdict}")
+    return checks
+
+
 def fmt2(v) -> str:
     """Two decimals: one-way IPC beside Pistachio's figures, which differ by fractions."""
     return "n/a" if v is None else f"{v:.2f}"
@@ -528,10 +537,7 @@ def table_rows(records: list, bars: list) -> list:
             continue
         row = rows.setdefault(r["name"], {"linux_name": r["linux_name"]})
         row[r["unit"]] = (r["value"], r["linux"], r["ratio"])
-    checks: dict = {}
-    for b in bars:
-        for name in b.rows:
-            checks.setdefault(name, []).append(f"({b.key}) {b.verdict}")
+    checks = bar_checks(bars)
     out = []
     for name, row in rows.items():
         if name.startswith(PISTACHIO_PREFIX):
@@ -547,10 +553,7 @@ def table_rows(records: list, bars: list) -> list:
 def pistachio_rows(records: list, bars: list) -> list:
     """The Pistachio-convention rows beside Pistachio's own figures (PISTACHIO_HEADER)."""
     g = values(records, "pecan", GUEST)
-    checks: dict = {}
-    for b in bars:
-        for name in b.rows:
-            checks.setdefault(name, []).append(f"({b.key}) {b.verdict}")
+    checks = bar_checks(bars)
     out = []
     for name, value in g.items():
         ref = pistachio_figure(name)

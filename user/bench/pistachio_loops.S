@@ -24,6 +24,80 @@ pist_partner_local: .quad 0         /* ... and its local id, for Lipc */
 pist_tbuf_initialized: .quad 0
 pist_tbuf:          .quad 0
 
+/* pingpong_ipc, the binary's Call once dest is in RDX and the tag in RAX: the tag comes
+ * back in RAX. */
+.macro PINGPONG_IPC
+    movq %gs:0, %rdi
+    movq %rdx, %rsi
+    movq %rax, %r9
+    xorq %r8, %r8
+    pushq %rbp
+    call *pist_ipc_entry
+    popq %rbp
+    movq %r9, %rax
+.endm
+
+/* debug_printf's trace-buffer check before it, then on to \ipc (there is no trace buffer;
+ * with one, pingpong would record the event). */
+.macro TRACE_CHECK ipc
+    call pist_trace_buffer
+    movq %rax, %rbx
+    testq %rax, %rax
+    je   \ipc
+    jmp  \ipc
+.endm
+
+/* L4_Lcall once dest is in RSI and MR0 in RCX, RDI the UTCB: MR0-MR7 from the UTCB into R9,
+ * RAX, RBX, R10, R12-R15, the call, and MR3-MR7 back (MR0-MR2 follow in the callers'
+ * orders); MR0 comes back in RCX. */
+.macro LCALL
+    xorl %eax, %eax
+    movq %rcx, (%rdi)
+    movq %rsi, %rdx
+    movq %rax, %r8
+    movq %rcx, %r9
+    movq 8(%rdi), %rax
+    movq 16(%rdi), %rbx
+    movq 24(%rdi), %r10
+    movq 32(%rdi), %r12
+    movq 40(%rdi), %r13
+    movq 48(%rdi), %r14
+    movq 56(%rdi), %r15
+    pushq %rbp
+    call *pist_lipc_entry
+    popq %rbp
+    movq %r9, %rcx
+    movq %r10, 24(%rdi)
+    movq %r12, 32(%rdi)
+    movq %r13, 40(%rdi)
+    movq %r14, 48(%rdi)
+    movq %r15, 56(%rdi)
+.endm
+
+/* The ping side's frame: the callee-saved registers (the Calls clobber them) and its
+ * counters at negative offsets from RBP, as in the binary. */
+.macro PING_FRAME
+    pushq %rbp
+    movq %rsp, %rbp
+    pushq %r15
+    pushq %r14
+    pushq %r13
+    pushq %r12
+    pushq %rbx
+    subq $0x38, %rsp
+.endm
+
+.macro PING_RETURN
+    addq $0x38, %rsp
+    popq %rbx
+    popq %r12
+    popq %r13
+    popq %r14
+    popq %r15
+    popq %rbp
+    ret
+.endm
+
     .text
 
 /* L4_GetTraceBuffer: once initialised, one test and one load.  Its first call looks for a
@@ -44,45 +118,20 @@ pist_trace_buffer:
  * with `untyped` words (MR1..MRu as they are). */
     .global pist_ping
 pist_ping:
-    pushq %rbp
-    movq %rsp, %rbp
-    pushq %r15
-    pushq %r14
-    pushq %r13
-    pushq %r12
-    pushq %rbx
-    subq $0x38, %rsp
+    PING_FRAME
     movq %rdi, -0x40(%rbp)
     movq %rsi, -0x48(%rbp)
 1:  movl $8, -0x38(%rbp)
     jmp  3f
 2:  movq pist_dest(%rip), %rdx
     movq -0x40(%rbp), %rax
-    movq %gs:0, %rdi
-    movq %rdx, %rsi
-    movq %rax, %r9
-    xorq %r8, %r8
-    pushq %rbp
-    call *pist_ipc_entry
-    popq %rbp
-    movq %r9, %rax
+    PINGPONG_IPC
     subl $1, -0x38(%rbp)
     je   4f
-3:  call pist_trace_buffer
-    movq %rax, %rbx
-    testq %rax, %rax
-    je   2b
-    jmp  2b                         /* (a trace buffer: pingpong would record the event) */
+3:  TRACE_CHECK 2b
 4:  subq $1, -0x48(%rbp)
     jne  1b
-    addq $0x38, %rsp
-    popq %rbx
-    popq %r12
-    popq %r13
-    popq %r14
-    popq %r15
-    popq %rbp
-    ret
+    PING_RETURN
 
 /* The pong thread of inter- and intra-space IPC: Call pist_partner forever, sending back
  * the tag it received.  Its first Call meets ping's receive. */
@@ -92,33 +141,15 @@ pist_pong:
     jmp  3f
 2:  movq pist_partner(%rip), %rdx
     movq %r14, %rax
-    movq %gs:0, %rdi
-    movq %rdx, %rsi
-    movq %rax, %r9
-    xorq %r8, %r8
-    pushq %rbp
-    call *pist_ipc_entry
-    popq %rbp
-    movq %r9, %rax
+    PINGPONG_IPC
     movq %rax, %r14
-3:  call pist_trace_buffer
-    movq %rax, %rbx
-    testq %rax, %rax
-    je   2b
-    jmp  2b
+3:  TRACE_CHECK 2b
 
 /* Lipc: void pist_lping(l4_word_t untyped, l4_word_t blocks), L4_Lcall to pist_dest (a
  * global id, as pingpong's ping passes it). */
     .global pist_lping
 pist_lping:
-    pushq %rbp
-    movq %rsp, %rbp
-    pushq %r15
-    pushq %r14
-    pushq %r13
-    pushq %r12
-    pushq %rbx
-    subq $0x38, %rsp
+    PING_FRAME
     movq %rsi, -0x58(%rbp)
     movq %rdi, %rax
     movq %gs:0, %rdi
@@ -128,27 +159,7 @@ pist_lping:
     nop                             /* (the binary's alignment nop, executed) */
 2:  movq pist_dest(%rip), %rsi
     movq -0x48(%rbp), %rcx
-    xorl %eax, %eax
-    movq %rcx, (%rdi)
-    movq %rsi, %rdx
-    movq %rax, %r8
-    movq %rcx, %r9
-    movq 8(%rdi), %rax
-    movq 16(%rdi), %rbx
-    movq 24(%rdi), %r10
-    movq 32(%rdi), %r12
-    movq 40(%rdi), %r13
-    movq 48(%rdi), %r14
-    movq 56(%rdi), %r15
-    pushq %rbp
-    call *pist_lipc_entry
-    popq %rbp
-    movq %r9, %rcx
-    movq %r10, 24(%rdi)
-    movq %r12, 32(%rdi)
-    movq %r13, 40(%rdi)
-    movq %r14, 48(%rdi)
-    movq %r15, 56(%rdi)
+    LCALL
     subl $1, -0x38(%rbp)
     movq %rax, 8(%rdi)
     movq %rbx, 16(%rdi)
@@ -156,14 +167,7 @@ pist_lping:
     jne  2b
     subq $1, -0x58(%rbp)
     jne  1b
-    addq $0x38, %rsp
-    popq %rbx
-    popq %r12
-    popq %r13
-    popq %r14
-    popq %r15
-    popq %rbp
-    ret
+    PING_RETURN
 
 /* The Lipc pong: L4_Lcall to ping's local id forever, sending back the number of untyped
  * words it received. */
@@ -176,27 +180,7 @@ pist_lpong:
     movq %gs:0, %rdi
 2:  movq 8(%rsp), %rsi
     andl $0x3f, %ecx
-    xorl %eax, %eax
-    movq %rcx, (%rdi)
-    movq %rsi, %rdx
-    movq %rax, %r8
-    movq %rcx, %r9
-    movq 8(%rdi), %rax
-    movq 16(%rdi), %rbx
-    movq 24(%rdi), %r10
-    movq 32(%rdi), %r12
-    movq 40(%rdi), %r13
-    movq 48(%rdi), %r14
-    movq 56(%rdi), %r15
-    pushq %rbp
-    call *pist_lipc_entry
-    popq %rbp
-    movq %r9, %rcx
-    movq %r10, 24(%rdi)
-    movq %r12, 32(%rdi)
-    movq %r13, 40(%rdi)
-    movq %r14, 48(%rdi)
-    movq %r15, 56(%rdi)
+    LCALL
     movq %rcx, (%rdi)
     andl $0x3f, %ecx
     movq %rax, 8(%rdi)

@@ -73,45 +73,34 @@
 /* --- page.c: lx's page pool ----------------------------------------------------------- */
 void page_init(l4_word_t base, l4_word_t size);
 void *page_alloc(void);             /* zeroed, present in lx's space; NULL when exhausted */
+/* The same for a process's memory (its pages, page tables, region records): NULL once only
+ * lx's own reserve is left. */
+void *page_alloc_user(void);
+bool page_user_available(unsigned long n);  /* could n pages of process memory be had? */
 void page_free(void *p);             /* a page nobody else holds */
 void page_get(void *p);              /* one more holder (fork shares a page) */
 bool page_put(void *p);              /* one holder less; true if that freed it */
 unsigned page_refs(const void *p);
-unsigned long page_free_count(void);
+unsigned long page_free_count(void); /* every page of the heap when nothing is handed out */
+unsigned long page_total(void);      /* the pages the pool can hand out */
 
 /* --- mm.c: the memory model ----------------------------------------------------------- */
+#include "vma.h"
+
 #define PROT_READ   1
 #define PROT_WRITE  2
 #define PROT_EXEC   4
 
-#define MM_MAX_REGIONS 128
-
-struct inode;
-struct region {
-    l4_word_t start, end;           /* [start, end), page-aligned */
-    unsigned prot;                  /* PROT_* */
-    /* Backing: bytes of the region at [fstart, fend) come from lx's address
-     * fdata + (addr - fstart) (an ELF image in memory), or from the tmpfs file `file` at
-     * offset foff + (addr - fstart) (mmap of a file); the rest is zero (bss, anonymous
-     * memory).  fdata 0 and file NULL: anonymous.  The window is absolute, so a split
-     * keeps it; a file region holds a reference to its inode. */
-    l4_word_t fdata, fstart, fend;
-    struct inode *file;
-    l4_word_t foff;
-    bool shared;                    /* MAP_SHARED: anonymous, fork shares it, never copies;
-                                       of a file, the file's own pages (writes reach it) */
-    bool bus_past_eof;              /* mmap of a file: a page wholly past its end: SIGBUS */
-    bool no_write;                  /* MAP_SHARED of a file not open for writing: mprotect
-                                       to PROT_WRITE is EACCES */
-};
+#define LX_MAX_MAP_COUNT 65530      /* vm.max_map_count: regions of one process */
 
 struct mm {
-    struct region regions[MM_MAX_REGIONS];     /* sorted by start, disjoint */
-    unsigned nregions;
+    struct vma_tree regions;        /* disjoint, by address (vma.c) */
+    unsigned long nregions;         /* Linux's map_count */
     l4_word_t *pgd;                 /* four-level table: user page -> lx's page */
     l4_word_t brk_start, brk;       /* the heap: [brk_start, page-up(brk)) is a region */
     l4_word_t mmap_top;             /* mmap without a hint searches down from here */
-    unsigned long pages;            /* pages held */
+    unsigned long pages;            /* pages held (leaves of the table) */
+    unsigned long tables;           /* nodes of the table */
 };
 
 bool mm_init(struct mm *mm);
@@ -119,9 +108,8 @@ void mm_destroy(struct mm *mm);     /* every page back to the pool (the space is
 void mm_release(struct mm *mm);     /* the same while the space lives on: pages revoked */
 /* dst (uninitialised) becomes a copy-on-write copy of src: 0 or -ENOMEM (dst empty). */
 int mm_fork(struct mm *dst, struct mm *src);
-/* Mark the regions of [start, end) MAP_SHARED (after mm_map). */
-int mm_set_shared(struct mm *mm, l4_word_t start, l4_word_t end);
 struct region *mm_find(struct mm *mm, l4_word_t addr);
+static inline struct region *mm_first(struct mm *mm) { return vma_first(&mm->regions); }
 /* Map [start, end) as a new region, replacing whatever was there (MAP_FIXED). */
 int mm_map(struct mm *mm, l4_word_t start, l4_word_t end, unsigned prot, l4_word_t fdata,
            l4_word_t fstart, l4_word_t fend);
@@ -129,6 +117,8 @@ int mm_unmap(struct mm *mm, l4_word_t start, l4_word_t end);
 int mm_protect(struct mm *mm, l4_word_t start, l4_word_t end, unsigned prot);
 /* A free gap of len bytes, searched down from mm->mmap_top; 0 if none. */
 l4_word_t mm_find_gap(struct mm *mm, l4_word_t len);
+/* Is no page of [start, end) in a region? */
+bool mm_range_free(struct mm *mm, l4_word_t start, l4_word_t end);
 /* lx's page behind user page `addr` of a region, allocated and filled on first touch;
  * NULL when memory is exhausted. */
 void *mm_page(struct mm *mm, struct region *r, l4_word_t addr);
@@ -154,9 +144,24 @@ int mm_discard(struct mm *mm, l4_word_t start, l4_word_t end);
 bool mm_range_mapped(struct mm *mm, l4_word_t start, l4_word_t end);
 /* Overcommit as Linux's heuristic: may one request of len bytes be promised at all? */
 bool mm_may_commit(l4_word_t len);
-unsigned long page_total(void);     /* page.c: the pool's size in pages */
+
+/* --- oom.c: memory exhaustion ----------------------------------------------------------- */
+struct task;
+/* No page for t's fault at addr: the process Linux's OOM killer would pick ends by SIGKILL
+ * (the one holding the most memory; init only if it is the one faulting).  True if that
+ * was t itself (which has ended: no reply); false if memory came free, so try again. */
+bool oom_fault(struct task *t, l4_word_t addr, l4_word_t ip);
+/* No page for a user copy into or out of mm: if its process holds the most memory it gets
+ * SIGKILL (it ends when its call does); the copy fails (-EFAULT) either way. */
+void oom_copy(struct mm *mm);
 
 /* --- usercopy.c: the one checked path ------------------------------------------------- */
+/* Linux's access_ok: could [addr, addr + n) be user memory at all (below TASK_SIZE, no
+ * wrap)?  Every call that moves bytes checks its whole range first, before any byte moves. */
+static inline bool access_ok(l4_word_t addr, size_t n)
+{
+    return n <= LX_USER_END && addr <= LX_USER_END - n;
+}
 int copy_from_user(struct mm *mm, void *dst, l4_word_t src, size_t n);    /* 0 or -EFAULT */
 int copy_to_user(struct mm *mm, l4_word_t dst, const void *src, size_t n);
 /* A NUL-terminated string of at most max bytes (with the NUL): its length, -EFAULT, or

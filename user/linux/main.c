@@ -23,7 +23,7 @@
 #include <string.h>
 
 #define MAX_PROGRAMS  8
-#define INITRD_BASE   0x400000000ul     /* past exec.c's data-module slots */
+#define INITRD_BASE   0x500000000000ul  /* past exec.c's data-module slots and the heap */
 #define INITRD_MAX    0x40000000ul
 
 struct program {
@@ -185,12 +185,11 @@ static bool serve_page_fault(struct task *t, l4_word_t tag)
         return signal_page_fault(t, addr, ip, access, r != NULL);
     if (mm_past_eof(r, addr))       /* a file mapping's page past the file's end */
         return signal_bus_fault(t, addr, ip);
-    void *page = (access & L4_W) ? mm_page_write(&t->mm, r, addr, false)
-                                 : mm_page(&t->mm, r, addr);
-    if (!page) {
-        task_fault_kill(t, 9, "out of memory", addr, ip);
-        return false;
-    }
+    void *page;
+    while (!(page = (access & L4_W) ? mm_page_write(&t->mm, r, addr, false)
+                                    : mm_page(&t->mm, r, addr)))
+        if (oom_fault(t, addr, ip))     /* the largest process ended: t, or memory came back */
+            return false;
     if (!mm_page_writable(r, page))
         rights &= ~L4_W;
     l4_set_mr(0, l4_tag_make(L4_FOREIGN_RESUME, 0, 2));

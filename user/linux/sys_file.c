@@ -10,6 +10,7 @@
 #define FIONCLEX    0x5450
 #define FIOCLEX     0x5451
 #define IOV_MAX     1024
+#define MAX_RW_COUNT 0x7ffff000ul   /* INT_MAX rounded down to a page */
 #define SEEK_SET 0
 #define SEEK_CUR 1
 #define SEEK_END 2
@@ -24,11 +25,15 @@ static long do_io(struct task *t, struct file *f, l4_word_t buf, l4_word_t n, l4
                   bool write, l4_word_t *done)
 {
     *done = 0;
-    if ((long)n < 0)
-        return -EINVAL;
     unsigned acc = f->flags & O_ACCMODE;
     if ((f->flags & O_PATH) || (write ? acc == O_RDONLY : acc == O_WRONLY))
         return -EBADF;
+    /* Linux's vfs_read/vfs_write: the whole buffer must be able to be user memory before a
+     * byte moves (access_ok), then at most MAX_RW_COUNT bytes move. */
+    if (!access_ok(buf, n))
+        return -EFAULT;
+    if (n > MAX_RW_COUNT)
+        n = MAX_RW_COUNT;
     if (write ? !f->ops->write : !f->ops->read)
         return S_ISDIR(f->inode->mode) ? -EISDIR : -ENXIO;
     while (*done < n) {
@@ -154,6 +159,17 @@ static long rwv(struct task *t, const struct sysargs *a, bool write)
         return -EBADF;
     if (a->a[2] > IOV_MAX)
         return -EINVAL;
+    /* Every vector is checked before a byte moves (Linux's import_iovec): readable, no
+     * negative length, each buffer able to be user memory. */
+    for (l4_word_t i = 0; i < a->a[2]; i++) {
+        l4_word_t iov[2];
+        if (copy_from_user(&t->mm, iov, a->a[1] + i * sizeof iov, sizeof iov))
+            return -EFAULT;
+        if ((long)iov[1] < 0)
+            return -EINVAL;
+        if (!access_ok(iov[0], iov[1]))
+            return -EFAULT;
+    }
     if (!park_retrying(t))
         t->io_done = 0;
     l4_word_t skip = t->io_done, done = 0;    /* a rerun goes on after the bytes moved */
@@ -162,10 +178,6 @@ static long rwv(struct task *t, const struct sysargs *a, bool write)
         l4_word_t iov[2], moved;
         if (copy_from_user(&t->mm, iov, a->a[1] + i * sizeof iov, sizeof iov)) {
             e = -EFAULT;
-            break;
-        }
-        if ((long)iov[1] < 0) {
-            e = -EINVAL;
             break;
         }
         if (skip >= iov[1]) {

@@ -343,8 +343,13 @@ static char text[16384];            /* one file's text at a time: lx serves one 
 
 static long proc_read(struct file *f, char *buf, l4_word_t n, l4_word_t pos)
 {
+    struct proc_inode *pi = pi_of(f->inode);
+    if (pi->kind == P_MAPS) {       /* as long as the process has regions: read in pieces */
+        struct task *p = task_by_pid(pi->pid);
+        return p ? proc_maps_read(p, f, buf, n, pos) : -ESRCH;
+    }
     struct out o = { text, 0, sizeof text };
-    int e = proc_show(pi_of(f->inode), &o);
+    int e = proc_show(pi, &o);
     if (e)
         return e;
     if (pos >= o.len)

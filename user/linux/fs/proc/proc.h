@@ -50,5 +50,8 @@ void out_printf(struct out *o, const char *fmt, ...) __attribute__((format(print
 void out_bytes(struct out *o, const char *p, size_t n);
 /* The text of a proc file (pi->pid's process, if it has one): 0 or -errno. */
 int proc_show(struct proc_inode *pi, struct out *o);
+/* /proc/N/maps of p at pos, line by line from where the last read of file stopped: the
+ * bytes put into buf (at most n). */
+long proc_maps_read(struct task *p, const void *file, char *buf, l4_word_t n, l4_word_t pos);
 
 #endif

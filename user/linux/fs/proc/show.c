@@ -209,8 +209,8 @@ static const char *state_name(char s)
 static unsigned long vm_size(struct task *p)
 {
     unsigned long n = 0;
-    for (unsigned k = 0; k < p->mm.nregions; k++)
-        n += p->mm.regions[k].end - p->mm.regions[k].start;
+    for (struct region *r = mm_first(&p->mm); r; r = vma_next(r))
+        n += r->end - r->start;
     return n;
 }
 
@@ -258,32 +258,80 @@ static void show_statm(struct out *o, struct task *p)
                z ? 0 : vm_size(p) / LX_PAGE);
 }
 
-static void show_maps(struct out *o, struct task *p)
+/* One line of /proc/N/maps. */
+static void maps_line(struct out *o, struct task *p, const struct region *r)
+{
+    struct mm *mm = &p->mm;
+    const char *name = NULL;
+    if (r->start == LX_SIGPAGE)
+        name = "[vdso]";            /* the signal page (sigpage.c): lx's counterpart */
+    else if (r->fdata)
+        name = proc_task_exe(p);
+    else if (r->end == LX_USER_END)
+        name = "[stack]";
+    else if (mm->brk > mm->brk_start && r->start <= mm->brk_start && mm->brk_start < r->end)
+        name = "[heap]";
+    size_t before = o->len;
+    out_printf(o, "%08lx-%08lx %c%c%c%c %08lx 00:00 0", r->start, r->end,
+               r->prot & PROT_READ ? 'r' : '-', r->prot & PROT_WRITE ? 'w' : '-',
+               r->prot & PROT_EXEC ? 'x' : '-', r->shared ? 's' : 'p', 0ul);
+    if (name) {
+        size_t col = o->len - before;
+        out_printf(o, "%*s%s", col < 73 ? (int)(73 - col) : 1, "", name);
+    }
+    out_bytes(o, "\n", 1);
+}
+
+/* Where the last read of a maps file stopped, so that reading one through (65,530 lines
+ * and more, a few bytes a call) costs what it returns, as Linux's seq_file does: the open
+ * file, its position, the region whose line comes next and the bytes of it already read.
+ * A read at another position, or of another file, starts from the first line. */
+static struct {
+    const void *file;
+    int pid;
+    l4_word_t pos, addr, skip;
+} cursor;
+
+long proc_maps_read(struct task *p, const void *file, char *buf, l4_word_t n, l4_word_t pos)
 {
     if (p->state == TASK_ZOMBIE)
-        return;
-    struct mm *mm = &p->mm;
-    for (unsigned k = 0; k < mm->nregions; k++) {
-        struct region *r = &mm->regions[k];
-        const char *name = NULL;
-        if (r->start == LX_SIGPAGE)
-            name = "[vdso]";        /* the signal page (sigpage.c): lx's counterpart */
-        else if (r->fdata)
-            name = proc_task_exe(p);
-        else if (r->end == LX_USER_END)
-            name = "[stack]";
-        else if (mm->brk > mm->brk_start && r->start <= mm->brk_start && mm->brk_start < r->end)
-            name = "[heap]";
-        size_t before = o->len;
-        out_printf(o, "%08lx-%08lx %c%c%c%c %08lx 00:00 0", r->start, r->end,
-                   r->prot & PROT_READ ? 'r' : '-', r->prot & PROT_WRITE ? 'w' : '-',
-                   r->prot & PROT_EXEC ? 'x' : '-', r->shared ? 's' : 'p', 0ul);
-        if (name) {
-            size_t col = o->len - before;
-            out_printf(o, "%*s%s", col < 73 ? (int)(73 - col) : 1, "", name);
+        return 0;
+    static char text[PATH_MAX + 128];
+    struct out line = { text, 0, sizeof text };
+    struct region *r;
+    l4_word_t skip = 0;
+    if (pos && cursor.file == file && cursor.pid == p->pid && cursor.pos == pos) {
+        r = vma_from(&p->mm.regions, cursor.addr);
+        skip = r && r->start == cursor.addr ? cursor.skip : 0;
+    } else {
+        l4_word_t at = 0;
+        for (r = mm_first(&p->mm); r; r = vma_next(r)) {
+            line.len = 0;
+            maps_line(&line, p, r);
+            if (at + line.len > pos)
+                break;
+            at += line.len;
         }
-        out_bytes(o, "\n", 1);
+        skip = pos - at;
     }
+    l4_word_t done = 0;
+    for (; r && done < n; skip = 0, r = vma_next(r)) {
+        line.len = 0;
+        maps_line(&line, p, r);
+        l4_word_t k = line.len - skip < n - done ? line.len - skip : n - done;
+        memcpy(buf + done, text + skip, k);
+        done += k;
+        if (skip + k < line.len) {
+            skip += k;
+            break;                  /* the reader's buffer ends within this line */
+        }
+    }
+    cursor.file = file;
+    cursor.pid = p->pid;
+    cursor.pos = pos + done;
+    cursor.addr = r ? r->start : ~0ul;
+    cursor.skip = r ? skip : 0;
+    return (long)done;
 }
 
 int proc_show(struct proc_inode *pi, struct out *o)
@@ -317,7 +365,6 @@ int proc_show(struct proc_inode *pi, struct out *o)
     case P_PSTAT: show_pstat(o, p); break;
     case P_STATUS: show_status(o, p); break;
     case P_STATM: show_statm(o, p); break;
-    case P_MAPS: show_maps(o, p); break;
     default: return -EINVAL;
     }
     return 0;

@@ -117,6 +117,9 @@ static void pt_free_leaves(struct mm *mm, l4_word_t *node, unsigned level)
 
 /* --- regions ----------------------------------------------------------------------------- */
 
+/* A region record is one kmalloc object of the 128-byte class: 65,530 of them are 8 MiB. */
+_Static_assert(sizeof(struct region) <= 128, "struct region outgrew its kmalloc class");
+
 /* A region copy came into being (split, fork) or went away: its file reference. */
 static void region_hold(const struct region *r)
 {
@@ -153,39 +156,75 @@ static void region_delete(struct mm *mm, struct region *r)
     kfree(r);
 }
 
-/* May a and b (a right below b) be one region?  The same rights and kind, and the same
- * backing window (anonymous private memory, or one window of one file or image; each
- * MAP_SHARED anonymous mapping is memory of its own, as Linux's shmem files are). */
-static bool mergeable(const struct region *a, const struct region *b)
+/* May a and b (a right below b) be one region?  (With same_prot false: but for their
+ * rights, Linux's anon_vma_compatible.)  The same rights and flags (Linux compares
+ * all vm_flags, VM_ACCOUNT included) and the same backing window (one window of one file or
+ * image; anonymous private memory whose page offsets run on; each MAP_SHARED anonymous
+ * mapping is memory of its own, as Linux's shmem files are). */
+static bool alike(const struct region *a, const struct region *b, bool same_prot)
 {
-    if (a->end != b->start || a->prot != b->prot || a->shared != b->shared ||
+    if (a->end != b->start || (same_prot && a->prot != b->prot) || a->shared != b->shared ||
         a->no_write != b->no_write || a->bus_past_eof != b->bus_past_eof ||
+        a->accounted != b->accounted || a->noreserve != b->noreserve ||
         a->file != b->file || a->fdata != b->fdata)
         return false;
     if (a->file)
         return a->foff - a->fstart == b->foff - b->fstart && a->fend == b->fend;
     if (a->fdata)
         return a->fstart == b->fstart && a->fend == b->fend;
-    return !a->shared;
+    return !a->shared && a->fstart == b->fstart;
 }
 
-/* r joined with its neighbours where they may be one (Linux's vma_merge); what is left. */
+static bool compatible(const struct region *a, const struct region *b)
+{
+    return alike(a, b, true);
+}
+
+/* May `mover` join the region `keeper` that takes it in?  Linux's is_mergeable_anon_vma:
+ * one with an anon_vma joins only a region with the same one. */
+static bool may_join(const struct region *mover, const struct region *keeper)
+{
+    return !mover->anon || mover->anon == keeper->anon;
+}
+
+/* a (right below b) takes b's range over; b goes. */
+static void absorb(struct mm *mm, struct region *a, struct region *b)
+{
+    l4_word_t end = b->end;
+    if (!a->anon)
+        a->anon = b->anon;
+    region_delete(mm, b);
+    a->end = end;
+    vma_resized(&mm->regions, a);
+}
+
+/* A new mapping r joined with its neighbours as Linux 6.1's mmap_region does: the one
+ * above first, then the one below if it can take in what r became. */
+static void merge_new(struct mm *mm, struct region *r)
+{
+    struct region *p = vma_prev(r), *n = vma_next(r);
+    bool with_n = n && compatible(r, n);
+    bool with_p = p && compatible(p, r) && (!with_n || may_join(n, p));
+    if (with_n)
+        absorb(mm, r, n);
+    if (with_p)
+        absorb(mm, p, r);
+}
+
+/* r joined with its neighbours where Linux's vma_merge would join them (mprotect): what is
+ * left. */
 static struct region *merge_around(struct mm *mm, struct region *r)
 {
     struct region *p = vma_prev(r), *n = vma_next(r);
-    if (p && mergeable(p, r)) {
-        l4_word_t end = r->end;
-        region_delete(mm, r);
-        p->end = end;
-        vma_resized(&mm->regions, p);
+    bool with_p = p && compatible(p, r) && may_join(r, p);
+    bool with_n = n && compatible(r, n) && may_join(r, n) &&
+                  (!with_p || !p->anon || !n->anon || p->anon == n->anon);
+    if (with_p) {
+        absorb(mm, p, r);
         r = p;
     }
-    if (n && mergeable(r, n)) {
-        l4_word_t end = n->end;
-        region_delete(mm, n);
-        r->end = end;
-        vma_resized(&mm->regions, r);
-    }
+    if (with_n)
+        absorb(mm, r, n);
     return r;
 }
 
@@ -292,8 +331,7 @@ int mm_map_region(struct mm *mm, const struct region *tmpl)
     }
     *r = *tmpl;
     region_add(mm, r);
-    /* Anonymous memory next to memory like it joins it (brk growing, malloc's mmaps). */
-    merge_around(mm, r);
+    merge_new(mm, r);               /* malloc's mmaps join (memory next to memory like it) */
     return 0;
 }
 
@@ -301,7 +339,8 @@ int mm_map(struct mm *mm, l4_word_t start, l4_word_t end, unsigned prot, l4_word
            l4_word_t fstart, l4_word_t fend)
 {
     struct region r = { .start = start, .end = end, .prot = prot, .fdata = fdata,
-                        .fstart = fstart, .fend = fend };
+                        .fstart = fstart, .fend = fend,
+                        .accounted = !fdata && (prot & PROT_WRITE) };   /* brk, the stack */
     return mm_map_region(mm, &r);
 }
 
@@ -316,21 +355,31 @@ static int protect_one(struct mm *mm, struct region *r, l4_word_t lo, l4_word_t 
     want.prot = prot;
     want.start = lo;
     want.end = hi;
+    /* Private memory made writable is promised now (mprotect_fixup's VM_ACCOUNT). */
+    if ((prot & PROT_WRITE) && !(r->prot & PROT_WRITE) && !r->accounted && !r->shared &&
+        !r->noreserve) {
+        if (!mm_may_commit(hi - lo))
+            return -ENOMEM;
+        want.accounted = true;
+    }
     struct region *p = vma_prev(r), *n = vma_next(r);
     if (lo == r->start && hi == r->end) {
         r->prot = prot;
+        r->accounted = want.accounted;
         merge_around(mm, r);
         return 0;
     }
-    if (lo == r->start && p && mergeable(p, &want)) {
+    if (lo == r->start && p && compatible(p, &want) && may_join(r, p)) {
         p->end = hi;                /* the piece moves into the region below */
+        p->anon = p->anon ? p->anon : r->anon;
         r->start = hi;
         vma_resized(&mm->regions, p);
         vma_resized(&mm->regions, r);
         return 0;
     }
-    if (hi == r->end && n && mergeable(&want, n)) {
+    if (hi == r->end && n && compatible(&want, n) && may_join(r, n)) {
         n->start = lo;              /* ... or into the one above */
+        n->anon = n->anon ? n->anon : r->anon;
         r->end = lo;
         vma_resized(&mm->regions, n);
         vma_resized(&mm->regions, r);
@@ -348,6 +397,7 @@ static int protect_one(struct mm *mm, struct region *r, l4_word_t lo, l4_word_t 
             return e;
     }
     r->prot = prot;
+    r->accounted = want.accounted;
     return 0;
 }
 
@@ -401,6 +451,21 @@ bool mm_past_eof(const struct region *r, l4_word_t addr)
            r->foff + (page - r->fstart) >= r->file->size;
 }
 
+static uint32_t anon_ids;           /* the last anon_vma identity handed out */
+
+/* The anon_vma identity r gets at its first written page (Linux's anon_vma_prepare): a
+ * neighbour's that r could join but for its rights (find_mergeable_anon_vma: the one above
+ * first), else a new one. */
+static uint32_t anon_for(const struct region *r)
+{
+    const struct region *n = vma_next(r), *p = vma_prev(r);
+    if (n && n->anon && alike(r, n, false))
+        return n->anon;
+    if (p && p->anon && alike(p, r, false))
+        return p->anon;
+    return ++anon_ids;
+}
+
 /* The leaf slot of user page `page`, filled on first touch; NULL when memory is out (or
  * the page is past the end of the file it maps). */
 static l4_word_t *page_slot(struct mm *mm, struct region *r, l4_word_t page)
@@ -447,6 +512,8 @@ void *mm_page_write(struct mm *mm, struct region *r, l4_word_t addr, bool revoke
     if (!slot)
         return NULL;
     void *old = (void *)*slot;
+    if (!r->shared && !r->anon)
+        r->anon = anon_for(r);
     if (r->shared || page_refs(old) == 1)
         return old;                 /* ours alone (or shared on purpose): write in place */
     void *copy = page_alloc_user();
@@ -648,11 +715,9 @@ static long move_range(struct mm *mm, l4_word_t old, l4_word_t old_len, l4_word_
     l4_word_t delta = new_addr - old;          /* modulo 2^64: the window moves along */
     tmpl.start = new_addr;
     tmpl.end = new_addr + new_len;
-    if (tmpl.fdata || tmpl.file) {
-        tmpl.fstart += delta;
-        if (tmpl.fend != MM_FILE_END)
-            tmpl.fend += delta;
-    }
+    tmpl.fstart += delta;           /* a file's window, or anonymous page offsets, move along */
+    if ((tmpl.fdata || tmpl.file) && tmpl.fend != MM_FILE_END)
+        tmpl.fend += delta;
     /* First every table node the moved pages need, so that the move cannot fail half-way
      * (nodes left over after a failure are empty and go with the memory model). */
     if (!pt_each(mm, mm->pgd, 3, 0, old, old + old_len, delta, move_prepare))

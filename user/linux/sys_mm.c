@@ -75,8 +75,10 @@ static int file_backing(struct file *f, l4_word_t off, l4_word_t len, unsigned t
         return -ENODEV;             /* directories, other devices, the console: no mmap */
     if (flags & MAP_GROWSDOWN)
         return -EINVAL;
-    if (zero)
-        return 0;                   /* /dev/zero: anonymous memory (shared: with children) */
+    if (zero) {                     /* /dev/zero: anonymous memory (shared: with children) */
+        r->fstart = r->start - off; /* a private one's page offsets are the file's */
+        return 0;
+    }
     r->file = i;
     r->foff = off;
     r->fstart = r->start;
@@ -141,8 +143,9 @@ long sys_mmap(struct task *t, const struct sysargs *a)
     }
     /* Private writable memory is promised unless MAP_NORESERVE says not to count it:
      * a request larger than all of memory is refused (Linux's heuristic overcommit). */
-    if (!r.file && !r.shared && (prot & PROT_WRITE) && !(flags & MAP_NORESERVE) &&
-        !mm_may_commit(len))
+    r.noreserve = flags & MAP_NORESERVE;
+    r.accounted = !r.shared && (prot & PROT_WRITE) && !r.noreserve;
+    if (r.accounted && !r.file && !mm_may_commit(len))
         return -ENOMEM;
     int e = mm_map_region(mm, &r);
     return e ? e : (long)addr;

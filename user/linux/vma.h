@@ -16,25 +16,34 @@ struct inode;
 
 struct region {
     uint64_t start, end;            /* [start, end), page-aligned: the tree's key */
-    unsigned prot;                  /* PROT_* */
     /* Backing: bytes of the region at [fstart, fend) come from lx's address
      * fdata + (addr - fstart) (an ELF image in memory), or from the tmpfs file `file` at
      * offset foff + (addr - fstart) (mmap of a file); the rest is zero (bss, anonymous
-     * memory).  fdata 0 and file NULL: anonymous.  The window is absolute, so a split
-     * keeps it; a file region holds a reference to its inode. */
+     * memory).  fdata 0 and file NULL: anonymous, and fstart is where Linux's vm_pgoff
+     * would put page 0 (0 for memory never moved by mremap; regions join only if it is
+     * the same).  The window is absolute, so a split keeps it; a file region holds a
+     * reference to its inode. */
     uint64_t fdata, fstart, fend;
     struct inode *file;
     uint64_t foff;
+    unsigned prot;                  /* PROT_* */
+    uint32_t anon;                  /* Linux's anon_vma: 0 until a private page of it is
+                                       first written, then an identity that splits keep;
+                                       regions with two different ones never join */
     bool shared;                    /* MAP_SHARED: anonymous, fork shares it, never copies;
                                        of a file, the file's own pages (writes reach it) */
     bool bus_past_eof;              /* mmap of a file: a page wholly past its end: SIGBUS */
     bool no_write;                  /* MAP_SHARED of a file not open for writing: mprotect
                                        to PROT_WRITE is EACCES */
+    bool accounted;                 /* Linux's VM_ACCOUNT: private memory that was promised
+                                       (writable at mmap, or made so); it stays after
+                                       mprotect takes the write right away */
+    bool noreserve;                 /* MAP_NORESERVE (VM_NORESERVE): never promised */
     /* --- the tree (vma.c): valid while the region is in one; a copy is no member --- */
     struct region *left, *right, *parent;
-    int height;                     /* of its subtree: 1 for a leaf */
     uint64_t sub_start, sub_end;    /* the lowest start and highest end in its subtree */
     uint64_t sub_gap;               /* the largest gap between two regions of its subtree */
+    int height;                     /* of its subtree: 1 for a leaf */
 };
 
 struct vma_tree {

@@ -114,6 +114,8 @@ static inline struct region *mm_first(struct mm *mm) { return vma_first(&mm->reg
 int mm_map(struct mm *mm, l4_word_t start, l4_word_t end, unsigned prot, l4_word_t fdata,
            l4_word_t fstart, l4_word_t fend);
 int mm_unmap(struct mm *mm, l4_word_t start, l4_word_t end);
+/* brk growing: anonymous memory at [start, end), joined only to the region below. */
+int mm_brk(struct mm *mm, l4_word_t start, l4_word_t end);
 int mm_protect(struct mm *mm, l4_word_t start, l4_word_t end, unsigned prot);
 /* A free gap of len bytes, searched down from mm->mmap_top; 0 if none. */
 l4_word_t mm_find_gap(struct mm *mm, l4_word_t len);

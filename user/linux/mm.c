@@ -316,7 +316,23 @@ int mm_unmap(struct mm *mm, l4_word_t start, l4_word_t end)
     return 0;
 }
 
+static int map_region(struct mm *mm, const struct region *tmpl, bool brk);
+
 int mm_map_region(struct mm *mm, const struct region *tmpl)
+{
+    return map_region(mm, tmpl, false);
+}
+
+int mm_brk(struct mm *mm, l4_word_t start, l4_word_t end)
+{
+    struct region r = { .start = start, .end = end, .prot = PROT_READ | PROT_WRITE,
+                        .accounted = true };
+    return map_region(mm, &r, true);
+}
+
+/* A new region from tmpl, joined to its neighbours: brk's only to the one below (Linux's
+ * do_brk_flags expands the heap's region, nothing else). */
+static int map_region(struct mm *mm, const struct region *tmpl, bool brk)
 {
     /* Linux's do_mmap: a process over vm.max_map_count maps nothing new. */
     if (mm->nregions > LX_MAX_MAP_COUNT)
@@ -331,7 +347,11 @@ int mm_map_region(struct mm *mm, const struct region *tmpl)
     }
     *r = *tmpl;
     region_add(mm, r);
-    merge_new(mm, r);               /* malloc's mmaps join (memory next to memory like it) */
+    struct region *p = vma_prev(r);
+    if (!brk)
+        merge_new(mm, r);           /* malloc's mmaps join (memory next to memory like it) */
+    else if (p && compatible(p, r))
+        absorb(mm, p, r);
     return 0;
 }
 

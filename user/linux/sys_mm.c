@@ -36,7 +36,7 @@ long sys_brk(struct task *t, const struct sysargs *a)
     l4_word_t old_end = page_up(mm->brk), new_end = page_up(want);
     if (new_end > old_end) {
         if (!mm_may_commit(new_end - old_end) || !mm_range_free(mm, old_end, new_end) ||
-            mm_map(mm, old_end, new_end, PROT_READ | PROT_WRITE, 0, 0, 0))
+            mm_brk(mm, old_end, new_end))
             return (long)mm->brk;
     } else if (new_end < old_end) {
         if (mm_unmap(mm, new_end, old_end))

@@ -9,9 +9,11 @@
 #define MAX_DATA     16             /* data modules */
 
 /* Root's own memory: blocks from sigma0 mapped at ROOT_HEAP (root_alloc), at most
- * ROOT_HEAP_SIZE. */
-#define ROOT_HEAP       0x40000000ul
-#define ROOT_HEAP_SIZE  (1ul << 30)
+ * ROOT_HEAP_SIZE: as much as a guest has, so that a task's heap= (lx's page pool) can be
+ * larger than 1 GiB.  Above 4 GiB, clear of the boot modules, which root sees at their
+ * physical addresses (its bitmap, MAX_PAGES / 8 bytes of bss, is 512 KiB). */
+#define ROOT_HEAP       0x10000000000ul
+#define ROOT_HEAP_SIZE  (16ul << 30)
 
 /* Where a loaded task's stack, start record and heap go (docs/root-task.md). */
 #define TASK_STACK_TOP   0x7FFF0000ul       /* the start record is the page above it */

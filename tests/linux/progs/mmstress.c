@@ -1,8 +1,8 @@
 /* A compiler-sized memory workload (cc1 makes thousands of mappings: malloc arenas, its
  * garbage collector's page groups, files), compared with Linux:
- *   malloc  30,000 random malloc/realloc/free of 16 bytes to 320 KiB (the C library's brk
+ *   malloc  6,000 random malloc/realloc/free of 16 bytes to 320 KiB (the C library's brk
  *           heap and its mmaps), every block's bytes checked;
- *   regions 20,000 random mmap (MAP_FIXED), munmap, mprotect and MADV_DONTNEED of page
+ *   regions 8,000 random mmap (MAP_FIXED), munmap, mprotect and MADV_DONTNEED of page
  *           ranges inside a 16 MiB PROT_NONE reservation, against a model of every page
  *           (mapped, rights, first byte); the results of the calls, the bytes, and the
  *           number of mappings /proc/self/maps shows inside the reservation (which says
@@ -33,7 +33,7 @@ static uint64_t mix(uint64_t h, uint64_t v)
 
 /* --- malloc ------------------------------------------------------------------------------ */
 
-#define NBLOCKS 600
+#define NBLOCKS 300
 
 static struct { unsigned char *p; size_t n; unsigned char seed; } blocks[NBLOCKS];
 
@@ -42,7 +42,7 @@ static size_t block_size(void)
     uint64_t r = rnd() % 100;
     if (r < 80)
         return 16 + rnd() % 2048;
-    if (r < 97)
+    if (r < 99)
         return 2048 + rnd() % 65536;
     return 65536 + rnd() % (1 << 18);       /* the C libraries mmap these */
 }
@@ -65,7 +65,7 @@ static void malloc_phase(void)
 {
     long bad = 0, ops = 0, failed = 0;
     uint64_t h = 0;
-    for (int step = 0; step < 30000; step++) {
+    for (int step = 0; step < 6000; step++) {
         int i = (int)(rnd() % NBLOCKS);
         uint64_t op = rnd() % 10;
         if (!blocks[i].p) {
@@ -158,7 +158,7 @@ static void regions_phase(void)
     memset(state, NONE, sizeof state);
     uint64_t results = 0;
     long calls = 0;
-    for (int step = 0; step < 20000; step++) {
+    for (int step = 0; step < 8000; step++) {
         unsigned long at = rnd() % RES_PAGES, n = 1 + rnd() % (rnd() % 4 ? 8 : 64);
         if (at + n > RES_PAGES)
             n = RES_PAGES - at;

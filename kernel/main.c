@@ -29,9 +29,7 @@ void cpu_init_features(void);
 void intctl_init(void);
 void time_init(void);
 
-#define INITIAL_KIP_AREA   0xBFF00000ul
-#define INITIAL_UTCB_AREA  0xBF000000ul
-#define INITIAL_UTCB_LOG2  18
+/* INITIAL_KIP_AREA, INITIAL_UTCB_AREA: bootmem.h (no module may lie behind them) */
 
 static struct tcb *start_server(unsigned idx, word_t no, word_t pager, word_t scheduler)
 {

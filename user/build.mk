@@ -15,7 +15,7 @@ TESTLIB := user/tests/testlib.c user/tests/cmdline.c
 $(eval $(call user_program,test_boot,user/tests/test_boot.c user/sigma0/regions.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_faults,user/tests/test_faults.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_ipc,user/tests/test_ipc.c user/tests/testutil.c $(TESTLIB),0x1000000))
-$(eval $(call user_program,test_fuzz,user/tests/test_fuzz.c user/tests/testutil.c $(TESTLIB),0x1000000))
+$(eval $(call user_program,test_fuzz,user/tests/test_fuzz.c user/tests/fuzz_desc.c user/tests/fuzz_desc_thread.c user/tests/fuzz_segmodel.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_preemption,user/tests/test_preemption.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_foreign,user/tests/test_foreign.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_propagation,user/tests/test_propagation.c user/tests/testutil.c $(TESTLIB),0x1000000))
@@ -35,10 +35,14 @@ $(eval $(call user_program,test_tcontrol,user/tests/test_tcontrol.c user/tests/t
 # Started by the root task as a boot module (not a root task itself).
 $(eval $(call user_program,test_tasks,user/tests/test_tasks.c user/tests/testlib.c,0x400000))
 $(eval $(call user_program,test_servers,user/tests/test_servers.c user/tests/testlib.c,0x400000))
+$(eval $(call user_program,test_datamod,user/tests/test_datamod.c user/tests/testlib.c,0x400000))
 
 
-# lx, the Linux server (docs/linux-server.md): a boot module started by the root task.
-$(eval $(call user_program,lx,$(wildcard user/linux/*.c user/linux/vfs/*.c user/linux/fs/*/*.c),0x400000))
+# lx, the Linux server (docs/linux-server.md): a boot module started by the root task.  Its
+# layers are folders (docs/linux-server.md §1); headers are included by their path from
+# user/linux ("task/process.h").  tests/, selftest/ and fuzz/ hold Linux programs, not lx.
+LX_LAYERS := lib task park mm signal vfs fs/tmpfs fs/proc fs/dev fs/pipe fs/epoll tty time syscalls
+$(eval $(call user_program,lx,$(wildcard user/linux/*.c $(LX_LAYERS:%=user/linux/%/*.c)),0x400000,-Iuser/linux))
 
 # lx's self-test program: a static Linux executable (freestanding, raw system calls, built
 # with the host compiler for Linux, not for Pecan), booted as a data module.

@@ -7,7 +7,7 @@
  * in-order walk both ways and the gap search are compared with the model's brute-force
  * answers.  The random case mixes insertions, removals, resizes and queries. */
 #include "unit_check.h"
-#include "vma.h"
+#include "mm/vma.h"
 
 #define MAXN 70000
 #define PAGE 4096ull

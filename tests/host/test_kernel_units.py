@@ -6,7 +6,8 @@ tests, then run once per test case; every check prints an "ok"/"FAIL" line and a
 shows its FAIL lines (and any sanitizer report).
 
   kmem_test.c          kernel/kmem.c (-DKMEM_HOST_TEST): buddy allocator against a reference model
-  bootmem_test.c       kernel/bootmem.c (-DBOOTMEM_HOST_TEST): bootmem_find_top, range_overlaps
+  bootmem_test.c       kernel/bootmem.c (-DBOOTMEM_HOST_TEST): bootmem_find_top, range_overlaps,
+                       the placement plan (directed cases, random worlds against brute force)
   elf_test.c           kernel/elf.c: hand-built headers, every error path; files from as/ld
                        compared with readelf
   regions_test.c       user/sigma0/regions.c: descriptor overriding, claim/available/find_free,
@@ -65,7 +66,11 @@ CASES = {
     "kmem_test": ["test_init_sizes", "test_all_orders", "test_split_coalesce", "test_exhaustion",
                   "test_random"],
     "bootmem_test": ["test_range_overlaps", "test_top_of_region", "test_alignment", "test_busy",
-                     "test_page_zero", "test_page_zero_subpage_align", "test_random"],
+                     "test_page_zero", "test_page_zero_subpage_align", "test_random",
+                     "test_plan_issue_case", "test_plan_no_room", "test_plan_modules_stay",
+                     "test_plan_pool_spares_the_largest", "test_plan_modules_first",
+                     "test_plan_sigma0_areas", "test_plan_bootdata_moves_nothing",
+                     "test_plan_requests", "test_plan_random"],
     "elf_test": ["test_valid", "test_short", "test_ident", "test_phdr_table", "test_segments",
                  "test_too_many", "test_strerror"],
     "regions_test": ["test_init", "test_descriptor_order", "test_available_claim", "test_find_free",

@@ -3,7 +3,7 @@ does for the kernel): each C test program in tests/host/ is built with the host 
 (-Wall -Wextra -Werror, AddressSanitizer and UndefinedBehaviorSanitizer where the compiler
 has them) together with the unmodified lx source it tests, then run once per case.
 
-  lx_vma_test.c   user/linux/vma.c: the region tree (AVL with subtree gap summaries) against
+  lx_vma_test.c   user/linux/mm/vma.c: the region tree (AVL with subtree gap summaries) against
                   a sorted-array model: structure, balance, lookups, in-order walks, the
                   top-down gap search; 65,530 regions mapped as mmap places them; random runs
 """
@@ -17,7 +17,7 @@ HOST = ROOT / "tests" / "host"
 LX = ROOT / "user" / "linux"
 
 PROGRAMS = {
-    "lx_vma_test": [LX / "vma.c"],
+    "lx_vma_test": [LX / "mm" / "vma.c"],
 }
 CASES = {
     "lx_vma_test": ["test_empty", "test_gaps", "test_many_down", "test_ascending",

@@ -229,7 +229,7 @@ def test_busybox_shell_traps_and_kills():
 
 def test_fpu_state_across_a_handler_as_linux():
     """The FPU/SSE state of the interrupted code is in the frame and comes back after
-    rt_sigreturn, through the signal page (user/linux/sigpage.c), at a system call's end and
+    rt_sigreturn, through the signal page (user/linux/signal/sigpage.c), at a system call's end and
     at a fault; the lines are those of the same program on Linux (Debian 12's 6.1 in QEMU,
     recorded in tests/data/lx-sigfpu-linux.txt)."""
     result = boot_lx("-- lxselftest.elf sigfpu", [SELFTEST])

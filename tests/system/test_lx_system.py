@@ -1,4 +1,4 @@
-"""lx's calls about identity, limits, scheduling and the system (user/linux/sys_system.c,
+"""lx's calls about identity, limits, scheduling and the system (user/linux/syscalls/sys_system.c,
 docs/linux/system.md): the self-test's `system` mode checks their results and error
 returns (the values Linux gives root on one CPU), and lx ends with every page free."""
 from test_lx import SELFTEST, boot_lx, check_ended, section

@@ -1,4 +1,4 @@
-"""lx's console tty (user/linux/tty.c, console.c; docs/linux/tty.md), driven through QEMU's
+"""lx's console tty (user/linux/tty/tty.c, console.c; docs/linux/tty.md), driven through QEMU's
 serial line as a user types: sigma0, the root task, the serial driver and lx with
 `console=serial` and the initramfs (`make initramfs`; these tests skip without it).
 

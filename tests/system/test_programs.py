@@ -14,6 +14,7 @@ DEDICATED = {
     "test_tcontrol",  # test_thread_control.py (small kernel pool)
     "test_tasks",     # test_root_task.py (a boot module of the real root task)
     "test_servers",   # test_server_robustness.py (boot module next to the serial driver)
+    "test_datamod",   # test_boot_modules.py (boot module next to a 1.5 GiB data module)
 }
 
 

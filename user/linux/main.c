@@ -12,18 +12,27 @@
  * they run one after another as pids 1, 2, ....  poweroff=1: when the
  * last one has ended, print the report of unimplemented calls and end QEMU
  * (isa-debug-exit), for tests.  console=serial: the console tty is the serial driver
- * (console.c). */
-#include "lx.h"
+ * (tty/console.c). */
+#include "lib/errno.h"
+#include "lib/server.h"
+#include "mm/mm.h"
+#include "mm/oom.h"
+#include "park/park.h"
+#include "signal/signal.h"
+#include "signal/sigpage.h"
+#include "syscalls/table.h"
+#include "task/clone.h"
+#include "task/exec.h"
+#include "task/process.h"
+#include "time/clock.h"
+#include "tty/console.h"
 #include "vfs/vfs.h"
-#include "clock.h"
-#include "tty.h"
-#include "signal.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_PROGRAMS  8
-#define INITRD_BASE   0x500000000000ul  /* past exec.c's data-module slots and the heap */
+#define INITRD_BASE   0x500000000000ul  /* past task/exec.c's data-module slots and the heap */
 #define INITRD_MAX    0x40000000ul
 
 struct program {
@@ -38,6 +47,8 @@ static struct program programs[MAX_PROGRAMS];
 static unsigned nprograms, next_program;
 static bool poweroff;
 static const char *initrd;
+l4_word_t lx_self;
+
 static char *const envp[] = { "HOME=/", "PATH=/bin:/usr/bin", "TERM=linux", NULL };
 
 static void parse_cmdline(void)
@@ -70,7 +81,7 @@ static void parse_cmdline(void)
     }
 }
 
-/* Find each program's data module (mapped into lx once, read-only: exec.c). */
+/* Find each program's data module (mapped into lx once, read-only: task/exec.c). */
 static void map_programs(void)
 {
     for (unsigned i = 0; i < nprograms; i++) {
@@ -124,7 +135,7 @@ static void start_next(void)
     while (next_program < nprograms) {
         struct program *p = &programs[next_program++];
         if (p->argc && p->argv[0][0] == '/') {
-            int e;                  /* files of the tree, #! scripts too (exec.c) */
+            int e;                  /* files of the tree, #! scripts too (task/exec.c) */
             if (exec_spawn(p->argv[0], p->argc, p->argv, envp, &e))
                 return;
             printf("lx: cannot run %s (error %d)\n", p->argv[0], -e);
@@ -171,7 +182,7 @@ static unsigned rights_of(unsigned prot)
            ((prot & PROT_EXEC) ? L4_X : 0);
 }
 
-/* A page fault: map the page with the region's rights, or SIGSEGV (signal.c: its handler
+/* A page fault: map the page with the region's rights, or SIGSEGV (signal/signal.c: its handler
  * through GET_REGS and SET_REGS replies, or the end of the process).  A page shared after
  * fork is mapped read-only; a write to it gets a copy (or the page itself, once nobody
  * shares it). */
@@ -205,7 +216,7 @@ static bool serve_syscall(struct task *t)
     struct sysargs a = *(const struct sysargs *)&l4_utcb()[L4_FSC_RAX];
     if (__builtin_expect(t->park == PARK_FORK_FPU, 0) && a.nr == LX_SYS_FORK_FPU &&
         a.rip == sigpage_fork_end())
-        return fork_fpu_saved(t);   /* fork's second step (fork.c) */
+        return fork_fpu_saved(t);   /* fork's second step (task/clone.c) */
     long r = syscall_dispatch(t, &a);
     if (r == LX_PARK) {
         park_parked(t, &a);
@@ -220,7 +231,7 @@ static bool serve_syscall(struct task *t)
     return true;
 }
 
-/* A CPU exception: its signal (signal.c), with the registers the message carries. */
+/* A CPU exception: its signal (signal/signal.c), with the registers the message carries. */
 static bool serve_exception(struct task *t)
 {
     return signal_exception(t);
@@ -230,7 +241,7 @@ static bool serve_exception(struct task *t)
 static bool serve(l4_word_t from, l4_word_t tag)
 {
     if (console_is_input(from))
-        return console_input(tag);  /* console input: the tty (console.c, tty.c) */
+        return console_input(tag);  /* console input: the tty (tty/console.c, tty/tty.c) */
     struct task *t = task_by_tid(from);
     if (!t)
         return false;               /* not a process of ours (or one that ended) */

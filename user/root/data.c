@@ -8,7 +8,7 @@
 static struct data_module modules[MAX_DATA];
 static unsigned nmodules;
 
-bool data_add(l4_word_t start, l4_word_t size, const char *cmdline)
+bool data_add(l4_word_t phys, l4_word_t size, const char *cmdline)
 {
     char name[17] = { 0 };
     name_of_path(name, sizeof(name), cmdline);
@@ -17,12 +17,11 @@ bool data_add(l4_word_t start, l4_word_t size, const char *cmdline)
         return false;
     }
     /* Ours by address, as program modules (sigma0 gives boot-loader memory on request). */
-    for (l4_word_t p = start & ~0xFFFul; p < start + size; p += 4096)
-        if (l4_is_nil_fpage(l4_sigma0_get_page(l4_sigma0_tid(), l4_fpage_log2(p, 12) | L4_RWX,
-                                               l4_fpage_log2(p, 12)))) {
-            printf("root: %s: module not accessible\n", name);
-            return false;
-        }
+    l4_word_t start = phys_map(phys, size);
+    if (!start) {
+        printf("root: %s: module not accessible\n", name);
+        return false;
+    }
     /* Clients see the file at the start of a page: copy one that does not start on one. */
     if ((start & 0xFFF) && size) {
         void *copy = root_alloc(size);

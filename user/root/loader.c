@@ -17,14 +17,25 @@ struct task *task_of(l4_word_t tid)
     return NULL;
 }
 
-/* Boot modules lie in boot-loader memory: sigma0 hands them to us by address (identity). */
-static bool map_module(l4_word_t start, l4_word_t size)
+/* Boot modules and the boot information lie in boot-loader memory, which sigma0 hands out by
+ * physical address.  We see it in our physical window, at ROOT_PHYS_WINDOW + its address:
+ * away from our heap and areas wherever the kernel put it, and aligned as it is, so that one
+ * request maps a naturally aligned block of up to 1 GiB (a GiB-sized module takes a few). */
+l4_word_t phys_map(l4_word_t start, l4_word_t size)
 {
-    for (l4_word_t p = start & ~0xFFFul; p < start + size; p += 4096)
-        if (l4_is_nil_fpage(l4_sigma0_get_page(l4_sigma0_tid(), l4_fpage_log2(p, 12) | L4_RWX,
-                                               l4_fpage_log2(p, 12))))
-            return false;
-    return true;
+    l4_word_t p = start & ~0xFFFul, end = (start + size + 0xFFF) & ~0xFFFul;
+    if (end < p || end > ROOT_PHYS_WINDOW_SIZE)
+        return 0;
+    while (p < end) {
+        unsigned log2 = 12;
+        while (log2 < 30 && !(p & ((2ul << log2) - 1)) && end - p >= (2ul << log2))
+            log2++;
+        if (l4_is_nil_fpage(l4_sigma0_get_page(l4_sigma0_tid(), l4_fpage_log2(p, log2) | L4_RWX,
+                                               l4_fpage_log2(ROOT_PHYS_WINDOW + p, log2))))
+            return 0;
+        p += 1ul << log2;
+    }
+    return ROOT_PHYS_WINDOW + start;
 }
 
 struct region *add_region(struct task *t, l4_word_t start, l4_word_t end,
@@ -95,13 +106,14 @@ void name_of_path(char *out, size_t n, const char *cmdline)
     out[len] = 0;
 }
 
-struct task *load_module(l4_word_t start, l4_word_t size, const char *cmdline)
+struct task *load_module(l4_word_t phys, l4_word_t size, const char *cmdline)
 {
     struct task *t = NULL;
     for (unsigned i = 0; i < MAX_TASKS && !t; i++)
         if (!tasks[i].used)
             t = &tasks[i];
-    if (!t || !map_module(start, size)) {
+    l4_word_t start = t ? phys_map(phys, size) : 0;
+    if (!start) {
         printf("root: %s: no room or module not accessible\n", cmdline);
         return NULL;
     }

@@ -8,8 +8,7 @@
 static void start_modules(void)
 {
     l4_word_t bi = l4_kip_boot_info();
-    if (!bi || l4_is_nil_fpage(l4_sigma0_get_page(l4_sigma0_tid(), l4_fpage_log2(bi & ~0xFFFul, 12) | L4_RWX,
-                                                  l4_fpage_log2(bi & ~0xFFFul, 12))))
+    if (!bi || !(bi = phys_map(bi, 4096)))          /* the kernel writes one page of records */
         return;
     const struct l4_bootinfo *h = (const struct l4_bootinfo *)bi;
     if (h->magic != L4_BOOTINFO_MAGIC)

@@ -10,10 +10,15 @@
 
 /* Root's own memory: blocks from sigma0 mapped at ROOT_HEAP (root_alloc), at most
  * ROOT_HEAP_SIZE: as much as a guest has, so that a task's heap= (lx's page pool) can be
- * larger than 1 GiB.  Above 4 GiB, clear of the boot modules, which root sees at their
- * physical addresses (its bitmap, MAX_PAGES / 8 bytes of bss, is 512 KiB). */
+ * larger than 1 GiB.  Above the UTCB and KIP areas, below the physical window (its bitmap,
+ * MAX_PAGES / 8 bytes of bss, is 512 KiB). */
 #define ROOT_HEAP       0x10000000000ul
 #define ROOT_HEAP_SIZE  (16ul << 30)
+
+/* Boot-loader memory (modules, boot information) at ROOT_PHYS_WINDOW + its physical address
+ * (phys_map); the window covers the kernel's physmap (512 GiB). */
+#define ROOT_PHYS_WINDOW       0x100000000000ul
+#define ROOT_PHYS_WINDOW_SIZE  (512ul << 30)
 
 /* Where a loaded task's stack, start record and heap go (docs/root-task.md). */
 #define TASK_STACK_TOP   0x7FFF0000ul       /* the start record is the page above it */
@@ -48,7 +53,7 @@ extern struct task tasks[MAX_TASKS];
 /* A boot module that is a file, not a program (its command line has the word `data`). */
 struct data_module {
     l4_word_t name[2];                  /* 16 bytes, NUL-padded, as service names */
-    l4_word_t start, size;              /* page-aligned in root's space */
+    l4_word_t start, size;              /* page-aligned in root's space (its window or heap) */
 };
 
 /* memory.c */
@@ -59,7 +64,8 @@ l4_word_t root_pages_used(void);            /* pages handed out */
 l4_word_t root_pages_taken(void);           /* pages taken from sigma0 (never returned) */
 
 /* loader.c */
-struct task *load_module(l4_word_t start, l4_word_t size, const char *cmdline);
+l4_word_t phys_map(l4_word_t start, l4_word_t size);   /* where it is in our space; 0: refused */
+struct task *load_module(l4_word_t phys, l4_word_t size, const char *cmdline);
 struct task *task_of(l4_word_t tid);
 struct region *add_region(struct task *t, l4_word_t start, l4_word_t end,
                           l4_word_t backing, unsigned rights, bool owned);
@@ -68,7 +74,7 @@ void name_of_path(char *out, size_t n, const char *cmdline);
 bool cmdline_has_word(const char *cmdline, const char *word);
 
 /* data.c */
-bool data_add(l4_word_t start, l4_word_t size, const char *cmdline);
+bool data_add(l4_word_t phys, l4_word_t size, const char *cmdline);
 const struct data_module *data_find(l4_word_t a, l4_word_t b);
 
 /* threads.c */

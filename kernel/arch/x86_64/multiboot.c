@@ -103,8 +103,11 @@ paddr_t multiboot_build_copy(void *dst, size_t max, paddr_t dst_phys)
             mbi->mods_count = i;        /* out of room: describe only the modules copied */
             break;
         }
-        mods[i].start = (uint32_t)bp->mod[i].start;
-        mods[i].end = (uint32_t)bp->mod[i].end;
+        /* Multiboot 1 has 32-bit addresses: a module the kernel moved above 4 GiB is listed
+         * as 0-0 (the boot information's Module records have its place). */
+        bool low = bp->mod[i].end <= GB(4);
+        mods[i].start = low ? (uint32_t)bp->mod[i].start : 0;
+        mods[i].end = low ? (uint32_t)bp->mod[i].end : 0;
         mods[i].cmdline = (uint32_t)(dst_phys + off);
         memcpy(p + off, bp->mod[i].cmdline, len);
         off += len;

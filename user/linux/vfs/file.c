@@ -1,12 +1,16 @@
 /* Open file descriptions and the per-process fd table (with close-on-exec), the working
  * directory, the operations of each kind of file, and the VFS's hooks into process
  * creation and exit.  Device files get their behaviour from their numbers: 1,3 null,
- * 1,5 zero, 1,7 full, 1,8 and 1,9 random, 5,0 / 5,1 / 4,64 the console tty (../tty.c; fds 0-2 of the
- * processes lx starts are the console). */
-#include "vfs.h"
-#include "../pipe.h"
-#include "../tty.h"
-#include "../fs/proc/proc.h"
+ * 1,5 zero, 1,7 full, 1,8 and 1,9 random, 5,0 / 5,1 / 4,64 the console tty (tty/tty.c;
+ * fds 0-2 of the processes lx starts are the console). */
+#include "vfs/vfs.h"
+#include "fs/pipe/pipe.h"
+#include "fs/proc/proc.h"
+#include "lib/errno.h"
+#include "lib/kmalloc.h"
+#include "lib/random.h"
+#include "task/process.h"
+#include "tty/tty.h"
 #include <string.h>
 
 /* --- operations by kind ------------------------------------------------------------------- */
@@ -91,7 +95,7 @@ static const struct file_ops *ops_of(struct inode *i)
     if (S_ISDIR(i->mode))
         return &dir_ops;
     if ((i->mode & S_IFMT) == S_IFIFO)
-        return &pipe_ops;           /* pipes and FIFOs (pipe.c) */
+        return &pipe_ops;           /* pipes and FIFOs (fs/pipe/pipe.c) */
     if (S_ISCHR(i->mode)) {
         for (unsigned k = 0; k < MAX_CHRDEVS && chrdevs[k].ops; k++)
             if (chrdevs[k].major == i->rdev_major && chrdevs[k].minor == i->rdev_minor)
@@ -102,7 +106,7 @@ static const struct file_ops *ops_of(struct inode *i)
         case 0x105: return &zero_ops;
         case 0x107: return &full_ops;
         case 0x108: case 0x109: return &random_ops;
-        case 0x500: case 0x501: case 0x440: return &tty_ops;    /* tty.c */
+        case 0x500: case 0x501: case 0x440: return &tty_ops;    /* tty/tty.c */
         }
     }
     return &nodev_ops;              /* ENXIO on read and write */

@@ -4,7 +4,9 @@
  * mounted on another's root stacks on top, as in Linux.  Each gets its own anonymous
  * device number (st_dev 0:N).  There is no bind, move or lazy unmount yet.  Paths of
  * inodes (getcwd, /proc/N/fd, /proc/mounts) are made here too. */
-#include "vfs.h"
+#include "vfs/vfs.h"
+#include "lib/errno.h"
+#include "lib/kmalloc.h"
 #include <string.h>
 
 static struct super_block sbs[LX_MAX_MOUNTS];

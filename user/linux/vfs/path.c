@@ -2,7 +2,10 @@
  * ".." by the directory's parent, symlinks followed up to LX_SYMLOOP times per walk (ELOOP
  * beyond).  There is no dentry cache: a tmpfs directory is the list of its names.  Every
  * caller runs as root, so search permission is not checked. */
-#include "vfs.h"
+#include "vfs/vfs.h"
+#include "lib/errno.h"
+#include "lib/kmalloc.h"
+#include "task/process.h"
 #include <string.h>
 
 static struct inode *start_dir(struct task *t, struct inode *dir, const char *path)

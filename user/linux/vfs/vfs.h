@@ -2,10 +2,15 @@
  * the path walk (docs/linux-server.md, "Files"), mounts (docs/linux/files.md).  tmpfs
  * (fs/tmpfs/) inodes are the VFS's; proc (fs/proc/) adds operations per inode; device files
  * get their operations by number. */
-#ifndef LX_VFS_H
-#define LX_VFS_H
+#ifndef LX_VFS_VFS_H
+#define LX_VFS_VFS_H
 
-#include "../lx.h"
+#include <libl4.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct task;
 
 #define S_IFMT   0170000
 #define S_IFSOCK 0140000
@@ -76,15 +81,19 @@ struct inode {
     void **pages;
     /* symlink */
     char *target;
-    /* --- pipes (pipe.h) --- */
+    /* --- pipes (fs/pipe/pipe.h) --- */
     struct pipe *pipe;              /* a pipe's or FIFO's buffer and ends; NULL when none */
-    struct epoll *epoll;            /* an epoll instance's interest list (epoll.c) */
+    struct epoll *epoll;            /* an epoll instance's interest list (fs/epoll/epoll.c) */
     /* --- mounts and other file systems (vfs/mount.c, fs/proc/) --- */
     struct super_block *sb;         /* NULL: set by tmpfs_link from the directory */
     struct inode *mounted;          /* a directory something is mounted on: that root */
     const struct inode_ops *iop;    /* NULL: a tmpfs inode */
     const struct file_ops *fop;     /* NULL: by kind and device number (vfs/file.c) */
 };
+
+/* The ioctls of every file (syscalls/sys_file.c) and FIONREAD (pipes, the tty). */
+#define FIONREAD   0x541B
+#define FIONBIO    0x5421
 
 struct file;
 /* A file's operations.  read/write move bytes through lx's buffer; a file that would have to
@@ -95,7 +104,7 @@ struct file_ops {
     long (*write)(struct file *f, const char *buf, l4_word_t n, l4_word_t pos);
     bool seekable;
     /* POLLIN/POLLOUT/POLLHUP/POLLERR bits ready now; with t non-NULL, also put t on the
-     * wait queues whose wake may change them (park.c).  NULL: always readable and writable. */
+     * wait queues whose wake may change them (park/park.c).  NULL: always readable and writable. */
     unsigned (*poll)(struct file *f, struct task *t);
     /* ioctl(2) on the file; NULL: -ENOTTY. */
     long (*ioctl)(struct file *f, struct task *t, unsigned long cmd, l4_word_t arg);
@@ -173,8 +182,6 @@ int vfs_readlink(struct task *t, struct inode *i, char *buf, size_t size);
 struct inode *vfs_lookup(struct task *t, struct inode *dir, const char *name, size_t len);
 /* --- /dev (fs/dev.c): the standard nodes where the initramfs has none --- */
 void dev_populate(void);
-/* --- random.c: lx's PRNG, shared by /dev/[u]random and getrandom --- */
-void lx_random_bytes(void *buf, size_t n);
 /* A character device's operations (vfs/file.c): for nodes major:minor opened from now on;
  * replaces a built-in one (null, zero, full, random, urandom, tty, console); 0 or -ENOSPC. */
 int chrdev_register(unsigned major, unsigned minor, const struct file_ops *ops);
@@ -191,10 +198,6 @@ struct fs_struct {                  /* working directory and umask (CLONE_FS) */
     struct inode *cwd;
     unsigned umask;
 };
-
-/* --- kmalloc.c (lx/): small objects from the page pool ----------------------------------- */
-void *kmalloc(size_t n);            /* zeroed; NULL when exhausted; n <= 4096 */
-void kfree(void *p);
 
 /* --- fs/tmpfs ------------------------------------------------------------------------------ */
 extern struct inode *tmpfs_root;
@@ -222,7 +225,7 @@ bool tmpfs_dir_empty(struct inode *dir);
 int tmpfs_move(struct inode *odir, const char *oname, size_t olen, struct inode *ndir,
                const char *nname, size_t nlen);
 
-/* cpio.c: a newc archive (or several, concatenated) into the tree; entries counted. */
+/* fs/tmpfs/cpio.c: a newc archive (or several, concatenated) into the tree; entries counted. */
 long cpio_unpack(const char *data, l4_word_t size);
 
 /* --- vfs/path.c ---------------------------------------------------------------------------- */

@@ -2,7 +2,7 @@
  * bring device nodes (tools/initramfs/mkinitramfs.py does); at boot lx adds, like
  * devtmpfs, the standard ones it lacks, so every run has the same /dev whatever the
  * archive held.  A node's behaviour comes from its device number (vfs/file.c). */
-#include "../../vfs/vfs.h"
+#include "vfs/vfs.h"
 #include <string.h>
 
 struct node {

@@ -1,7 +1,9 @@
 /* What proc shows of a process that struct task does not hold: the executable's path, the
  * arguments and the start time, by task slot; set at spawn and execve, copied at fork.
  * proc_task_exe is the one accessor to switch when exec keeps the path in struct task. */
-#include "proc.h"
+#include "fs/proc/proc.h"
+#include "task/exec.h"
+#include "task/process.h"
 #include <string.h>
 
 #define CMDLINE_MAX 512
@@ -69,7 +71,7 @@ void proc_task_fork(struct task *child, struct task *parent)
 
 const char *proc_task_exe(struct task *t)
 {
-    const char *exe = task_exe_path(t);         /* exec.c's, resolved at exec */
+    const char *exe = task_exe_path(t);         /* task/exec.c's, resolved at exec */
     if (exe)
         return exe;
     struct info *in = info_of(t);

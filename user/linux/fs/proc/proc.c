@@ -4,7 +4,11 @@
  * has gone is freed when its slot gets a new process, unless something still holds an
  * inode of it (an open file, a cwd: it then stays until umount).  The text of a file is
  * made at each read (show.c). */
-#include "proc.h"
+#include "fs/proc/proc.h"
+#include "lib/errno.h"
+#include "lib/kmalloc.h"
+#include "task/exec.h"
+#include "task/process.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -313,7 +317,7 @@ static struct inode *proc_follow(struct task *t, struct inode *i, int *err)
         struct file *f = fd_get(o, p->fd);
         return f ? f->inode : NULL;
     }
-    /* exe: the file itself (exec.c holds it: it works after a rename or unlink), else by
+    /* exe: the file itself (task/exec.c holds it: it works after a rename or unlink), else by
      * its path (resolved at exec; one into /proc could loop) */
     if (task_exe_inode(o))
         return task_exe_inode(o);

@@ -1,10 +1,10 @@
 /* proc, the process file system (docs/linux/files.md, "/proc"): a mountable type whose
  * files are made when read, from lx's tables.  Shared by fs/proc/ and the hooks in
- * vfs/file.c (fork), exec.c and task.c (exec, spawn). */
-#ifndef LX_PROC_H
-#define LX_PROC_H
+ * vfs/file.c (fork), task/exec.c and task/process.c (exec, spawn). */
+#ifndef LX_FS_PROC_PROC_H
+#define LX_FS_PROC_PROC_H
 
-#include "../../vfs/vfs.h"
+#include "vfs/vfs.h"
 
 /* --- per-process facts proc shows that struct task does not keep (info.c) --------------- */
 /* A process started or exec'ed path with argv: its exe, cmdline and comm. */
@@ -16,9 +16,6 @@ const char *proc_task_comm(struct task *t);          /* at most 15 bytes */
 /* The argument strings, each with its NUL; *len their total. */
 const char *proc_task_cmdline(struct task *t, size_t *len);
 unsigned long proc_task_start(struct task *t);       /* microseconds after boot */
-
-/* --- from other layers ----------------------------------------------------------------- */
-unsigned long syscall_unimplemented(unsigned nr);    /* sys_table.c: ENOSYS count */
 
 /* --- the file system (proc.c) and its files (show.c) ----------------------------------- */
 enum proc_kind {

@@ -2,8 +2,12 @@
  * pool for meminfo, the task table for the process files and loadavg, the mount table for
  * mounts, CPUID for cpuinfo, the L4 clock for uptime.  What lx does not measure (CPU time
  * per process, load, page faults) reads as 0. */
-#include "proc.h"
-#include "../../signal.h"
+#include "fs/proc/proc.h"
+#include "lib/errno.h"
+#include "signal/signal.h"
+#include "signal/sigpage.h"
+#include "syscalls/table.h"
+#include "task/process.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -275,7 +279,7 @@ static void maps_line(struct out *o, struct task *p, const struct region *r)
     struct mm *mm = &p->mm;
     const char *name = NULL;
     if (r->start == LX_SIGPAGE)
-        name = "[vdso]";            /* the signal page (sigpage.c): lx's counterpart */
+        name = "[vdso]";            /* the signal page (signal/sigpage.c): lx's counterpart */
     else if (r->fdata)
         name = proc_task_exe(p);
     else if (r->end == LX_USER_END)

@@ -3,7 +3,8 @@
  * same name (a directory is kept and takes the new mode), parents must come first, and a
  * regular file's bytes stay in the module (read-only) until it is changed.  Entries with
  * nlink > 1 and the same inode number become hard links of one file. */
-#include "../../vfs/vfs.h"
+#include "vfs/vfs.h"
+#include "lib/errno.h"
 #include <stdio.h>
 #include <string.h>
 

@@ -2,8 +2,11 @@
  * file's bytes are either the initramfs module's (read-only, never freed, so the ELF loader
  * can run them in place) or, from its first change on, lx pages named by one index page
  * (at most TMPFS_MAX_PAGES pages: EFBIG beyond); symlinks keep their target. */
-#include "../../vfs/vfs.h"
-#include "../../clock.h"
+#include "vfs/vfs.h"
+#include "lib/errno.h"
+#include "lib/kmalloc.h"
+#include "mm/page.h"
+#include "time/clock.h"
 #include <string.h>
 
 struct inode *tmpfs_root;
@@ -11,7 +14,7 @@ static unsigned long next_ino = 1;
 
 uint64_t vfs_now(void)
 {
-    return clock_realtime();        /* CLOCK_REALTIME (clock.c) */
+    return clock_realtime();        /* CLOCK_REALTIME (time/clock.c) */
 }
 
 void inode_touch(struct inode *i, bool modified)

@@ -1,0 +1,210 @@
+/* epoll (docs/linux/pipes.md, "epoll"): an instance is an open file of an anonymous inode
+ * whose interest list is a table of (fd, open file, events, data).  epoll_wait asks each
+ * file's poll op, like poll(2), and parks on the queues they name with the timeout as the
+ * deadline.  Entries are keyed by fd and file, as Linux keys them by (file, fd): an entry
+ * whose fd no longer names the same open file (closed, or replaced) is dropped when a wait
+ * finds it, which stands for Linux's removal on the file's last close.  Level-triggered;
+ * EPOLLET is accepted and treated as level-triggered, EPOLLONESHOT disables an entry after
+ * it was reported once.  No nesting: an epoll fd cannot be watched (EINVAL). */
+#include "syscalls/handlers.h"
+#include "lib/errno.h"
+#include "lib/kmalloc.h"
+#include "mm/page.h"
+#include "mm/usercopy.h"
+#include "park/park.h"
+#include "task/process.h"
+#include "time/clock.h"
+#include "vfs/poll.h"
+#include "vfs/vfs.h"
+#include <string.h>
+
+#define EPOLL_CLOEXEC  O_CLOEXEC
+#define EPOLL_CTL_ADD  1
+#define EPOLL_CTL_DEL  2
+#define EPOLL_CTL_MOD  3
+#define EPOLLEXCLUSIVE (1u << 28)
+#define EPOLLWAKEUP    (1u << 29)
+#define EPOLLONESHOT   (1u << 30)
+#define EPOLLET        (1u << 31)
+#define EPOLL_MAX      160          /* entries per instance (kmalloc's 4 KiB): then ENOSPC */
+
+struct epitem {
+    struct file *f;                 /* compared only, never followed once its fd changed */
+    uint64_t data;
+    int fd;
+    uint32_t events;                /* 0: disabled (EPOLLONESHOT) */
+};
+
+struct epoll {
+    unsigned n;
+    struct epitem items[EPOLL_MAX];
+};
+_Static_assert(sizeof(struct epoll) <= LX_PAGE, "kmalloc's largest object is a page");
+
+struct epoll_event {
+    uint32_t events;
+    uint64_t data;
+} __attribute__((packed));          /* x86-64's layout: 12 bytes */
+
+static void epoll_release(struct file *f)
+{
+    kfree(f->inode->epoll);
+    f->inode->epoll = NULL;
+}
+
+static const struct file_ops epoll_ops = { .seekable = false, .release = epoll_release };
+
+static long do_create(struct task *t, l4_word_t flags)
+{
+    if (flags & ~(l4_word_t)EPOLL_CLOEXEC)
+        return -EINVAL;
+    struct inode *i = tmpfs_new(0600);
+    if (!i)
+        return -ENOMEM;
+    inode_get(i);
+    struct file *f = (i->epoll = kmalloc(sizeof *i->epoll)) ? file_open(i, O_RDWR) : NULL;
+    long fd = -ENOMEM;
+    if (f) {
+        f->ops = &epoll_ops;
+        if ((fd = fd_install(t, f, 0, flags & EPOLL_CLOEXEC)) < 0)
+            file_put(f);
+    } else {
+        kfree(i->epoll);
+        i->epoll = NULL;
+    }
+    inode_put(i);
+    return fd;
+}
+
+long sys_epoll_create(struct task *t, const struct sysargs *a)
+{
+    return (int)a->a[0] <= 0 ? -EINVAL : do_create(t, 0);
+}
+
+long sys_epoll_create1(struct task *t, const struct sysargs *a)
+{
+    return do_create(t, a->a[0]);
+}
+
+static struct epoll *epoll_of(struct task *t, long epfd, long *err)
+{
+    struct file *f = fd_get(t, epfd);
+    *err = !f ? -EBADF : f->ops != &epoll_ops ? -EINVAL : 0;
+    return *err ? NULL : f->inode->epoll;
+}
+
+long sys_epoll_ctl(struct task *t, const struct sysargs *a)
+{
+    long err;
+    struct epoll *ep = epoll_of(t, (long)a->a[0], &err);
+    int fd = (int)a->a[2], op = (int)a->a[1];
+    struct file *f = fd_get(t, fd);
+    if (!ep || !f)
+        return ep ? -EBADF : err;
+    if (f->ops == &epoll_ops)
+        return -EINVAL;             /* itself, or nesting: not supported */
+    if (!f->ops->poll)
+        return -EPERM;              /* regular files and directories, as in Linux */
+    struct epoll_event ev = { 0, 0 };
+    if (op != EPOLL_CTL_DEL && copy_from_user(&t->mm, &ev, a->a[3], sizeof ev))
+        return -EFAULT;
+    if ((ev.events & EPOLLEXCLUSIVE) && op == EPOLL_CTL_MOD)
+        return -EINVAL;
+    struct epitem *it = NULL;
+    for (unsigned k = 0; k < ep->n; k++)
+        if (ep->items[k].fd == fd && ep->items[k].f == f)
+            it = &ep->items[k];
+    switch (op) {
+    case EPOLL_CTL_ADD:
+        if (it)
+            return -EEXIST;
+        if (ep->n == EPOLL_MAX)
+            return -ENOSPC;
+        ep->items[ep->n++] = (struct epitem){ f, ev.data, fd, ev.events | POLLERR | POLLHUP };
+        return 0;
+    case EPOLL_CTL_MOD:
+        if (!it)
+            return -ENOENT;
+        it->events = ev.events | POLLERR | POLLHUP;
+        it->data = ev.data;
+        return 0;
+    case EPOLL_CTL_DEL:
+        if (!it)
+            return -ENOENT;
+        *it = ep->items[--ep->n];
+        return 0;
+    }
+    return -EINVAL;
+}
+
+static long do_wait(struct task *t, long epfd, l4_word_t uev, long max, uint64_t timeout)
+{
+    long err;
+    struct epoll *ep = epoll_of(t, epfd, &err);
+    if (!ep)
+        return err;
+    if (max <= 0 || max > 0x7FFFFFFF / (long)sizeof(struct epoll_event))
+        return -EINVAL;
+    if (!park_retrying(t)) {
+        uint64_t now = lx_now();
+        t->wait_deadline = timeout == ~0ull ? 0 : now + timeout;
+    }
+    bool last = t->wait_deadline && lx_now() >= t->wait_deadline;
+    long n = 0;
+    for (unsigned k = 0; k < ep->n && n < max;) {
+        struct epitem *it = &ep->items[k];
+        if (fd_get(t, it->fd) != it->f) {
+            *it = ep->items[--ep->n];   /* its file is gone from that fd */
+            continue;
+        }
+        k++;
+        if (!it->events)
+            continue;               /* EPOLLONESHOT, reported: until EPOLL_CTL_MOD */
+        unsigned m = file_poll(it->f, last ? NULL : t) & it->events & 0xFFFF;
+        if (!m)
+            continue;
+        struct epoll_event ev = { m, it->data };
+        if (copy_to_user(&t->mm, uev + (l4_word_t)n * sizeof ev, &ev, sizeof ev))
+            return n ? n : -EFAULT;
+        if (it->events & EPOLLONESHOT)
+            it->events = 0;
+        n++;
+    }
+    if (n || last)
+        return n;
+    return park_call(t, t->wait_deadline);
+}
+
+long sys_epoll_wait(struct task *t, const struct sysargs *a)
+{
+    long ms = (int)a->a[3];
+    return do_wait(t, (long)a->a[0], a->a[1], (int)a->a[2],
+                   ms < 0 ? ~0ull : (uint64_t)ms * 1000000);
+}
+
+long sys_epoll_pwait(struct task *t, const struct sysargs *a)
+{
+    int e = poll_get_sigmask(t, a->a[4], a->a[5]);
+    if (e)
+        return e;
+    long ms = (int)a->a[3];
+    long r = do_wait(t, (long)a->a[0], a->a[1], (int)a->a[2],
+                     ms < 0 ? ~0ull : (uint64_t)ms * 1000000);
+    if (r != LX_PARK)
+        t->wait_sigmask_set = false;
+    return r;
+}
+
+long sys_epoll_pwait2(struct task *t, const struct sysargs *a)
+{
+    uint64_t timeout = ~0ull;
+    int e;
+    if (a->a[3] && !park_retrying(t) && (e = timespec_get(&t->mm, a->a[3], &timeout)))
+        return e;
+    if ((e = poll_get_sigmask(t, a->a[4], a->a[5])))
+        return e;
+    long r = do_wait(t, (long)a->a[0], a->a[1], (int)a->a[2], timeout);
+    if (r != LX_PARK)
+        t->wait_sigmask_set = false;
+    return r;
+}

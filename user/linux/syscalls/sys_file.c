@@ -1,0 +1,376 @@
+/* Reading and writing open files: read, write, readv, writev, pread64, pwrite64, lseek,
+ * ioctl.  Bytes move between the process and the file through a bounce buffer, one page
+ * of the process at a time, so a bad page ends the transfer exactly at its start (short
+ * count, or -EFAULT if nothing moved), as in Linux. */
+#include "syscalls/handlers.h"
+#include "lib/errno.h"
+#include "mm/usercopy.h"
+#include "park/park.h"
+#include "signal/signal.h"
+#include "task/process.h"
+#include "tty/tty.h"
+#include "vfs/poll.h"
+#include "vfs/vfs.h"
+
+#define FIONCLEX    0x5450
+#define FIOCLEX     0x5451
+#define IOV_MAX     1024
+#define MAX_RW_COUNT 0x7ffff000ul   /* INT_MAX rounded down to a page */
+#define SEEK_SET 0
+#define SEEK_CUR 1
+#define SEEK_END 2
+
+static char bounce[LX_PAGE];
+
+/* Transfer up to n bytes between user buf and file f at *pos (advanced); *done: the bytes
+ * moved.  0, or the error that stopped it (-EAGAIN: the file would have to wait).  A write
+ * hands the file at most one page's worth per call, gathered from at most two user pages,
+ * so a pipe sees a write of up to PIPE_BUF bytes whole (its atomicity, fs/pipe/pipe.c). */
+static long do_io(struct task *t, struct file *f, l4_word_t buf, l4_word_t n, l4_word_t *pos,
+                  bool write, l4_word_t *done)
+{
+    *done = 0;
+    unsigned acc = f->flags & O_ACCMODE;
+    if ((f->flags & O_PATH) || (write ? acc == O_RDONLY : acc == O_WRONLY))
+        return -EBADF;
+    /* Linux's vfs_read/vfs_write: the whole buffer must be able to be user memory before a
+     * byte moves (access_ok), then at most MAX_RW_COUNT bytes move. */
+    if (!access_ok(buf, n))
+        return -EFAULT;
+    if (n > MAX_RW_COUNT)
+        n = MAX_RW_COUNT;
+    if (write ? !f->ops->write : !f->ops->read)
+        return S_ISDIR(f->inode->mode) ? -EISDIR : -ENXIO;
+    while (*done < n) {
+        l4_word_t at = buf + *done, k = n - *done;
+        l4_word_t first = LX_PAGE - (at & ~LX_PAGE_MASK);
+        long r;
+        if (write) {
+            if (k > LX_PAGE)
+                k = LX_PAGE;
+            if (first > k)
+                first = k;
+            if (copy_from_user(&t->mm, bounce, at, first))
+                return -EFAULT;
+            if (first < k && copy_from_user(&t->mm, bounce + first, at + first, k - first))
+                k = first;          /* the next round stops at the bad page */
+            r = f->ops->write(f, bounce, k, *pos);
+            if (r == -EPIPE)
+                signal_raise(t, SIGPIPE);
+        } else {
+            if (k > first)
+                k = first;
+            r = f->ops->read(f, bounce, k, *pos);
+            if (r > 0 && copy_to_user(&t->mm, at, bounce, (size_t)r))
+                return -EFAULT;
+        }
+        if (r < 0)
+            return r;
+        *done += (l4_word_t)r;
+        if (f->ops->seekable)
+            *pos += (l4_word_t)r;
+        if ((l4_word_t)r < k)
+            break;
+    }
+    return 0;
+}
+
+/* The end of a run of read/write/readv/writev that moved `done` bytes and stopped with err.
+ * A file that would wait (-EAGAIN) parks a caller without O_NONBLOCK on the queues its poll
+ * op names (docs/linux/pipes.md): a read that moved nothing, or a write, whose progress is
+ * kept in t->io_done for the rerun (which sees the same arguments and goes on from there). */
+static long io_end(struct task *t, struct file *f, bool write, l4_word_t done, long err)
+{
+    if (err == -EAGAIN && !(f->flags & O_NONBLOCK) && f->ops->poll && (write || !done)) {
+        t->io_done += done;
+        f->ops->poll(f, t);
+        return park_call(t, 0);
+    }
+    l4_word_t total = t->io_done + done;
+    t->io_done = 0;
+    return total ? (long)total : err;
+}
+
+static long rw(struct task *t, const struct sysargs *a, bool write)
+{
+    struct file *f = fd_get(t, (long)a->a[0]);
+    if (!f)
+        return -EBADF;
+    if (!park_retrying(t))
+        t->io_done = 0;
+    if (write && (f->flags & O_APPEND) && S_ISREG(f->inode->mode))
+        f->pos = f->inode->size;
+    l4_word_t done, skip = t->io_done;
+    if (skip > a->a[2])
+        skip = a->a[2];
+    long e = do_io(t, f, a->a[1] + skip, a->a[2] - skip, &f->pos, write, &done);
+    return io_end(t, f, write, done, e);
+}
+
+long sys_read(struct task *t, const struct sysargs *a)
+{
+    struct file *f = fd_get(t, (long)a->a[0]);
+    if (f && tty_file(f))
+        return tty_read(t, f, a->a[1], a->a[2]);    /* job control, parking: tty/tty.c */
+    return rw(t, a, false);
+}
+
+long sys_write(struct task *t, const struct sysargs *a)
+{
+    struct file *f = fd_get(t, (long)a->a[0]);
+    if (f && tty_file(f))
+        return tty_write(t, f, a->a[1], a->a[2]);
+    return rw(t, a, true);
+}
+
+static long prw(struct task *t, const struct sysargs *a, bool write)
+{
+    struct file *f = fd_get(t, (long)a->a[0]);
+    if (!f)
+        return -EBADF;
+    if (!f->ops->seekable)
+        return -ESPIPE;
+    if ((long)a->a[3] < 0)
+        return -EINVAL;
+    l4_word_t pos = a->a[3];        /* Linux's pwrite appends under O_APPEND too */
+    if (write && (f->flags & O_APPEND) && S_ISREG(f->inode->mode))
+        pos = f->inode->size;
+    l4_word_t done;
+    long e = do_io(t, f, a->a[1], a->a[2], &pos, write, &done);
+    return done ? (long)done : e;
+}
+
+long sys_pread64(struct task *t, const struct sysargs *a)
+{
+    return prw(t, a, false);
+}
+
+long sys_pwrite64(struct task *t, const struct sysargs *a)
+{
+    return prw(t, a, true);
+}
+
+static long rwv(struct task *t, const struct sysargs *a, bool write)
+{
+    struct file *f = fd_get(t, (long)a->a[0]);
+    if (!f)
+        return -EBADF;
+    if (a->a[2] > IOV_MAX)
+        return -EINVAL;
+    /* Every vector is checked before a byte moves (Linux's import_iovec): readable, no
+     * negative length, each buffer able to be user memory. */
+    for (l4_word_t i = 0; i < a->a[2]; i++) {
+        l4_word_t iov[2];
+        if (copy_from_user(&t->mm, iov, a->a[1] + i * sizeof iov, sizeof iov))
+            return -EFAULT;
+        if ((long)iov[1] < 0)
+            return -EINVAL;
+        if (!access_ok(iov[0], iov[1]))
+            return -EFAULT;
+    }
+    if (!park_retrying(t))
+        t->io_done = 0;
+    l4_word_t skip = t->io_done, done = 0;    /* a rerun goes on after the bytes moved */
+    long e = 0;
+    for (l4_word_t i = 0; i < a->a[2]; i++) {
+        l4_word_t iov[2], moved;
+        if (copy_from_user(&t->mm, iov, a->a[1] + i * sizeof iov, sizeof iov)) {
+            e = -EFAULT;
+            break;
+        }
+        if (skip >= iov[1]) {
+            skip -= iov[1];
+            continue;
+        }
+        if (write && (f->flags & O_APPEND) && S_ISREG(f->inode->mode))
+            f->pos = f->inode->size;
+        e = do_io(t, f, iov[0] + skip, iov[1] - skip, &f->pos, write, &moved);
+        done += moved;
+        if (e || moved < iov[1] - skip)
+            break;
+        skip = 0;
+    }
+    return io_end(t, f, write, done, e);
+}
+
+long sys_readv(struct task *t, const struct sysargs *a)
+{
+    return rwv(t, a, false);
+}
+
+long sys_writev(struct task *t, const struct sysargs *a)
+{
+    return rwv(t, a, true);
+}
+
+long sys_lseek(struct task *t, const struct sysargs *a)
+{
+    struct file *f = fd_get(t, (long)a->a[0]);
+    if (!f)
+        return -EBADF;
+    if (!f->ops->seekable)
+        return -ESPIPE;
+    long off = (long)a->a[1], base;
+    switch (a->a[2]) {
+    case SEEK_SET: base = 0; break;
+    case SEEK_CUR: base = (long)f->pos; break;
+    case SEEK_END: base = (long)f->inode->size; break;
+    default: return -EINVAL;
+    }
+    if ((off > 0 && base > __LONG_MAX__ - off) || base + off < 0)
+        return -EINVAL;
+    f->pos = (l4_word_t)(base + off);
+    return (long)f->pos;
+}
+
+/* The file-independent requests here; the rest is the file's ioctl op (pipes: FIONREAD). */
+long sys_ioctl(struct task *t, const struct sysargs *a)
+{
+    struct file *f = fd_get(t, (long)a->a[0]);
+    if (!f)
+        return -EBADF;
+    unsigned cmd = (unsigned)a->a[1];   /* Linux's ioctl takes an unsigned int */
+    switch (cmd) {                  /* the ones of every file */
+    case FIONBIO: {
+        int on;
+        if (copy_from_user(&t->mm, &on, a->a[2], sizeof on))
+            return -EFAULT;
+        f->flags = on ? f->flags | O_NONBLOCK : f->flags & ~O_NONBLOCK;
+        return 0;
+    }
+    case FIOCLEX:
+    case FIONCLEX:
+        fd_set_cloexec(t, (unsigned)a->a[0], cmd == FIOCLEX);
+        return 0;
+    }
+    if (f->ops->ioctl)
+        return f->ops->ioctl(f, t, cmd, a->a[2]);
+    if (cmd == FIONREAD && S_ISREG(f->inode->mode)) {
+        int n = f->pos < f->inode->size ? (int)(f->inode->size - f->pos) : 0;
+        return copy_to_user(&t->mm, a->a[2], &n, sizeof n);
+    }
+    return -ENOTTY;
+}
+
+/* --- sendfile --------------------------------------------------------------------------- */
+
+/* Bytes from in_fd (at *offset, or its position) to out_fd through lx, a page at a time. */
+long sys_sendfile(struct task *t, const struct sysargs *a)
+{
+    struct file *out = fd_get(t, (long)(int)a->a[0]), *in = fd_get(t, (long)(int)a->a[1]);
+    if (!out || !in)
+        return -EBADF;
+    if ((in->flags & O_ACCMODE) == O_WRONLY || (in->flags & O_PATH) ||
+        (out->flags & O_ACCMODE) == O_RDONLY || (out->flags & O_PATH))
+        return -EBADF;
+    if (!in->ops->read || !out->ops->write || !in->ops->seekable || (out->flags & O_APPEND))
+        return -EINVAL;
+    l4_word_t pos = in->pos, count = a->a[3];
+    if (a->a[2]) {
+        long off;
+        if (copy_from_user(&t->mm, &off, a->a[2], sizeof off))
+            return -EFAULT;
+        if (off < 0)
+            return -EINVAL;
+        pos = (l4_word_t)off;
+    }
+    if ((long)count < 0)
+        return -EINVAL;
+    if (count > 0x7ffff000)
+        count = 0x7ffff000;         /* Linux's MAX_RW_COUNT */
+    l4_word_t done = 0;
+    long err = 0;
+    while (done < count) {
+        l4_word_t k = count - done < LX_PAGE ? count - done : LX_PAGE;
+        long r = in->ops->read(in, bounce, k, pos);
+        if (r <= 0) {
+            err = r;
+            break;
+        }
+        long w = out->ops->write(out, bounce, (l4_word_t)r, out->pos);
+        if (w <= 0) {
+            err = w;
+            break;
+        }
+        if (out->ops->seekable)
+            out->pos += (l4_word_t)w;
+        pos += (l4_word_t)w;
+        done += (l4_word_t)w;
+        if (w < r)
+            break;
+    }
+    if (a->a[2]) {
+        long off = (long)pos;
+        if (copy_to_user(&t->mm, a->a[2], &off, sizeof off))
+            return -EFAULT;
+    } else {
+        in->pos = pos;
+    }
+    return done ? (long)done : err;
+}
+
+/* --- calls that have nothing to do on a RAM file system ---------------------------------- */
+
+/* fsync, fdatasync: everything is in memory already; Linux's EINVAL for files without it. */
+static long do_fsync(struct task *t, const struct sysargs *a)
+{
+    struct file *f = fd_get(t, (long)(int)a->a[0]);
+    if (!f || (f->flags & O_PATH))
+        return -EBADF;
+    unsigned m = f->inode->mode;
+    return S_ISREG(m) || S_ISDIR(m) || f->inode->iop ? 0 : -EINVAL;
+}
+
+long sys_fsync(struct task *t, const struct sysargs *a)
+{
+    return do_fsync(t, a);
+}
+
+long sys_fdatasync(struct task *t, const struct sysargs *a)
+{
+    return do_fsync(t, a);
+}
+
+long sys_sync(struct task *t, const struct sysargs *a)
+{
+    (void)t, (void)a;
+    return 0;
+}
+
+long sys_syncfs(struct task *t, const struct sysargs *a)
+{
+    return fd_get(t, (long)(int)a->a[0]) ? 0 : -EBADF;
+}
+
+long sys_readahead(struct task *t, const struct sysargs *a)
+{
+    struct file *f = fd_get(t, (long)(int)a->a[0]);
+    if (!f || (f->flags & O_ACCMODE) == O_WRONLY)
+        return -EBADF;
+    return S_ISREG(f->inode->mode) ? 0 : -EINVAL;
+}
+
+long sys_fadvise64(struct task *t, const struct sysargs *a)
+{
+    struct file *f = fd_get(t, (long)(int)a->a[0]);
+    if (!f)
+        return -EBADF;
+    if (S_ISFIFO(f->inode->mode))
+        return -ESPIPE;
+    if (a->a[3] > 5 || (long)a->a[2] < 0)   /* POSIX_FADV_NORMAL..NOREUSE */
+        return -EINVAL;
+    return 0;
+}
+
+/* flock: accepted, with no lock kept: lx's processes never wait for one another's locks
+ * (docs/linux/files.md). */
+long sys_flock(struct task *t, const struct sysargs *a)
+{
+    struct file *f = fd_get(t, (long)(int)a->a[0]);
+    if (!f || (f->flags & O_PATH))
+        return -EBADF;
+    unsigned op = (unsigned)a->a[1] & ~4u;  /* LOCK_NB */
+    if (op != 1 && op != 2 && op != 8)      /* LOCK_SH, LOCK_EX, LOCK_UN */
+        return -EINVAL;
+    return 0;
+}

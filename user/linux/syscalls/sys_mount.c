@@ -1,0 +1,137 @@
+/* mount, umount2, statfs, fstatfs (docs/linux/files.md, "Mounts").  Every caller is root,
+ * so EPERM never comes from a missing capability. */
+#include "syscalls/handlers.h"
+#include "fs/proc/proc.h"
+#include "lib/errno.h"
+#include "mm/usercopy.h"
+#include "task/process.h"
+#include "vfs/vfs.h"
+#include <string.h>
+
+#define MS_RDONLY     1ul
+#define MS_NOSUID     2ul
+#define MS_NODEV      4ul
+#define MS_NOEXEC     8ul
+#define MS_REMOUNT    32ul
+#define MS_NOATIME    1024ul
+#define MS_BIND       4096ul
+#define MS_MOVE       8192ul
+#define MS_UNBINDABLE (1ul << 17)
+#define MS_PRIVATE    (1ul << 18)
+#define MS_SLAVE      (1ul << 19)
+#define MS_SHARED     (1ul << 20)
+#define MS_MGC_MSK    0xffff0000ul
+#define MS_MGC_VAL    0xC0ED0000ul
+#define MS_KEPT       (MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME)
+
+#define MNT_FORCE       1u
+#define MNT_DETACH      2u
+#define MNT_EXPIRE      4u
+#define UMOUNT_NOFOLLOW 8u
+
+static char target[PATH_MAX], type[64], source[64];
+
+long sys_mount(struct task *t, const struct sysargs *a)
+{
+    unsigned long flags = a->a[3];
+    if ((flags & MS_MGC_MSK) == MS_MGC_VAL)
+        flags &= ~MS_MGC_MSK;       /* the old magic in the high bits means nothing */
+    long n = strncpy_from_user(&t->mm, target, a->a[1], sizeof target);
+    if (n < 0)
+        return n;
+    int err;
+    struct inode *on = path_walk(t, NULL, target, true, &err);
+    if (!on)
+        return err;
+    bool is_root = on == inode_sb(on)->root;
+    if (flags & (MS_SHARED | MS_PRIVATE | MS_SLAVE | MS_UNBINDABLE))
+        return is_root ? 0 : -EINVAL;   /* one namespace: propagation changes nothing */
+    if (flags & MS_REMOUNT) {
+        if (!is_root)
+            return -EINVAL;
+        struct super_block *sb = inode_sb(on);
+        sb->flags = (sb->flags & ~MS_KEPT) | (flags & MS_KEPT);
+        return 0;
+    }
+    if (flags & (MS_BIND | MS_MOVE))
+        return -EINVAL;             /* not yet (docs/linux/files.md) */
+    if (!a->a[2])
+        return -EINVAL;
+    if ((n = strncpy_from_user(&t->mm, type, a->a[2], sizeof type)) < 0)
+        return n == -ENAMETOOLONG ? -ENODEV : n;
+    source[0] = 0;
+    if (a->a[0] && (n = strncpy_from_user(&t->mm, source, a->a[0], sizeof source)) < 0 &&
+        n != -ENAMETOOLONG)
+        return n;
+    source[sizeof source - 1] = 0;
+    const struct fs_type *fs = !strcmp(type, "tmpfs") ? &tmpfs_type :
+                               !strcmp(type, "proc") ? &proc_type : NULL;
+    if (!fs)
+        return -ENODEV;
+    if (!S_ISDIR(on->mode))
+        return -ENOTDIR;
+    return vfs_mount(fs, on, source, flags & MS_KEPT);
+}
+
+long sys_umount2(struct task *t, const struct sysargs *a)
+{
+    unsigned flags = (unsigned)a->a[1];
+    if (flags & ~(MNT_FORCE | MNT_DETACH | MNT_EXPIRE | UMOUNT_NOFOLLOW) ||
+        ((flags & MNT_EXPIRE) && (flags & (MNT_FORCE | MNT_DETACH))))
+        return -EINVAL;
+    long n = strncpy_from_user(&t->mm, target, a->a[0], sizeof target);
+    if (n < 0)
+        return n;
+    int err;
+    struct inode *i = path_walk(t, NULL, target, !(flags & UMOUNT_NOFOLLOW), &err);
+    if (!i)
+        return err;
+    if (flags & MNT_EXPIRE)
+        return i == inode_sb(i)->root ? -EAGAIN : -EINVAL;  /* first call: only marked */
+    return vfs_umount(i, flags);
+}
+
+/* --- statfs ----------------------------------------------------------------------------- */
+
+struct lx_statfs {                  /* x86-64 struct statfs, 120 bytes */
+    int64_t type, bsize;
+    uint64_t blocks, bfree, bavail, files, ffree;
+    int32_t fsid[2];
+    int64_t namelen, frsize, flags, spare[4];
+};
+
+static long statfs_out(struct task *t, struct inode *i, l4_word_t ubuf)
+{
+    struct super_block *sb = inode_sb(i);
+    struct lx_statfs st;
+    memset(&st, 0, sizeof st);
+    st.type = (int64_t)sb->type->magic;
+    st.bsize = st.frsize = LX_PAGE;
+    st.namelen = NAME_MAX;
+    st.flags = 0x20 /* ST_VALID */ | (int64_t)(sb->flags & (MS_RDONLY | MS_NOSUID |
+                                                           MS_NODEV | MS_NOEXEC | MS_NOATIME));
+    st.fsid[0] = (int32_t)sb->dev;
+    if (sb->type == &tmpfs_type) {  /* every tmpfs shares lx's page pool */
+        st.blocks = page_total();
+        st.bfree = st.bavail = page_free_count();
+        st.files = st.blocks;
+        st.ffree = st.bfree;
+    }
+    return copy_to_user(&t->mm, ubuf, &st, sizeof st);
+}
+
+long sys_statfs(struct task *t, const struct sysargs *a)
+{
+    long n = strncpy_from_user(&t->mm, target, a->a[0], sizeof target);
+    if (n < 0)
+        return n;
+    int err;
+    struct inode *i = path_walk(t, NULL, target, true, &err);
+    return i ? statfs_out(t, i, a->a[1]) : err;
+}
+
+long sys_fstatfs(struct task *t, const struct sysargs *a)
+{
+    struct file *f = fd_get(t, (long)(int)a->a[0]);
+    return f ? statfs_out(t, f->inode, a->a[1]) : -EBADF;
+}

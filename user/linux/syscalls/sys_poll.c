@@ -1,0 +1,196 @@
+/* poll, ppoll, select, pselect6 (docs/linux/pipes.md, "Readiness").  Each file's poll op
+ * says what is ready (NULL op: always readable and writable, like a regular file).  When
+ * nothing is, the call parks on the queues the ops named, with its timeout as the park's
+ * deadline (kept in t->wait_deadline: a rerun sees the same arguments, not the time spent);
+ * a wake or the deadline runs it again.  ppoll's and pselect6's signal mask is stored in
+ * t->wait_sigmask for the signal layer, which applies it while the call is parked. */
+#include "syscalls/handlers.h"
+#include "lib/errno.h"
+#include "mm/usercopy.h"
+#include "park/park.h"
+#include "task/process.h"
+#include "time/clock.h"
+#include "vfs/poll.h"
+#include <string.h>
+
+struct pollfd { int fd; short events, revents; };
+
+#define POLLIN_SET  (POLLIN | POLLRDNORM | POLLRDBAND | POLLHUP | POLLERR)
+#define POLLOUT_SET (POLLOUT | POLLWRNORM | POLLWRBAND | POLLERR)
+#define POLLEX_SET  POLLPRI
+#define FD_WORDS    (LX_NFDS / 64)
+
+static struct pollfd pfds[LX_NFDS];
+
+/* The first run sets the deadline from a timeout in ns (~0: none, wait forever). */
+static void set_deadline(struct task *t, uint64_t timeout)
+{
+    if (park_retrying(t))
+        return;
+    uint64_t now = lx_now();
+    t->wait_deadline = timeout == ~0ull ? 0 : timeout ? now + timeout : now;
+}
+
+/* The deadline has passed: this run is the last (nothing ready: 0). */
+static bool timed_out(const struct task *t)
+{
+    return t->wait_deadline && lx_now() >= t->wait_deadline;
+}
+
+static uint64_t remaining(const struct task *t)
+{
+    uint64_t now = lx_now();
+    return t->wait_deadline > now ? t->wait_deadline - now : 0;
+}
+
+static long wait_more(struct task *t)
+{
+    return park_call(t, t->wait_deadline);
+}
+
+/* The end of the call (ready, timed out or failed): the mask no longer applies. */
+static long done(struct task *t, long r)
+{
+    t->wait_sigmask_set = false;
+    return r;
+}
+
+int poll_get_sigmask(struct task *t, l4_word_t umask, l4_word_t size)
+{
+    if (!umask || park_retrying(t))
+        return 0;
+    if (size != 8)
+        return -EINVAL;
+    if (copy_from_user(&t->mm, &t->wait_sigmask, umask, 8))
+        return -EFAULT;
+    t->wait_sigmask_set = true;
+    return 0;
+}
+
+static long do_poll(struct task *t, l4_word_t ufds, l4_word_t nfds)
+{
+    if (nfds > LX_NFDS)
+        return -EINVAL;             /* more than RLIMIT_NOFILE */
+    if (copy_from_user(&t->mm, pfds, ufds, nfds * sizeof *pfds))
+        return -EFAULT;
+    bool last = timed_out(t);
+    long n = 0;
+    for (l4_word_t i = 0; i < nfds; i++) {
+        struct pollfd *p = &pfds[i];
+        p->revents = 0;
+        if (p->fd < 0)
+            continue;
+        struct file *f = fd_get(t, p->fd);
+        unsigned m = f ? file_poll(f, last ? NULL : t) : POLLNVAL;
+        p->revents = (short)(m & ((unsigned short)p->events | POLLERR | POLLHUP | POLLNVAL));
+        n += p->revents != 0;
+    }
+    if (!n && !last)
+        return wait_more(t);
+    if (copy_to_user(&t->mm, ufds, pfds, nfds * sizeof *pfds))
+        return -EFAULT;
+    return n;
+}
+
+long sys_poll(struct task *t, const struct sysargs *a)
+{
+    long ms = (int)a->a[2];
+    set_deadline(t, ms < 0 ? ~0ull : (uint64_t)ms * 1000000);
+    return do_poll(t, a->a[0], a->a[1]);
+}
+
+long sys_ppoll(struct task *t, const struct sysargs *a)
+{
+    uint64_t timeout = ~0ull;
+    int e;
+    if (a->a[2] && (e = timespec_get(&t->mm, a->a[2], &timeout)))
+        return e;
+    if ((e = poll_get_sigmask(t, a->a[3], a->a[4])))
+        return e;
+    set_deadline(t, timeout);
+    long r = do_poll(t, a->a[0], a->a[1]);
+    if (r == LX_PARK)
+        return r;
+    /* Linux writes the time left back (the C libraries hide it). */
+    if (a->a[2] && r >= 0 && timespec_put(&t->mm, a->a[2], remaining(t)))
+        r = -EFAULT;
+    return done(t, r);
+}
+
+/* select's three sets, each nfds bits rounded up to words (as Linux copies them). */
+static long do_select(struct task *t, long nfds, const l4_word_t uset[3])
+{
+    static uint64_t in[3][FD_WORDS], out[3][FD_WORDS];
+    if (nfds < 0)
+        return -EINVAL;
+    if (nfds > LX_NFDS)
+        nfds = LX_NFDS;             /* Linux: the fd table's size */
+    size_t bytes = (size_t)(nfds + 63) / 64 * 8;
+    for (unsigned s = 0; s < 3; s++) {
+        memset(in[s], 0, sizeof in[s]);
+        memset(out[s], 0, sizeof out[s]);
+        if (uset[s] && copy_from_user(&t->mm, in[s], uset[s], bytes))
+            return -EFAULT;
+    }
+    bool last = timed_out(t);
+    long n = 0;
+    for (long fd = 0; fd < nfds; fd++) {
+        uint64_t bit = 1ull << (fd % 64);
+        unsigned w = (unsigned)fd / 64;
+        if (!((in[0][w] | in[1][w] | in[2][w]) & bit))
+            continue;
+        struct file *f = fd_get(t, fd);
+        if (!f)
+            return -EBADF;
+        unsigned m = file_poll(f, last ? NULL : t);
+        static const unsigned sets[3] = { POLLIN_SET, POLLOUT_SET, POLLEX_SET };
+        for (unsigned s = 0; s < 3; s++)
+            if ((in[s][w] & bit) && (m & sets[s])) {
+                out[s][w] |= bit;
+                n++;
+            }
+    }
+    if (!n && !last)
+        return wait_more(t);
+    for (unsigned s = 0; s < 3; s++)
+        if (uset[s] && copy_to_user(&t->mm, uset[s], out[s], bytes))
+            return -EFAULT;
+    return n;
+}
+
+long sys_select(struct task *t, const struct sysargs *a)
+{
+    uint64_t timeout = ~0ull;
+    int e;
+    if (a->a[4] && (e = timeval_get(&t->mm, a->a[4], &timeout)))
+        return e;
+    set_deadline(t, timeout);
+    long r = do_select(t, (int)a->a[0], &a->a[1]);
+    if (r == LX_PARK)
+        return r;
+    if (a->a[4] && r >= 0 && timeval_put(&t->mm, a->a[4], remaining(t)))
+        r = -EFAULT;
+    return r;
+}
+
+long sys_pselect6(struct task *t, const struct sysargs *a)
+{
+    uint64_t timeout = ~0ull;
+    int e;
+    if (a->a[4] && (e = timespec_get(&t->mm, a->a[4], &timeout)))
+        return e;
+    if (a->a[5]) {                  /* { const sigset_t *mask; size_t size; } */
+        l4_word_t ss[2];
+        if (copy_from_user(&t->mm, ss, a->a[5], sizeof ss))
+            return -EFAULT;
+        if ((e = poll_get_sigmask(t, ss[0], ss[1])))
+            return e;
+    }
+    set_deadline(t, timeout);
+    long r = do_select(t, (int)a->a[0], &a->a[1]);
+    if (r == LX_PARK)
+        return r;
+    if (a->a[4] && r >= 0 && timespec_put(&t->mm, a->a[4], remaining(t)))
+        r = -EFAULT;
+    return done(t, r);
+}

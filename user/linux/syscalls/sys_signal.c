@@ -1,0 +1,319 @@
+/* The signal system calls (docs/linux/signals.md): actions, masks, the alternate stack,
+ * sending, waiting, rt_sigreturn, and the ITIMER_REAL timer (alarm, setitimer).  Errors
+ * in Linux's order: a bad pointer to what is read first is EFAULT before the arguments are
+ * judged, what is written back is written last. */
+#include "syscalls/handlers.h"
+#include "mm/usercopy.h"
+#include "park/park.h"
+#include "signal/sigframe.h"
+#include "signal/signal.h"
+#include "time/clock.h"
+#include <string.h>
+
+#define SIG_BLOCK   0
+#define SIG_UNBLOCK 1
+#define SIG_SETMASK 2
+#define UNBLOCKABLE (SIGBIT(SIGKILL) | SIGBIT(SIGSTOP))
+/* The flags Linux keeps (UAPI_SA_FLAGS on x86-64): unknown ones read back as 0. */
+#define SA_KNOWN (SA_NOCLDSTOP | SA_NOCLDWAIT | SA_SIGINFO | SA_ONSTACK | SA_RESTART | \
+                  SA_NODEFER | SA_RESETHAND | 0x800 | SA_RESTORER | 0x02000000 | 0x01000000)
+#define ITIMER_REAL 0
+#define NSEC 1000000000ull
+
+long sys_rt_sigaction(struct task *t, const struct sysargs *a)
+{
+    int sig = (int)a->a[0];
+    struct k_sigaction act;
+    if (a->a[3] != 8)
+        return -EINVAL;
+    if (a->a[1] && copy_from_user(&t->mm, &act, a->a[1], sizeof act))
+        return -EFAULT;
+    if (sig < 1 || sig > 64 || (a->a[1] && (sig == SIGKILL || sig == SIGSTOP)))
+        return -EINVAL;
+    struct k_sigaction old = t->sig.action[sig - 1];
+    if (a->a[1]) {
+        act.flags &= SA_KNOWN;
+        act.mask &= ~UNBLOCKABLE;
+        t->sig.action[sig - 1] = act;
+        /* A signal that is now ignored is no longer pending (POSIX). */
+        bool dfl_ign = sig == SIGCHLD || sig == SIGCONT || sig == 23 || sig == SIGWINCH;
+        if (act.handler == SIG_IGN || (act.handler == SIG_DFL && dfl_ign))
+            t->sigpending &= ~SIGBIT(sig);
+    }
+    if (a->a[2] && copy_to_user(&t->mm, a->a[2], &old, sizeof old))
+        return -EFAULT;
+    return 0;
+}
+
+long sys_rt_sigprocmask(struct task *t, const struct sysargs *a)
+{
+    uint64_t set, old = t->sig.blocked;
+    if (a->a[3] != 8)
+        return -EINVAL;
+    if (a->a[1]) {
+        if (copy_from_user(&t->mm, &set, a->a[1], sizeof set))
+            return -EFAULT;
+        set &= ~UNBLOCKABLE;
+        switch (a->a[0]) {
+        case SIG_BLOCK: t->sig.blocked |= set; break;
+        case SIG_UNBLOCK: t->sig.blocked &= ~set; break;
+        case SIG_SETMASK: t->sig.blocked = set; break;
+        default: return -EINVAL;
+        }
+    }
+    if (a->a[2] && copy_to_user(&t->mm, a->a[2], &old, sizeof old))
+        return -EFAULT;
+    return 0;                       /* a signal it unblocked is delivered on the way out */
+}
+
+long sys_rt_sigpending(struct task *t, const struct sysargs *a)
+{
+    if (a->a[1] > 8)
+        return -EINVAL;
+    uint64_t set = t->sigpending & t->sig.blocked;
+    return copy_to_user(&t->mm, a->a[0], &set, a->a[1]);
+}
+
+long sys_rt_sigreturn(struct task *t, const struct sysargs *a)
+{
+    l4_word_t regs[L4_FREG_WORDS];
+    if (sigframe_restore(t, a->rsp, regs)) {
+        task_fault_kill(t, SIGSEGV, "bad signal frame", a->rsp - 8, a->rip);
+        return LX_NOREPLY;
+    }
+    /* Signals the restored mask lets through come now, on top of the restored state. */
+    return signal_deliver(t, regs, false, true) ? LX_REPLIED : LX_NOREPLY;
+}
+
+struct ustack {
+    uint64_t ss_sp;
+    int32_t ss_flags, pad;
+    uint64_t ss_size;
+};
+
+long sys_sigaltstack(struct task *t, const struct sysargs *a)
+{
+    struct ustack ss, old = { .ss_sp = t->sig.ss_sp, .ss_size = t->sig.ss_size };
+    if (a->a[0] && copy_from_user(&t->mm, &ss, a->a[0], sizeof ss))
+        return -EFAULT;
+    old.ss_flags = sigframe_ss_flags(t, a->rsp) | (int32_t)(t->sig.ss_flags & SS_AUTODISARM);
+    if (a->a[0]) {
+        if (sigframe_ss_flags(t, a->rsp) == SS_ONSTACK)
+            return -EPERM;          /* not while running on it */
+        int mode = ss.ss_flags & ~(int32_t)SS_AUTODISARM;
+        if (mode != SS_DISABLE && mode != SS_ONSTACK && mode != 0)
+            return -EINVAL;
+        if (mode == SS_DISABLE) {
+            ss.ss_sp = ss.ss_size = 0;
+        } else if (ss.ss_size < MINSIGSTKSZ) {
+            return -ENOMEM;
+        }
+        t->sig.ss_sp = ss.ss_sp;
+        t->sig.ss_size = ss.ss_size;
+        t->sig.ss_flags = ss.ss_flags;
+    }
+    if (a->a[1] && copy_to_user(&t->mm, a->a[1], &old, sizeof old))
+        return -EFAULT;
+    return 0;
+}
+
+/* kill's targets: a process (zombies count: the signal goes nowhere), a group, or all. */
+long sys_kill(struct task *t, const struct sysargs *a)
+{
+    int pid = (int)a->a[0], sig = (int)a->a[1];
+    if ((long)a->a[1] != sig || sig < 0 || sig > 64)
+        return -EINVAL;
+    struct k_siginfo info = { .code = SI_USER, .pid = t->pid };
+    if (pid > 0) {
+        struct task *p = task_by_pid(pid);
+        if (!p)
+            return -ESRCH;
+        if (sig)
+            signal_send(p, sig, &info);
+        return 0;
+    }
+    if (pid == (int)0x80000000)
+        return -ESRCH;
+    int pgid = pid == 0 ? t->pgid : -pid, n = 0;
+    for (unsigned i = 0; i < LX_MAX_TASKS; i++) {
+        struct task *p = task_slot(i);
+        if (p->state == TASK_FREE)
+            continue;
+        if (pid == -1 ? (p->pid <= 1 || p == t) : p->pgid != pgid)
+            continue;
+        n++;
+        if (sig)
+            signal_send(p, sig, &info);
+    }
+    return n ? 0 : -ESRCH;
+}
+
+static long thread_kill(struct task *t, long tgid, long tid, long sig)
+{
+    if (tid <= 0 || tid > 0x7FFFFFFF || sig < 0 || sig > 64)
+        return -EINVAL;
+    struct task *p = task_by_pid((int)tid);
+    if (!p || (tgid > 0 && tgid != tid))
+        return -ESRCH;              /* one thread per process: tid == tgid */
+    struct k_siginfo info = { .code = SI_TKILL, .pid = t->pid };
+    if (sig)
+        signal_send(p, (int)sig, &info);
+    return 0;
+}
+
+long sys_tkill(struct task *t, const struct sysargs *a)
+{
+    return thread_kill(t, 0, (long)a->a[0], (long)a->a[1]);
+}
+
+long sys_tgkill(struct task *t, const struct sysargs *a)
+{
+    if ((long)a->a[0] <= 0)
+        return -EINVAL;
+    return thread_kill(t, (long)a->a[0], (long)a->a[1], (long)a->a[2]);
+}
+
+/* pause and rt_sigsuspend park until a signal ends the call (signal/signal.c: -ERESTARTNOHAND,
+ * i.e. EINTR after a handler, a restart after a stop). */
+long sys_pause(struct task *t, const struct sysargs *a)
+{
+    (void)a;
+    return park_call(t, 0);
+}
+
+long sys_rt_sigsuspend(struct task *t, const struct sysargs *a)
+{
+    if (!park_retrying(t)) {
+        uint64_t mask;
+        if (a->a[1] != 8)
+            return -EINVAL;
+        if (copy_from_user(&t->mm, &mask, a->a[0], sizeof mask))
+            return -EFAULT;
+        t->sig.saved_mask = t->sig.blocked;
+        t->sig.restore_mask = true;         /* the frame records the old mask */
+        t->sig.blocked = mask & ~UNBLOCKABLE;
+    }
+    return park_call(t, 0);
+}
+
+/* rt_sigtimedwait(set, info, timeout, size): a pending signal of the set is taken without
+ * its handler; else the call parks (signal_run wakes it for one of the set, and
+ * interrupts it with EINTR for any other deliverable signal). */
+long sys_rt_sigtimedwait(struct task *t, const struct sysargs *a)
+{
+    uint64_t set;
+    if (a->a[3] != 8)
+        return -EINVAL;
+    if (copy_from_user(&t->mm, &set, a->a[0], sizeof set))
+        return -EFAULT;
+    set &= ~UNBLOCKABLE;
+    int64_t ts[2] = { 0, 0 };
+    if (!park_retrying(t) && a->a[2]) {
+        if (copy_from_user(&t->mm, ts, a->a[2], sizeof ts))
+            return -EFAULT;
+        if (ts[0] < 0 || ts[1] < 0 || ts[1] >= (int64_t)NSEC)
+            return -EINVAL;
+    }
+    uint64_t hit = t->sigpending & set;
+    if (hit) {
+        int sig = __builtin_ctzll(hit) + 1;
+        t->sigpending &= ~SIGBIT(sig);
+        t->sig.wait_set = 0;
+        if (a->a[1]) {
+            uint8_t info[128];
+            sigframe_siginfo(sig, &t->sig.info[sig - 1], info);
+            if (copy_to_user(&t->mm, a->a[1], info, sizeof info))
+                return -EFAULT;
+        }
+        return sig;
+    }
+    if (park_retrying(t)) {
+        if (t->sig.wait_deadline && lx_now() >= t->sig.wait_deadline) {
+            t->sig.wait_set = 0;
+            return -EAGAIN;
+        }
+    } else {
+        t->sig.wait_deadline = 0;
+        if (a->a[2]) {
+            if (!ts[0] && !ts[1])
+                return -EAGAIN;
+            uint64_t ns = ts[0] > 1000000000 ? ~0ull / 2 : (uint64_t)ts[0] * NSEC;
+            t->sig.wait_deadline = lx_now() + ns + (uint64_t)ts[1];
+        }
+    }
+    t->sig.wait_set = set;
+    return park_call(t, t->sig.wait_deadline);
+}
+
+/* --- ITIMER_REAL: one deadline per process, looked at by the receive loop's timeout --- */
+
+static void remaining(const struct task *t, uint64_t *value, uint64_t *interval)
+{
+    uint64_t now = lx_now();
+    *value = t->sig.alarm_at ? (t->sig.alarm_at > now ? t->sig.alarm_at - now : 1) : 0;
+    *interval = t->sig.alarm_interval;
+}
+
+static void to_timeval(uint64_t ns, int64_t tv[2])
+{
+    uint64_t us = (ns + 999) / 1000;            /* never 0 for a running timer */
+    tv[0] = (int64_t)(us / 1000000);
+    tv[1] = (int64_t)(us % 1000000);
+}
+
+long sys_alarm(struct task *t, const struct sysargs *a)
+{
+    uint64_t value, interval;
+    remaining(t, &value, &interval);
+    unsigned secs = (unsigned)a->a[0];
+    t->sig.alarm_at = secs ? lx_now() + secs * NSEC : 0;
+    t->sig.alarm_interval = 0;
+    signal_timer_changed();
+    /* The old timer in whole seconds, rounded as Linux does (never 0 while it ran). */
+    long old = (long)(value / NSEC);
+    uint64_t frac = value % NSEC;
+    if ((!old && frac) || frac >= NSEC / 2)
+        old++;
+    return old;
+}
+
+long sys_getitimer(struct task *t, const struct sysargs *a)
+{
+    if (a->a[0] > 2)
+        return -EINVAL;
+    if (a->a[0] != ITIMER_REAL)
+        return -EINVAL;             /* ITIMER_VIRTUAL/PROF: not implemented */
+    uint64_t value, interval;
+    remaining(t, &value, &interval);
+    int64_t it[4];
+    to_timeval(interval, it);
+    to_timeval(value, it + 2);
+    return copy_to_user(&t->mm, a->a[1], it, sizeof it);
+}
+
+long sys_setitimer(struct task *t, const struct sysargs *a)
+{
+    int64_t it[4] = { 0, 0, 0, 0 }, old[4];
+    if (a->a[1] && copy_from_user(&t->mm, it, a->a[1], sizeof it))
+        return -EFAULT;
+    if (a->a[0] > 2 || a->a[0] != ITIMER_REAL)
+        return -EINVAL;
+    for (unsigned i = 0; i < 4; i += 2)
+        if (it[i] < 0 || it[i + 1] < 0 || it[i + 1] >= 1000000)
+            return -EINVAL;
+    uint64_t value, interval;
+    remaining(t, &value, &interval);
+    to_timeval(interval, old);
+    to_timeval(value, old + 2);
+    for (unsigned i = 0; i < 4; i += 2)
+        if (it[i] > 1000000000)
+            it[i] = 1000000000;     /* about 31 years: as good as never */
+    uint64_t iv = (uint64_t)it[0] * NSEC + (uint64_t)it[1] * 1000;
+    uint64_t v = (uint64_t)it[2] * NSEC + (uint64_t)it[3] * 1000;
+    t->sig.alarm_at = v ? lx_now() + v : 0;
+    t->sig.alarm_interval = v ? iv : 0;
+    signal_timer_changed();
+    if (a->a[2] && copy_to_user(&t->mm, a->a[2], old, sizeof old))
+        return -EFAULT;
+    return 0;
+}

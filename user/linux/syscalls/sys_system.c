@@ -1,0 +1,352 @@
+/* System calls about the user, limits, scheduling and the system as a whole
+ * (docs/linux/system.md).  lx has one user, root, one CPU and one scheduling class as far
+ * as its processes can tell; these calls answer accordingly and check their arguments as
+ * Linux does. */
+#include "syscalls/handlers.h"
+#include "lib/errno.h"
+#include "mm/page.h"
+#include "mm/usercopy.h"
+#include "task/process.h"
+#include "time/clock.h"
+#include <string.h>
+
+#define RLIM_NLIMITS   16
+#define RLIMIT_STACK   3
+#define RLIMIT_CORE    4
+#define RLIMIT_NOFILE  7
+#define RLIM_INFINITY  (~0ull)
+#define SCHED_OTHER    0
+#define SCHED_FIFO     1
+#define SCHED_RR       2
+#define SCHED_BATCH    3
+#define SCHED_IDLE     5
+#define SCHED_RESET_ON_FORK 0x40000000
+#define PRIO_PROCESS   0
+#define PRIO_USER      2
+#define PR_SET_PDEATHSIG 1
+#define PR_GET_PDEATHSIG 2
+#define PR_GET_DUMPABLE  3
+#define PR_SET_DUMPABLE  4
+#define PR_SET_NAME      15
+#define PR_GET_NAME      16
+#define PR_SET_NO_NEW_PRIVS 38
+#define PR_GET_NO_NEW_PRIVS 39
+
+/* --- identity: one user ---------------------------------------------------------------- */
+
+/* set*id: every id is 0; asking for 0 (or -1, "unchanged") succeeds, any other user is
+ * EPERM (a documented difference: Linux lets root become anyone). */
+static long ids_ok(const struct sysargs *a, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        if ((uint32_t)a->a[i] != 0 && (uint32_t)a->a[i] != 0xFFFFFFFFu)
+            return -EPERM;
+    return 0;
+}
+
+long sys_setuid(struct task *t, const struct sysargs *a)
+{
+    (void)t;
+    return (uint32_t)a->a[0] == 0xFFFFFFFFu ? -EINVAL : ids_ok(a, 1);
+}
+
+long sys_setreuid(struct task *t, const struct sysargs *a)
+{
+    (void)t;
+    return ids_ok(a, 2);
+}
+
+long sys_setresuid(struct task *t, const struct sysargs *a)
+{
+    (void)t;
+    return ids_ok(a, 3);
+}
+
+/* getresuid/getresgid: three zeros. */
+long sys_getresuid(struct task *t, const struct sysargs *a)
+{
+    static const uint32_t zero;
+    for (unsigned i = 0; i < 3; i++)
+        if (copy_to_user(&t->mm, a->a[i], &zero, sizeof zero))
+            return -EFAULT;
+    return 0;
+}
+
+/* setfsuid/setfsgid return the previous id and never fail. */
+long sys_setfsuid(struct task *t, const struct sysargs *a)
+{
+    (void)t, (void)a;
+    return 0;
+}
+
+long sys_getgroups(struct task *t, const struct sysargs *a)
+{
+    int size = (int)a->a[0];
+    if (size < 0)
+        return -EINVAL;
+    (void)t;
+    return 0;                       /* no supplementary groups */
+}
+
+long sys_setgroups(struct task *t, const struct sysargs *a)
+{
+    if (a->a[0] > 65536)
+        return -EINVAL;
+    for (l4_word_t i = 0; i < a->a[0]; i++) {
+        uint32_t g;
+        if (copy_from_user(&t->mm, &g, a->a[1] + i * 4, sizeof g))
+            return -EFAULT;
+        if (g != 0)
+            return -EPERM;
+    }
+    return 0;
+}
+
+/* --- resource limits ------------------------------------------------------------------- */
+
+/* The limits as lx enforces them: the fd table's size, the stack Linux gives, no core
+ * files; the rest unlimited.  Setting is checked and accepted, but not remembered (docs/linux/system.md). */
+static void limit_of(unsigned res, uint64_t lim[2])
+{
+    lim[0] = lim[1] = RLIM_INFINITY;
+    if (res == RLIMIT_STACK)
+        lim[0] = 8ul << 20;
+    if (res == RLIMIT_CORE)
+        lim[0] = 0;                 /* no core files (and no core flag in wait statuses) */
+    if (res == RLIMIT_NOFILE)
+        lim[0] = lim[1] = 256;      /* LX_NFDS (vfs/vfs.h) */
+}
+
+static long set_limit(struct task *t, unsigned res, l4_word_t unew)
+{
+    uint64_t lim[2], cur[2];
+    if (copy_from_user(&t->mm, lim, unew, sizeof lim))
+        return -EFAULT;
+    if (lim[0] > lim[1])
+        return -EINVAL;
+    limit_of(res, cur);
+    if (res == RLIMIT_NOFILE && lim[1] > cur[1])
+        return -EPERM;              /* beyond the fd table: Linux's nr_open gives EPERM */
+    return 0;
+}
+
+long sys_prlimit64(struct task *t, const struct sysargs *a)
+{
+    if (a->a[0] != 0 && !task_by_pid((int)a->a[0]))
+        return -ESRCH;
+    if (a->a[1] >= RLIM_NLIMITS)
+        return -EINVAL;
+    uint64_t lim[2];
+    limit_of((unsigned)a->a[1], lim);
+    if (a->a[2]) {
+        long e = set_limit(t, (unsigned)a->a[1], a->a[2]);
+        if (e)
+            return e;
+    }
+    return a->a[3] ? copy_to_user(&t->mm, a->a[3], lim, sizeof lim) : 0;
+}
+
+long sys_getrlimit(struct task *t, const struct sysargs *a)
+{
+    if (a->a[0] >= RLIM_NLIMITS)
+        return -EINVAL;
+    uint64_t lim[2];
+    limit_of((unsigned)a->a[0], lim);
+    return copy_to_user(&t->mm, a->a[1], lim, sizeof lim);
+}
+
+long sys_setrlimit(struct task *t, const struct sysargs *a)
+{
+    if (a->a[0] >= RLIM_NLIMITS)
+        return -EINVAL;
+    return set_limit(t, (unsigned)a->a[0], a->a[1]);
+}
+
+/* --- scheduling: one CPU, everyone SCHED_OTHER, nice 0 ---------------------------------- */
+
+static bool pid_ok(l4_word_t pid)
+{
+    return (int)pid == 0 || ((int)pid > 0 && task_by_pid((int)pid));
+}
+
+long sys_sched_getaffinity(struct task *t, const struct sysargs *a)
+{
+    if (a->a[1] < 8 || (a->a[1] & 7))
+        return -EINVAL;             /* smaller than the kernel's mask, or not whole words */
+    if (!pid_ok(a->a[0]))
+        return -ESRCH;
+    uint64_t mask = 1;              /* CPU 0 */
+    int e = copy_to_user(&t->mm, a->a[2], &mask, sizeof mask);
+    return e ? e : 8;
+}
+
+long sys_sched_setaffinity(struct task *t, const struct sysargs *a)
+{
+    if (!pid_ok(a->a[0]))
+        return -ESRCH;
+    uint8_t first = 0;
+    if (a->a[1] && copy_from_user(&t->mm, &first, a->a[2], 1))
+        return -EFAULT;
+    return first & 1 ? 0 : -EINVAL;  /* the mask must contain CPU 0 */
+}
+
+long sys_sched_getscheduler(struct task *t, const struct sysargs *a)
+{
+    (void)t;
+    if ((int)a->a[0] < 0)
+        return -EINVAL;
+    return pid_ok(a->a[0]) ? SCHED_OTHER : -ESRCH;
+}
+
+long sys_sched_getparam(struct task *t, const struct sysargs *a)
+{
+    if ((int)a->a[0] < 0 || !a->a[1])
+        return -EINVAL;
+    if (!pid_ok(a->a[0]))
+        return -ESRCH;
+    static const int zero;
+    return copy_to_user(&t->mm, a->a[1], &zero, sizeof zero);
+}
+
+/* sched_setscheduler and sched_setparam: SCHED_OTHER/BATCH/IDLE with priority 0 are what
+ * everyone has; real-time classes are EPERM (lx does not give its processes priorities). */
+static long set_sched(struct task *t, l4_word_t pid, long policy, l4_word_t uparam)
+{
+    if ((int)pid < 0 || !uparam)
+        return -EINVAL;
+    int prio;
+    if (copy_from_user(&t->mm, &prio, uparam, sizeof prio))
+        return -EFAULT;
+    if (!pid_ok(pid))
+        return -ESRCH;
+    policy &= ~SCHED_RESET_ON_FORK;
+    if (policy == SCHED_FIFO || policy == SCHED_RR)
+        return prio >= 1 && prio <= 99 ? -EPERM : -EINVAL;
+    if (policy != SCHED_OTHER && policy != SCHED_BATCH && policy != SCHED_IDLE)
+        return -EINVAL;
+    return prio == 0 ? 0 : -EINVAL;
+}
+
+long sys_sched_setscheduler(struct task *t, const struct sysargs *a)
+{
+    return set_sched(t, a->a[0], (long)(int)a->a[1], a->a[2]);
+}
+
+long sys_sched_setparam(struct task *t, const struct sysargs *a)
+{
+    return set_sched(t, a->a[0], SCHED_OTHER, a->a[1]);
+}
+
+long sys_sched_get_priority_max(struct task *t, const struct sysargs *a)
+{
+    (void)t;
+    int p = (int)a->a[0];
+    if (p == SCHED_FIFO || p == SCHED_RR)
+        return 99;
+    return p == SCHED_OTHER || p == SCHED_BATCH || p == SCHED_IDLE ? 0 : -EINVAL;
+}
+
+long sys_sched_get_priority_min(struct task *t, const struct sysargs *a)
+{
+    (void)t;
+    int p = (int)a->a[0];
+    if (p == SCHED_FIFO || p == SCHED_RR)
+        return 1;
+    return p == SCHED_OTHER || p == SCHED_BATCH || p == SCHED_IDLE ? 0 : -EINVAL;
+}
+
+/* getpriority answers 20 - nice (nice 0 for everyone); setpriority accepts nice >= 0 (lx
+ * does not act on it) and refuses nothing else, as for root. */
+long sys_getpriority(struct task *t, const struct sysargs *a)
+{
+    (void)t;
+    if (a->a[0] > PRIO_USER)
+        return -EINVAL;
+    if (a->a[0] == PRIO_PROCESS && !pid_ok(a->a[1]))
+        return -ESRCH;
+    return 20;
+}
+
+long sys_setpriority(struct task *t, const struct sysargs *a)
+{
+    (void)t;
+    if (a->a[0] > PRIO_USER)
+        return -EINVAL;
+    if (a->a[0] == PRIO_PROCESS && !pid_ok(a->a[1]))
+        return -ESRCH;
+    return 0;
+}
+
+long sys_getcpu(struct task *t, const struct sysargs *a)
+{
+    static const unsigned zero;
+    if (a->a[0] && copy_to_user(&t->mm, a->a[0], &zero, sizeof zero))
+        return -EFAULT;
+    if (a->a[1] && copy_to_user(&t->mm, a->a[1], &zero, sizeof zero))
+        return -EFAULT;
+    return 0;
+}
+
+/* --- the system ------------------------------------------------------------------------ */
+
+long sys_personality(struct task *t, const struct sysargs *a)
+{
+    (void)t;
+    /* PER_LINUX (0) is all there is; 0xffffffff queries. */
+    uint32_t p = (uint32_t)a->a[0];
+    return p == 0 || p == 0xFFFFFFFFu ? 0 : -EINVAL;
+}
+
+long sys_sysinfo(struct task *t, const struct sysargs *a)
+{
+    struct {
+        long uptime;
+        unsigned long loads[3];
+        unsigned long totalram, freeram, sharedram, bufferram, totalswap, freeswap;
+        unsigned short procs, pad;
+        unsigned long totalhigh, freehigh;
+        unsigned mem_unit;
+        char reserved[4];
+    } si;
+    _Static_assert(sizeof si == 112, "Linux's struct sysinfo on x86-64");
+    memset(&si, 0, sizeof si);
+    si.uptime = (long)(lx_now() / 1000000000ull);
+    si.totalram = page_total() * LX_PAGE;      /* in bytes: mem_unit 1, as 64-bit Linux */
+    si.freeram = page_free_count() * LX_PAGE;
+    si.procs = (unsigned short)task_count();
+    si.mem_unit = 1;
+    return copy_to_user(&t->mm, a->a[0], &si, sizeof si);
+}
+
+long sys_prctl(struct task *t, const struct sysargs *a)
+{
+    switch (a->a[0]) {
+    case PR_SET_PDEATHSIG:
+        return a->a[1] <= 64 ? 0 : -EINVAL;
+    case PR_GET_PDEATHSIG: {
+        static const int zero;
+        return copy_to_user(&t->mm, a->a[1], &zero, sizeof zero);
+    }
+    case PR_GET_DUMPABLE:
+        return 1;
+    case PR_SET_DUMPABLE:
+        return a->a[1] <= 1 ? 0 : -EINVAL;
+    case PR_SET_NAME: {
+        char name[16];
+        long n = strncpy_from_user(&t->mm, name, a->a[1], sizeof name);
+        if (n == -EFAULT)
+            return -EFAULT;
+        name[sizeof name - 1] = 0;  /* longer names are cut, as Linux does */
+        memcpy(t->comm, name, sizeof name);
+        return 0;
+    }
+    case PR_GET_NAME:
+        return copy_to_user(&t->mm, a->a[1], t->comm, sizeof t->comm);
+    case PR_SET_NO_NEW_PRIVS:
+        return a->a[1] == 1 && !a->a[2] && !a->a[3] && !a->a[4] ? 0 : -EINVAL;
+    case PR_GET_NO_NEW_PRIVS:
+        return 0;
+    default:
+        return -EINVAL;
+    }
+}

@@ -1,0 +1,192 @@
+/* The system calls on clocks and time (docs/linux/time.md): reading and setting the clocks
+ * (time/clock.c), times and getrusage (task/cputime.c), and the sleeps, which are parked
+ * calls whose deadline is the wake-up time: lx serves everyone else meanwhile. */
+#include "syscalls/handlers.h"
+#include "lib/errno.h"
+#include "mm/usercopy.h"
+#include "park/park.h"
+#include "task/cputime.h"
+#include "task/process.h"
+#include "time/clock.h"
+
+#define CLOCK_REALTIME           0
+#define CLOCK_MONOTONIC          1
+#define CLOCK_PROCESS_CPUTIME_ID 2
+#define CLOCK_THREAD_CPUTIME_ID  3
+#define CLOCK_MONOTONIC_RAW      4
+#define CLOCK_REALTIME_COARSE    5
+#define CLOCK_MONOTONIC_COARSE   6
+#define CLOCK_BOOTTIME           7
+#define CLOCK_TAI               11
+#define TIMER_ABSTIME            1
+#define USER_HZ                100  /* times(2)'s clock ticks (AT_CLKTCK) */
+
+/* The clock's value in ns, or -EINVAL for a clock lx does not have. */
+static int clock_value(struct task *t, long clk, uint64_t *ns)
+{
+    switch (clk) {
+    case CLOCK_REALTIME:
+    case CLOCK_REALTIME_COARSE:
+    case CLOCK_TAI:                 /* TAI - UTC is 0 until someone sets it, as in Linux */
+        *ns = clock_realtime();
+        return 0;
+    case CLOCK_MONOTONIC:
+    case CLOCK_MONOTONIC_RAW:
+    case CLOCK_MONOTONIC_COARSE:
+    case CLOCK_BOOTTIME:
+        *ns = lx_now();
+        return 0;
+    case CLOCK_PROCESS_CPUTIME_ID:
+    case CLOCK_THREAD_CPUTIME_ID:   /* one thread per process */
+        *ns = cpu_time_ns(t);
+        return 0;
+    }
+    return -EINVAL;
+}
+
+long sys_clock_gettime(struct task *t, const struct sysargs *a)
+{
+    uint64_t ns;
+    int e = clock_value(t, (int)a->a[0], &ns);
+    return e ? e : timespec_put(&t->mm, a->a[1], ns);
+}
+
+long sys_clock_getres(struct task *t, const struct sysargs *a)
+{
+    uint64_t ns;
+    int e = clock_value(t, (int)a->a[0], &ns);
+    if (e || !a->a[1])
+        return e;
+    return timespec_put(&t->mm, a->a[1], 1000);  /* SystemClock counts microseconds */
+}
+
+long sys_clock_settime(struct task *t, const struct sysargs *a)
+{
+    uint64_t ns;
+    int clk = (int)a->a[0], e;
+    if (clk != CLOCK_REALTIME)
+        return -EINVAL;             /* the others cannot be set, as in Linux */
+    if ((e = timespec_get(&t->mm, a->a[1], &ns)))
+        return e;
+    clock_set_realtime(ns);
+    return 0;
+}
+
+long sys_gettimeofday(struct task *t, const struct sysargs *a)
+{
+    static const int tz[2];         /* minutes west, DST: UTC */
+    if (a->a[0] && timeval_put(&t->mm, a->a[0], clock_realtime()))
+        return -EFAULT;
+    if (a->a[1] && copy_to_user(&t->mm, a->a[1], tz, sizeof tz))
+        return -EFAULT;
+    return 0;
+}
+
+long sys_settimeofday(struct task *t, const struct sysargs *a)
+{
+    uint64_t ns;
+    int e;
+    if (!a->a[0])
+        return 0;                   /* the time zone alone: accepted, not kept */
+    if ((e = timeval_get(&t->mm, a->a[0], &ns)))
+        return e;
+    clock_set_realtime(ns);
+    return 0;
+}
+
+long sys_time(struct task *t, const struct sysargs *a)
+{
+    int64_t now = (int64_t)(clock_realtime() / NSEC_PER_SEC);
+    if (a->a[0] && copy_to_user(&t->mm, a->a[0], &now, sizeof now))
+        return -EFAULT;
+    return now;
+}
+
+long sys_times(struct task *t, const struct sysargs *a)
+{
+    const uint64_t tick = NSEC_PER_SEC / USER_HZ;
+    if (a->a[0]) {
+        int64_t tms[4] = { (int64_t)(clock_tsc_ns(t->utime) / tick),
+                           (int64_t)(clock_tsc_ns(t->stime) / tick),
+                           (int64_t)(clock_tsc_ns(t->cutime) / tick),
+                           (int64_t)(clock_tsc_ns(t->cstime) / tick) };
+        if (copy_to_user(&t->mm, a->a[0], tms, sizeof tms))
+            return -EFAULT;
+    }
+    return (long)(lx_now() / tick);  /* ticks since boot */
+}
+
+long sys_getrusage(struct task *t, const struct sysargs *a)
+{
+    int who = (int)a->a[0];
+    uint8_t ru[144];
+    if (who != 0 && who != -1 && who != 1)     /* SELF, CHILDREN, THREAD */
+        return -EINVAL;
+    cpu_rusage(t, who == -1, ru);
+    return copy_to_user(&t->mm, a->a[1], ru, sizeof ru);
+}
+
+long sys_sched_yield(struct task *t, const struct sysargs *a)
+{
+    (void)t, (void)a;
+    return 0;                       /* the reply lets it run; the kernel schedules */
+}
+
+/* A sleep until deadline (lx_now()), parked: wakes only by its deadline (or a signal). */
+static long sleep_until(struct task *t, uint64_t deadline)
+{
+    if (lx_now() >= deadline)
+        return 0;
+    t->wait_deadline = deadline;
+    return park_call(t, deadline);
+}
+
+static long do_sleep(struct task *t, int clk, bool abs, l4_word_t ureq)
+{
+    if (park_retrying(t))
+        return sleep_until(t, t->wait_deadline);
+    uint64_t ns, now = lx_now();
+    int e;
+    switch (clk) {
+    case CLOCK_REALTIME: case CLOCK_MONOTONIC: case CLOCK_BOOTTIME: case CLOCK_TAI:
+        break;
+    case CLOCK_THREAD_CPUTIME_ID:
+        return -EINVAL;
+    default:
+        return clk == CLOCK_PROCESS_CPUTIME_ID ? -EOPNOTSUPP : -EINVAL;
+    }
+    if ((e = timespec_get(&t->mm, ureq, &ns)))
+        return e;
+    if (abs && (clk == CLOCK_REALTIME || clk == CLOCK_TAI)) {
+        int64_t d = (int64_t)(ns > (uint64_t)INT64_MAX ? INT64_MAX : ns) - clock_realtime_offset();
+        return sleep_until(t, d > 0 ? (uint64_t)d : 1);
+    }
+    if (abs)
+        return sleep_until(t, ns ? ns : 1);
+    return sleep_until(t, ns > ~0ull - now ? ~0ull : now + ns);
+}
+
+long sys_nanosleep(struct task *t, const struct sysargs *a)
+{
+    return do_sleep(t, CLOCK_MONOTONIC, false, a->a[0]);
+}
+
+long sys_clock_nanosleep(struct task *t, const struct sysargs *a)
+{
+    if (a->a[1] & ~(l4_word_t)TIMER_ABSTIME)
+        return -EINVAL;
+    return do_sleep(t, (int)a->a[0], a->a[1] & TIMER_ABSTIME, a->a[2]);
+}
+
+long clock_sleep_interrupted(struct task *t)
+{
+    l4_word_t urem = 0;
+    if (t->call.nr == 35)                                   /* nanosleep(req, rem) */
+        urem = t->call.a[1];
+    else if (t->call.nr == 230 && !(t->call.a[1] & TIMER_ABSTIME))   /* clock_nanosleep */
+        urem = t->call.a[3];
+    uint64_t now = lx_now();
+    if (urem)
+        timespec_put(&t->mm, urem, t->wait_deadline > now ? t->wait_deadline - now : 0);
+    return -EINTR;
+}

@@ -1,0 +1,21 @@
+/* fork, vfork and clone (clone.c): the steps of its protocol that arrive as messages of
+ * their own (docs/linux-server.md, "fork, vfork, clone"). */
+#ifndef LX_TASK_CLONE_H
+#define LX_TASK_CLONE_H
+
+#include <stdbool.h>
+
+struct task;
+
+/* The parent's registers arrived (its fork's GET_REGS): make the child; true if the MRs
+ * hold the reply to the parent. */
+bool fork_regs(struct task *parent);
+/* Its FPU state is saved (the signal page's LX_SYS_FORK_FPU call): make the child; true
+ * if the MRs hold the reply to the parent. */
+bool fork_fpu_saved(struct task *parent);
+/* A child's first message (the pending interrupt set at its start): its registers. */
+void fork_child_start(struct task *child);
+/* A child of parent ended, or exec'ed: a parent parked in vfork for it goes on. */
+void fork_vfork_done(struct task *child);
+
+#endif

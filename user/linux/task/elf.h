@@ -1,0 +1,20 @@
+/* The ELF loader and the initial stack (elf.c; docs/linux/exec.md). */
+#ifndef LX_TASK_ELF_H
+#define LX_TASK_ELF_H
+
+#include <libl4.h>
+
+struct mm;
+struct inode;
+
+/* Load a static ELF (non-PIE or static-PIE) into mm and build its initial stack; execfn
+ * is AT_EXECFN's string (the path execve was given); *entry and *sp for the start;
+ * 0 or -errno (a message says why: -ENOEXEC for what is no loadable static ELF). */
+int elf_load(struct mm *mm, const void *image, l4_word_t size, const char *execfn, int argc,
+             char *const argv[], char *const envp[], l4_word_t *entry, l4_word_t *sp);
+
+/* The same from a tmpfs file that has been written (its pages are not one piece). */
+int elf_load_file(struct mm *mm, struct inode *file, const char *execfn, int argc,
+                  char *const argv[], char *const envp[], l4_word_t *entry, l4_word_t *sp);
+
+#endif

@@ -1,0 +1,166 @@
+/* wait4 and waitid: a parent reaps its ended children (zombies, process.c) and learns of
+ * stopped and continued ones (signal/signal.c).  A wait that finds none parks the caller on its
+ * child_wait queue (park/park.c); a child that changes state wakes it and the call looks again,
+ * while lx serves everyone else.  Status as Linux encodes it: exit code << 8, or the
+ * terminating signal in the low 7 bits (0x80: core dumped); stopped 0x7F | signal << 8;
+ * continued 0xFFFF.  The rusage: the child's estimated times (cputime.c). */
+#include "lib/errno.h"
+#include "mm/usercopy.h"
+#include "park/park.h"
+#include "signal/sigframe.h"
+#include "signal/signal.h"
+#include "syscalls/handlers.h"
+#include "task/cputime.h"
+#include "task/process.h"
+#include <string.h>
+
+#define WNOHANG     0x00000001
+#define WUNTRACED   0x00000002
+#define WCONTINUED  0x00000008
+#define __WNOTHREAD 0x20000000
+#define __WALL      0x40000000
+#define __WCLONE    0x80000000
+#define RUSAGE_SIZE 144
+
+/* Is c a child of t that wait4(pid) waits for? */
+static bool matches(const struct task *t, const struct task *c, int pid)
+{
+    if (c->state == TASK_FREE || c->ppid != t->pid || c == t)
+        return false;
+    if (pid > 0)
+        return c->pid == pid;
+    if (pid == -1)
+        return true;
+    return c->pgid == (pid == 0 ? t->pgid : -pid);
+}
+
+/* Free zombie c and report it to t: c's pid, or -EFAULT if the status or rusage cannot be
+ * stored (c is gone all the same, as in Linux, which copies after reaping). */
+static long reap(struct task *t, struct task *c, l4_word_t ustatus, l4_word_t urusage)
+{
+    uint8_t ru[RUSAGE_SIZE];
+    int pid = c->pid, status = c->status;
+    cpu_child_reaped(t, c);         /* times(2)'s and getrusage's children (cputime.c) */
+    cpu_rusage(c, 0, ru);
+    task_free(c);
+    if (ustatus && copy_to_user(&t->mm, ustatus, &status, sizeof status))
+        return -EFAULT;
+    if (urusage && copy_to_user(&t->mm, urusage, ru, sizeof ru))
+        return -EFAULT;
+    return pid;
+}
+
+long sys_wait4(struct task *t, const struct sysargs *a)
+{
+    int pid = (int)a->a[0];
+    l4_word_t options = a->a[2];
+    if (options & ~(l4_word_t)(WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD | __WALL |
+                               __WCLONE))
+        return -EINVAL;
+    if (pid == (int)0x80000000)
+        return -ESRCH;              /* -INT_MIN cannot be negated: Linux says ESRCH */
+    bool any = false;
+    for (unsigned i = 0; i < LX_MAX_TASKS; i++) {
+        struct task *c = task_slot(i);
+        if (!matches(t, c, pid))
+            continue;
+        if (c->state == TASK_ZOMBIE)
+            return reap(t, c, a->a[1], a->a[3]);
+        any = true;
+        int report = c->sig.report;
+        if ((report > 0 && (options & WUNTRACED)) || (report < 0 && (options & WCONTINUED))) {
+            static const uint8_t zero[RUSAGE_SIZE];
+            int status = report > 0 ? 0x7F | report << 8 : 0xFFFF;
+            c->sig.report = 0;
+            if (a->a[1] && copy_to_user(&t->mm, a->a[1], &status, sizeof status))
+                return -EFAULT;
+            if (a->a[3] && copy_to_user(&t->mm, a->a[3], zero, sizeof zero))
+                return -EFAULT;
+            return c->pid;
+        }
+    }
+    if (!any)
+        return -ECHILD;
+    if (options & WNOHANG)
+        return 0;
+    waitq_add(&t->child_wait, t);
+    return park_call(t, 0);
+}
+
+/* waitid(idtype, id, infop, options, rusage): the same children, reported as a siginfo
+ * (SIGCHLD, CLD_*, pid, uid, status); WNOWAIT leaves the child as it is. */
+#define P_ALL  0
+#define P_PID  1
+#define P_PGID 2
+#define WSTOPPED  2
+#define WEXITED   4
+#define WNOWAIT   0x01000000
+
+long sys_waitid(struct task *t, const struct sysargs *a)
+{
+    l4_word_t idtype = a->a[0], options = a->a[3];
+    int id = (int)a->a[1];
+    if (options & ~(l4_word_t)(WNOHANG | WSTOPPED | WEXITED | WCONTINUED | WNOWAIT |
+                               __WNOTHREAD | __WALL | __WCLONE))
+        return -EINVAL;
+    if (!(options & (WEXITED | WSTOPPED | WCONTINUED)))
+        return -EINVAL;
+    int pid;
+    switch (idtype) {
+    case P_ALL: pid = -1; break;
+    case P_PID: if (id <= 0) return -EINVAL; pid = id; break;
+    case P_PGID: if (id < 0) return -EINVAL; pid = id ? -id : 0; break;
+    default: return -EINVAL;
+    }
+    bool any = false;
+    struct k_siginfo info = { 0 };
+    struct task *found = NULL;
+    for (unsigned i = 0; i < LX_MAX_TASKS && !found; i++) {
+        struct task *c = task_slot(i);
+        if (!matches(t, c, pid))
+            continue;
+        any = true;
+        if (c->state == TASK_ZOMBIE && (options & WEXITED)) {
+            int st = c->status;
+            info.code = !(st & 0x7F) ? CLD_EXITED : (st & 0x80) ? CLD_DUMPED : CLD_KILLED;
+            info.status = info.code == CLD_EXITED ? (st >> 8) & 0xFF : st & 0x7F;
+        } else if (c->state == TASK_RUNNING && c->sig.report > 0 && (options & WSTOPPED)) {
+            info.code = CLD_STOPPED;
+            info.status = c->sig.report;
+        } else if (c->state == TASK_RUNNING && c->sig.report < 0 && (options & WCONTINUED)) {
+            info.code = CLD_CONTINUED;
+            info.status = SIGCONT;
+        } else {
+            continue;
+        }
+        found = c;
+    }
+    if (!any)
+        return -ECHILD;
+    if (!found && !(options & WNOHANG)) {
+        waitq_add(&t->child_wait, t);
+        return park_call(t, 0);
+    }
+    uint8_t si[128];
+    if (found) {
+        info.pid = found->pid;
+        if (!(options & WNOWAIT)) {
+            if (found->state == TASK_ZOMBIE)
+                task_free(found);
+            else
+                found->sig.report = 0;
+        }
+        sigframe_siginfo(SIGCHLD, &info, si);
+    } else {
+        for (unsigned i = 0; i < sizeof si; i++)
+            si[i] = 0;                      /* WNOHANG, nothing: si_pid 0 */
+    }
+    if (a->a[2] && copy_to_user(&t->mm, a->a[2], si, sizeof si))
+        return -EFAULT;
+    if (a->a[4]) {
+        static const uint8_t zero[RUSAGE_SIZE];
+        if (copy_to_user(&t->mm, a->a[4], zero, sizeof zero))
+            return -EFAULT;
+    }
+    return 0;
+}

@@ -1,0 +1,32 @@
+/* Readiness of open files (poll, select, epoll: docs/linux/pipes.md, "Readiness"). */
+#ifndef LX_VFS_POLL_H
+#define LX_VFS_POLL_H
+
+#include "vfs/vfs.h"
+
+#define POLLIN     0x001
+#define POLLPRI    0x002
+#define POLLOUT    0x004
+#define POLLERR    0x008
+#define POLLHUP    0x010
+#define POLLNVAL   0x020
+#define POLLRDNORM 0x040
+#define POLLRDBAND 0x080
+#define POLLWRNORM 0x100
+#define POLLWRBAND 0x200
+
+/* What f's poll op says now (NULL op: readable and writable); with t, t is put on the
+ * queues whose wake may change it. */
+static inline unsigned file_poll(struct file *f, struct task *t)
+{
+    if (f->ops->poll)
+        return f->ops->poll(f, t);
+    return POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM;
+}
+
+/* ppoll/pselect6/epoll_pwait's signal mask (syscalls/sys_poll.c): kept in the task for the
+ * wait, for the signal layer; 0, -EINVAL (size not 8) or -EFAULT.  A rerun keeps the first
+ * one. */
+int poll_get_sigmask(struct task *t, l4_word_t umask, l4_word_t size);
+
+#endif

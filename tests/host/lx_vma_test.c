@@ -286,6 +286,13 @@ static void test_gaps(void)
     check_queries(0x700000, 2000);
 }
 
+static unsigned drained;
+
+static void count_drained(struct region *r)
+{
+    drained += r->left == NULL && r->right == NULL;     /* handed over as leaves */
+}
+
 /* mmap's pattern: top-down, adjacent, 65,530 regions; then every other one goes. */
 static void test_many_down(void)
 {
@@ -311,9 +318,14 @@ static void test_many_down(void)
     CHECK(vma_gap_down(&tree, 0x10000, top, 2 * PAGE, &at) && at == top - 65530 * PAGE - 2 * PAGE,
           "two pages fit only below them all");
     check_queries(top + PAGE, 3000);
-    while (nmodel)
+    while (nmodel > 1000)
         del((unsigned)(rnd() % nmodel));
-    CHECK(!tree.root && check_tree("all removed"), "all removed in random order");
+    CHECK(check_tree("down to 1000"), "removed in random order down to 1,000");
+    drained = 0;
+    vma_drain(&tree, count_drained);
+    CHECK(!tree.root && drained == nmodel, "vma_drain hands over all %u and empties the tree",
+          nmodel);
+    nmodel = 0;
 }
 
 static void test_ascending(void)

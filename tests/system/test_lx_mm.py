@@ -53,6 +53,16 @@ def initramfs(name, base):
     return out.relative_to(ROOT)
 
 
+def boot_lx(cpio, heap, programs, **kw):
+    """lx with the archive `cpio`; the console output once lx has powered off cleanly."""
+    result = boot("root", cmdline="kdb=batch", extra_modules=[
+        (LX, f"heap={heap} heapx=1 poweroff=1 initrd={cpio.name} {programs}"), (cpio, "data")],
+        **kw)
+    problems = kernel_trouble(result)
+    assert not problems and result.status == 1 and not result.timed_out, result.describe()
+    return result.output
+
+
 def pages_free_at_end(out):
     m = re.search(r"^lx: no processes left, (\d+) pages free", out, re.M)
     return int(m.group(1)) if m else None
@@ -62,13 +72,7 @@ def test_exhaustion_ends_the_largest_process():
     if not OOM.is_file() or not INITRAMFS.is_file():
         pytest.skip("make initramfs builds busybox's initramfs and user/linux/tests/oom.c")
     cpio = initramfs("lxoom.cpio", INITRAMFS.read_bytes())
-    result = boot("root", cmdline="kdb=batch", timeout=600,
-                  extra_modules=[(LX, f"heap={OOM_HEAP_MIB} heapx=1 poweroff=1 "
-                                      f"initrd={cpio.name} init=/bin/sh /test/oom.sh"),
-                                 (cpio, "data")])
-    problems = kernel_trouble(result)
-    assert not problems and result.status == 1 and not result.timed_out, result.describe()
-    out = result.output
+    out = boot_lx(cpio, OOM_HEAP_MIB, "init=/bin/sh /test/oom.sh", timeout=600)
     for line in ("eat: status 137", "hold: status 137",
                  "hold: the small child touched 16 fresh pages",
                  "sibling: 300 rounds of 16 fresh pages", "background sibling: status 0",
@@ -91,13 +95,8 @@ def test_heap_larger_than_1_gib():
         pytest.skip(f"{OOM} not built (make linux-tests)")
     cpio = initramfs("lxbig.cpio", b"")
     # The release kernel: the debug one checks its invariants at each of the 300,000 faults.
-    result = boot("root", cmdline="kdb=batch", memory=2560, kernel=None, timeout=900,
-                  extra_modules=[(LX, f"heap={BIG_HEAP_MIB} heapx=1 poweroff=1 "
-                                      f"initrd={cpio.name} init=/test/oom touch 1100"),
-                                 (cpio, "data")])
-    problems = kernel_trouble(result)
-    assert not problems and result.status == 1 and not result.timed_out, result.describe()
-    out = result.output
+    out = boot_lx(cpio, BIG_HEAP_MIB, "init=/test/oom touch 1100", memory=2560, kernel=None,
+                  timeout=900)
     assert f"lx: Linux server, {BIG_HEAP_MIB << 10} KiB of memory" in out, out[-3000:]
     assert "touch: 1100 MiB in 281600 pages, 0 wrong" in out, out[-3000:]
     assert "lx: pid 1 exited with status 0" in out, out[-3000:]

@@ -150,12 +150,17 @@ static void region_add(struct mm *mm, struct region *r)
     mm->nregions++;
 }
 
+static void region_gone(struct region *r)
+{
+    region_drop(r);
+    kfree(r);
+}
+
 static void region_delete(struct mm *mm, struct region *r)
 {
     vma_remove(&mm->regions, r);
     mm->nregions--;
-    region_drop(r);
-    kfree(r);
+    region_gone(r);
 }
 
 /* May a and b (a right below b) be one region?  (With same_prot false: but for their
@@ -237,6 +242,9 @@ bool mm_init(struct mm *mm)
     struct region *sig = region_alloc();
     if (!mm->pgd || !sig) {
         kfree(sig);
+        if (mm->pgd)
+            page_free(mm->pgd);
+        mm->pgd = NULL;
         return false;
     }
     /* Every process has the signal page (sigpage.c); its page is made on first use. */
@@ -254,8 +262,8 @@ void mm_destroy(struct mm *mm)
         mm->pgd = NULL;
         mm->tables = 0;
     }
-    while (mm->regions.root)
-        region_delete(mm, mm->regions.root);
+    vma_drain(&mm->regions, region_gone);
+    mm->nregions = 0;
 }
 
 void mm_release(struct mm *mm)

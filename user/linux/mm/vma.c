@@ -211,6 +211,27 @@ void vma_remove(struct vma_tree *t, struct region *r)
     fix_up(t, from);
 }
 
+void vma_drain(struct vma_tree *t, void (*gone)(struct region *r))
+{
+    struct region *n = t->root;
+    while (n) {
+        if (n->left) {              /* down to a leaf, then off it and up */
+            n = n->left;
+        } else if (n->right) {
+            n = n->right;
+        } else {
+            struct region *parent = n->parent;
+            if (parent && parent->left == n)
+                parent->left = NULL;
+            else if (parent)
+                parent->right = NULL;
+            gone(n);
+            n = parent;
+        }
+    }
+    t->root = NULL;
+}
+
 void vma_resized(struct vma_tree *t, struct region *r)
 {
     fix_up(t, r);

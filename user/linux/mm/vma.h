@@ -61,6 +61,8 @@ struct region *vma_prev(const struct region *r);
 /* Put r (disjoint from every region of t) into t. */
 void vma_insert(struct vma_tree *t, struct region *r);
 void vma_remove(struct vma_tree *t, struct region *r);
+/* Empty t in O(n), handing each region to gone (its links no longer valid). */
+void vma_drain(struct vma_tree *t, void (*gone)(struct region *r));
 /* r's start or end moved without passing a neighbour: the summaries above it are redone. */
 void vma_resized(struct vma_tree *t, struct region *r);
 /* The highest a with [a, a + len) inside [lo, hi) and no region in it: true and *at, or

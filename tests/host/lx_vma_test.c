@@ -304,8 +304,11 @@ static void test_many_down(void)
             CHECK(false, "no gap for region %u", i);
             return;
         }
-        add(at, at + PAGE);
+        struct region *r = node_new(at, at + PAGE);
+        vma_insert(&tree, r);
+        model[65529 - i] = r;       /* each below the last: the model fills from its end */
     }
+    nmodel = 65530;
     CHECK(check_tree("65530 top-down"), "65,530 regions mapped top-down, adjacent");
     CHECK(model[0]->start == top - 65530 * PAGE, "they fill the space right below the top");
     for (unsigned i = nmodel; i-- > 0;)

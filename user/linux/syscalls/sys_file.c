@@ -277,7 +277,7 @@ long sys_sendfile(struct task *t, const struct sysargs *a)
     if ((long)count < 0)
         return -EINVAL;
     if (count > 0x7ffff000)
-        count = 0x7ffff000;         /* Linux's MAX_RW_COUNT */
+        count = MAX_RW_COUNT;
     l4_word_t done = 0;
     long err = 0;
     while (done < count) {

@@ -6,8 +6,9 @@ user/linux/tests/oom.c (musl):
   pages until the pool is gone (SIGKILL for it, at a page fault); `oom hold` fills memory
   through read() from /dev/zero, which faults nothing, then lets a small child touch 16
   pages: the holder, the largest, is ended (at its read), the child is not (before, the
-  child died and the holder lived on); the shell and the sibling go on; every page of the
-  pool is free at the end.
+  holder lived on with all of memory, and lx could not even find a page for the pipe to
+  carry its one byte: the write failed with ENOMEM); the shell and the sibling go on; every
+  page of the pool is free at the end.
 * the pool is as large as heap= (no 1 GiB cap): with heap=1536 on a 2.5 GiB guest one
   process touches 1,100 MiB.
 

@@ -115,6 +115,7 @@ void thread_start_cont(struct tcb *t)
         /* Started by ExchangeRegisters: run at the IP/SP it has now. */
     } else if (t->wake == WAKE_DONE && l4_tag_u(t->mr[0]) >= 2) {
         arch_thread_init_frame(t, t->mr[1], t->mr[2]);
+        t->flags |= TF_USER_STATE;          /* the IP is the starter's word: checked below */
         /* Pecan: a third word is the exception handler, which no other thread could set
          * in this UTCB (docs/x2-deviations.md; the root task's ROOT_TASK_CREATE). */
         if (l4_tag_u(t->mr[0]) >= 3)
@@ -153,8 +154,13 @@ void thread_return_to_user_checks(struct tcb *t)
         t->flags &= ~TF_FOREIGN_INTR;
         foreign_interrupt(t);
     }
-    /* ExchangeRegisters or an exception reply may have set a RIP the CPU cannot return to:
-     * that is the thread's general-protection fault, not the kernel's (contract §4.1). */
+    /* A start message, ExchangeRegisters, an exception reply or a foreign SET_REGS may have
+     * set a RIP the CPU cannot return to (sysret and iretq would #GP in the kernel, on the
+     * user's stack for sysret): that is the thread's general-protection fault, not the
+     * kernel's (contract §4.1).  Each of them sets TF_USER_STATE, which also keeps the IPC
+     * fast paths (they skip these checks) away; the debug kernel checks every frame on its
+     * way out (entry_checks.c), which is how the start message's missing flag was found.  A
+     * check without the flag would cost every C-path return about 10 instructions. */
     if (t->flags & TF_USER_STATE) {
         t->flags &= ~TF_USER_STATE;
         while (!arch_canonical(arch_user_ip(t)))

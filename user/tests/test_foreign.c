@@ -1,5 +1,5 @@
 /* In-system test: the foreign system-call ABI (docs/linux-abi.md).  Threads of a foreign
- * space run code of this image (mapped 1:1 by tu_serve on their page faults) that speaks only
+ * space run code of this image (mapped 1:1 by tu_foreign_serve on their page faults) that speaks only
  * Linux: `syscall` with the number in RAX.  Each system call, exception, page fault and
  * interrupt reaches the space's handler (this thread) as a message, and its reply sets the
  * thread's registers. */
@@ -54,57 +54,20 @@ static bool is_syscall(l4_word_t tag, l4_word_t nr)
  * given stack; 0 on failure.  Its first page fault comes to the handler. */
 static l4_word_t foreign_thread(void (*fn)(void), unsigned stack, l4_word_t handler)
 {
-    l4_word_t me = tu_main_tid(), tid = tu_new_tid(), old;
-    if (!l4_thread_control(tid, tid, me, 0, ~0ul))
-        return 0;
-    if (!l4_space_control_foreign(tid, L4_SPACE_CTL_APPLY | L4_SPACE_CTL_FOREIGN,
-                                  l4_fpage_log2(KIP_AREA, 12), l4_fpage_log2(UTCB_AREA, 12), 0,
-                                  handler, &old))
-        return 0;
-    if (!l4_thread_control(tid, tid, 0, me, UTCB_AREA))
-        return 0;
-    l4_schedule(tid, ~0ul, ~0ul, 100, ~0ul, &old);     /* below us: we get the CPU back */
-    l4_set_mr(0, l4_tag_make(0, 2, 0));
-    l4_set_mr(1, (l4_word_t)fn);
-    l4_set_mr(2, (l4_word_t)&stacks[stack][8192 - 8]);
-    if (l4_ipc_failed(l4_send(tid)))
-        return 0;
-    return tid;
-}
-
-extern char __executable_start[], _end[];
-
-/* The message t sent (tag), or the next one after it, answering t's page faults inside our
- * image with our own pages on the way; 0 if the IPC failed. */
-static l4_word_t serve(l4_word_t t, l4_word_t tag)
-{
-    for (;;) {
-        if (l4_ipc_failed(tag))
-            return 0;
-        l4_word_t addr = l4_mr(L4_PF_ADDR);
-        if (!l4_tag_is_proto(tag, L4_PROTO_PAGEFAULT) ||
-            addr < (l4_word_t)__executable_start || addr >= (l4_word_t)_end)
-            return tag;
-        l4_word_t page = addr & ~0xFFFul, from;
-        (void)*(volatile char *)page;
-        l4_set_mr(0, l4_tag_make(0, 0, 2));
-        l4_set_mr(1, l4_map_item(page));
-        l4_set_mr(2, l4_fpage_log2(page, 12) | L4_RWX);
-        tag = l4_ipc(t, t, 0, &from);
-    }
+    return tu_foreign_thread(fn, (l4_word_t)&stacks[stack][8192 - 8], handler, UTCB_AREA);
 }
 
 /* The next message from t. */
 static l4_word_t next_from(l4_word_t t)
 {
-    return serve(t, l4_receive(t));
+    return tu_foreign_serve(t, l4_receive(t));
 }
 
 /* Reply to t (the message is in our MRs), then its next message. */
 static l4_word_t reply_next(l4_word_t t)
 {
     l4_word_t from;
-    return serve(t, l4_ipc(t, t, 0, &from));
+    return tu_foreign_serve(t, l4_ipc(t, t, 0, &from));
 }
 
 static void resume(l4_word_t rax)

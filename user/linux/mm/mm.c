@@ -496,12 +496,15 @@ static uint32_t anon_for(const struct region *r)
     return ++anon_ids;
 }
 
-/* The leaf slot of user page `page`, filled on first touch; NULL when memory is out (or
- * the page is past the end of the file it maps). */
-static l4_word_t *page_slot(struct mm *mm, struct region *r, l4_word_t page)
+/* The leaf slot of user page `page`, filled on first touch; NULL with *err: -ENOMEM when
+ * memory is out, -ENOSPC when the file a shared mapping maps has no room for the page (its
+ * mount is full while lx's pool is not), -EFAULT past the end of the file it maps. */
+static l4_word_t *page_slot(struct mm *mm, struct region *r, l4_word_t page, int *err)
 {
+    *err = -EFAULT;
     if (mm_past_eof(r, page))
         return NULL;
+    *err = -ENOMEM;
     l4_word_t *slot = pt_slot(mm, page, true);
     if (!slot)
         return NULL;
@@ -511,8 +514,10 @@ static l4_word_t *page_slot(struct mm *mm, struct region *r, l4_word_t page)
     if (r->file && r->shared) {
         /* The file's own page: the mapping holds it as the file does. */
         p = tmpfs_page(r->file, (r->foff + (page - r->fstart)) / LX_PAGE);
-        if (!p)
+        if (!p) {
+            *err = page_user_available(1) ? -ENOSPC : -ENOMEM;
             return NULL;
+        }
         page_get(p);
     } else {
         p = page_alloc_user();
@@ -530,15 +535,18 @@ static l4_word_t *page_slot(struct mm *mm, struct region *r, l4_word_t page)
     return slot;
 }
 
-void *mm_page(struct mm *mm, struct region *r, l4_word_t addr)
+void *mm_page(struct mm *mm, struct region *r, l4_word_t addr, int *err)
 {
-    l4_word_t *slot = page_slot(mm, r, addr & LX_PAGE_MASK);
+    int e;
+    l4_word_t *slot = page_slot(mm, r, addr & LX_PAGE_MASK, err ? err : &e);
     return slot ? (void *)*slot : NULL;
 }
 
-void *mm_page_write(struct mm *mm, struct region *r, l4_word_t addr, bool revoke_old)
+void *mm_page_write(struct mm *mm, struct region *r, l4_word_t addr, bool revoke_old, int *err)
 {
-    l4_word_t *slot = page_slot(mm, r, addr & LX_PAGE_MASK);
+    int e;
+    err = err ? err : &e;
+    l4_word_t *slot = page_slot(mm, r, addr & LX_PAGE_MASK, err);
     if (!slot)
         return NULL;
     void *old = (void *)*slot;
@@ -547,8 +555,10 @@ void *mm_page_write(struct mm *mm, struct region *r, l4_word_t addr, bool revoke
     if (r->shared || page_refs(old) == 1)
         return old;                 /* ours alone (or shared on purpose): write in place */
     void *copy = page_alloc_user();
-    if (!copy)
+    if (!copy) {
+        *err = -ENOMEM;
         return NULL;
+    }
     memcpy(copy, old, LX_PAGE);
     *slot = (l4_word_t)copy;
     page_put(old);                  /* still held by the others */
@@ -620,7 +630,7 @@ int mm_fork(struct mm *dst, struct mm *src)
      * by either side would be its own. */
     for (struct region *r = vma_first(&src->regions); r; r = vma_next(r))
         for (l4_word_t a = r->start; r->shared && !r->file && a < r->end; a += LX_PAGE)
-            if (!mm_page(src, r, a))
+            if (!mm_page(src, r, a, NULL))
                 return -ENOMEM;
     memset(dst, 0, sizeof *dst);
     dst->pgd = page_alloc_user();

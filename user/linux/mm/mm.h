@@ -48,11 +48,13 @@ l4_word_t mm_find_gap(struct mm *mm, l4_word_t len);
 /* Is no page of [start, end) in a region? */
 bool mm_range_free(struct mm *mm, l4_word_t start, l4_word_t end);
 /* lx's page behind user page `addr` of a region, allocated and filled on first touch;
- * NULL when memory is exhausted. */
-void *mm_page(struct mm *mm, struct region *r, l4_word_t addr);
+ * NULL with *err (if err): -ENOMEM when memory is exhausted, -ENOSPC when the mount of the
+ * file a shared mapping maps has no room (Linux: SIGBUS), -EFAULT past the file's end. */
+void *mm_page(struct mm *mm, struct region *r, l4_word_t addr, int *err);
 /* The same for writing: a page this process alone holds (a copy if it was shared; with
  * revoke_old the shared one is also taken out of the process's space). */
-void *mm_page_write(struct mm *mm, struct region *r, l4_word_t addr, bool revoke_old);
+void *mm_page_write(struct mm *mm, struct region *r, l4_word_t addr, bool revoke_old,
+                    int *err);
 /* May the page be mapped with write rights now (the region allows it, nobody shares it)? */
 bool mm_page_writable(const struct region *r, const void *page);
 /* --- mm.c: file mappings, mremap, madvise (issue 8 item 2; docs/linux/memory.md) --- */

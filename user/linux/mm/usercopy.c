@@ -23,9 +23,12 @@ static char *user_byte(struct mm *mm, l4_word_t addr, unsigned prot)
     if (!r || (r->prot & prot) != prot || mm_past_eof(r, addr))
         return NULL;
     /* A write goes to a page of the process's own (copy-on-write after fork). */
-    char *page = (prot & PROT_WRITE) ? mm_page_write(mm, r, addr, true) : mm_page(mm, r, addr);
+    int err;
+    char *page = (prot & PROT_WRITE) ? mm_page_write(mm, r, addr, true, &err)
+                                     : mm_page(mm, r, addr, &err);
     if (!page) {
-        oom_copy(mm);
+        if (err == -ENOMEM)
+            oom_copy(mm);
         return NULL;
     }
     return page + (addr & ~LX_PAGE_MASK);

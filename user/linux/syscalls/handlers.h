@@ -36,9 +36,8 @@ long sys_sync(struct task *, const struct sysargs *);
 long sys_syncfs(struct task *, const struct sysargs *);
 long sys_readahead(struct task *, const struct sysargs *);
 long sys_fadvise64(struct task *, const struct sysargs *);
-long sys_flock(struct task *, const struct sysargs *);
 
-/* syscalls/sys_fs.c: the file tree and the fd table */
+/* syscalls/sys_fs.c: the file tree */
 long sys_open(struct task *, const struct sysargs *);
 long sys_openat(struct task *, const struct sysargs *);
 long sys_creat(struct task *, const struct sysargs *);
@@ -66,10 +65,17 @@ long sys_readlinkat(struct task *, const struct sysargs *);
 long sys_chdir(struct task *, const struct sysargs *);
 long sys_fchdir(struct task *, const struct sysargs *);
 long sys_getcwd(struct task *, const struct sysargs *);
+long sys_mknod(struct task *, const struct sysargs *);
+long sys_mknodat(struct task *, const struct sysargs *);
+
+/* syscalls/sys_fd.c: the fd table, fcntl, flock */
 long sys_dup(struct task *, const struct sysargs *);
 long sys_dup2(struct task *, const struct sysargs *);
 long sys_dup3(struct task *, const struct sysargs *);
 long sys_fcntl(struct task *, const struct sysargs *);
+long sys_flock(struct task *, const struct sysargs *);
+
+/* syscalls/sys_attr.c: attributes */
 long sys_access(struct task *, const struct sysargs *);
 long sys_faccessat(struct task *, const struct sysargs *);
 long sys_faccessat2(struct task *, const struct sysargs *);
@@ -88,8 +94,20 @@ long sys_chown(struct task *, const struct sysargs *);
 long sys_lchown(struct task *, const struct sysargs *);
 long sys_fchownat(struct task *, const struct sysargs *);
 long sys_fchown(struct task *, const struct sysargs *);
-long sys_mknod(struct task *, const struct sysargs *);
-long sys_mknodat(struct task *, const struct sysargs *);
+
+/* syscalls/sys_xattr.c: extended attributes */
+long sys_setxattr(struct task *, const struct sysargs *);
+long sys_lsetxattr(struct task *, const struct sysargs *);
+long sys_fsetxattr(struct task *, const struct sysargs *);
+long sys_getxattr(struct task *, const struct sysargs *);
+long sys_lgetxattr(struct task *, const struct sysargs *);
+long sys_fgetxattr(struct task *, const struct sysargs *);
+long sys_listxattr(struct task *, const struct sysargs *);
+long sys_llistxattr(struct task *, const struct sysargs *);
+long sys_flistxattr(struct task *, const struct sysargs *);
+long sys_removexattr(struct task *, const struct sysargs *);
+long sys_lremovexattr(struct task *, const struct sysargs *);
+long sys_fremovexattr(struct task *, const struct sysargs *);
 
 /* syscalls/sys_mm.c: memory */
 long sys_brk(struct task *, const struct sysargs *);

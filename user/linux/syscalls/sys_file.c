@@ -2,142 +2,58 @@
  * ioctl.  Bytes move between the process and the file through a bounce buffer, one page
  * of the process at a time, so a bad page ends the transfer exactly at its start (short
  * count, or -EFAULT if nothing moved), as in Linux. */
+/* Reading and writing open files: read, write, readv, writev, pread64, pwrite64, lseek,
+ * ioctl, sendfile, and the calls that have nothing to write back.  Thin: the arguments
+ * become a transfer (struct uio) and the VFS's common path does the rest (vfs/rw.c: access
+ * modes, ranges, parking a blocking caller, the file's operation). */
 #include "syscalls/handlers.h"
 #include "lib/errno.h"
 #include "mm/usercopy.h"
-#include "park/park.h"
-#include "signal/signal.h"
 #include "task/process.h"
-#include "tty/tty.h"
-#include "vfs/poll.h"
-#include "vfs/vfs.h"
+#include "vfs/file.h"
 
 #define FIONCLEX    0x5450
 #define FIOCLEX     0x5451
 #define IOV_MAX     1024
-#define MAX_RW_COUNT 0x7ffff000ul   /* INT_MAX rounded down to a page */
-#define SEEK_SET 0
-#define SEEK_CUR 1
-#define SEEK_END 2
+#define MAX_RW_COUNT 0x7ffff000ul   /* Linux's largest single transfer */
+#define SEEK_MAX    4
 
 static char bounce[LX_PAGE];
+static struct uio_seg iovs[IOV_MAX];
 
-/* Transfer up to n bytes between user buf and file f at *pos (advanced); *done: the bytes
- * moved.  0, or the error that stopped it (-EAGAIN: the file would have to wait).  A write
- * hands the file at most one page's worth per call, gathered from at most two user pages,
- * so a pipe sees a write of up to PIPE_BUF bytes whole (its atomicity, fs/pipe/pipe.c). */
-static long do_io(struct task *t, struct file *f, l4_word_t buf, l4_word_t n, l4_word_t *pos,
-                  bool write, l4_word_t *done)
+/* read/write/pread/pwrite of n bytes at buf. */
+static long rw1(struct task *t, struct file *f, l4_word_t buf, l4_word_t n, l4_word_t *pos,
+                bool write, bool resumable)
 {
-    *done = 0;
-    unsigned acc = f->flags & O_ACCMODE;
-    if ((f->flags & O_PATH) || (write ? acc == O_RDONLY : acc == O_WRONLY))
-        return -EBADF;
-    /* Linux's vfs_read/vfs_write: the whole buffer must be able to be user memory before a
-     * byte moves (access_ok), then at most MAX_RW_COUNT bytes move. */
-    if (!access_ok(buf, n))
-        return -EFAULT;
-    if (n > MAX_RW_COUNT)
-        n = MAX_RW_COUNT;
-    if (write ? !f->ops->write : !f->ops->read)
-        return S_ISDIR(f->inode->mode) ? -EISDIR : -ENXIO;
-    while (*done < n) {
-        l4_word_t at = buf + *done, k = n - *done;
-        l4_word_t first = LX_PAGE - (at & ~LX_PAGE_MASK);
-        long r;
-        if (write) {
-            if (k > LX_PAGE)
-                k = LX_PAGE;
-            if (first > k)
-                first = k;
-            if (copy_from_user(&t->mm, bounce, at, first))
-                return -EFAULT;
-            if (first < k && copy_from_user(&t->mm, bounce + first, at + first, k - first))
-                k = first;          /* the next round stops at the bad page */
-            r = f->ops->write(f, bounce, k, *pos);
-            if (r == -EPIPE)
-                signal_raise(t, SIGPIPE);
-        } else {
-            if (k > first)
-                k = first;
-            r = f->ops->read(f, bounce, k, *pos);
-            if (r > 0 && copy_to_user(&t->mm, at, bounce, (size_t)r))
-                return -EFAULT;
-        }
-        if (r < 0)
-            return r;
-        *done += (l4_word_t)r;
-        if (f->ops->seekable)
-            *pos += (l4_word_t)r;
-        if ((l4_word_t)r < k)
-            break;
-    }
-    return 0;
-}
-
-/* The end of a run of read/write/readv/writev that moved `done` bytes and stopped with err.
- * A file that would wait (-EAGAIN) parks a caller without O_NONBLOCK on the queues its poll
- * op names (docs/linux/pipes.md): a read that moved nothing, or a write, whose progress is
- * kept in t->io_done for the rerun (which sees the same arguments and goes on from there). */
-static long io_end(struct task *t, struct file *f, bool write, l4_word_t done, long err)
-{
-    if (err == -EAGAIN && !(f->flags & O_NONBLOCK) && f->ops->poll && (write || !done)) {
-        t->io_done += done;
-        f->ops->poll(f, t);
-        return park_call(t, 0);
-    }
-    l4_word_t total = t->io_done + done;
-    t->io_done = 0;
-    return total ? (long)total : err;
-}
-
-static long rw(struct task *t, const struct sysargs *a, bool write)
-{
-    struct file *f = fd_get(t, (long)a->a[0]);
-    if (!f)
-        return -EBADF;
-    if (!park_retrying(t))
-        t->io_done = 0;
-    if (write && (f->flags & O_APPEND) && S_ISREG(f->inode->mode))
-        f->pos = f->inode->size;
-    l4_word_t done, skip = t->io_done;
-    if (skip > a->a[2])
-        skip = a->a[2];
-    long e = do_io(t, f, a->a[1] + skip, a->a[2] - skip, &f->pos, write, &done);
-    return io_end(t, f, write, done, e);
+    struct uio_seg seg = { buf, n };
+    struct uio u;
+    uio_init(&u, &t->mm, &seg, 1);
+    return vfs_rw(t, f, &u, pos, write, resumable);
 }
 
 long sys_read(struct task *t, const struct sysargs *a)
 {
-    struct file *f = fd_get(t, (long)a->a[0]);
-    if (f && tty_file(f))
-        return tty_read(t, f, a->a[1], a->a[2]);    /* job control, parking: tty/tty.c */
-    return rw(t, a, false);
+    struct file *f = fd_get(t, (long)(int)a->a[0]);
+    return f ? rw1(t, f, a->a[1], a->a[2], &f->pos, false, true) : -EBADF;
 }
 
 long sys_write(struct task *t, const struct sysargs *a)
 {
-    struct file *f = fd_get(t, (long)a->a[0]);
-    if (f && tty_file(f))
-        return tty_write(t, f, a->a[1], a->a[2]);
-    return rw(t, a, true);
+    struct file *f = fd_get(t, (long)(int)a->a[0]);
+    return f ? rw1(t, f, a->a[1], a->a[2], &f->pos, true, true) : -EBADF;
 }
 
 static long prw(struct task *t, const struct sysargs *a, bool write)
 {
-    struct file *f = fd_get(t, (long)a->a[0]);
-    if (!f)
-        return -EBADF;
-    if (!f->ops->seekable)
-        return -ESPIPE;
     if ((long)a->a[3] < 0)
         return -EINVAL;
-    l4_word_t pos = a->a[3];        /* Linux's pwrite appends under O_APPEND too */
-    if (write && (f->flags & O_APPEND) && S_ISREG(f->inode->mode))
-        pos = f->inode->size;
-    l4_word_t done;
-    long e = do_io(t, f, a->a[1], a->a[2], &pos, write, &done);
-    return done ? (long)done : e;
+    struct file *f = fd_get(t, (long)(int)a->a[0]);
+    if (!f || (f->flags & O_PATH))
+        return -EBADF;
+    if (!f->ops->llseek)
+        return -ESPIPE;             /* a pipe or tty: no position to read at */
+    l4_word_t pos = a->a[3];
+    return rw1(t, f, a->a[1], a->a[2], &pos, write, false);
 }
 
 long sys_pread64(struct task *t, const struct sysargs *a)
@@ -150,47 +66,34 @@ long sys_pwrite64(struct task *t, const struct sysargs *a)
     return prw(t, a, true);
 }
 
+/* readv/writev: the iovecs copied in whole first, checked as Linux's import_iovec. */
 static long rwv(struct task *t, const struct sysargs *a, bool write)
 {
-    struct file *f = fd_get(t, (long)a->a[0]);
-    if (!f)
+    struct file *f = fd_get(t, (long)(int)a->a[0]);
+    unsigned acc = f ? f->flags & O_ACCMODE : 0;
+    if (!f || (f->flags & O_PATH) || (write ? acc != O_WRONLY && acc != O_RDWR
+                                            : acc != O_RDONLY && acc != O_RDWR))
         return -EBADF;
-    if (a->a[2] > IOV_MAX)
+    l4_word_t n = a->a[2];
+    if (n > IOV_MAX)
         return -EINVAL;
-    /* Every vector is checked before a byte moves (Linux's import_iovec): readable, no
-     * negative length, each buffer able to be user memory. */
-    for (l4_word_t i = 0; i < a->a[2]; i++) {
-        l4_word_t iov[2];
-        if (copy_from_user(&t->mm, iov, a->a[1] + i * sizeof iov, sizeof iov))
-            return -EFAULT;
-        if ((long)iov[1] < 0)
+    if (n && copy_from_user(&t->mm, iovs, a->a[1], n * sizeof iovs[0]))
+        return -EFAULT;
+    for (l4_word_t k = 0; k < n; k++)
+        if ((long)iovs[k].len < 0)
             return -EINVAL;
-        if (!access_ok(iov[0], iov[1]))
+    /* Each buffer whole (access_ok) before the lengths are cut to MAX_RW_COUNT. */
+    l4_word_t total = 0;
+    for (l4_word_t k = 0; k < n; k++) {
+        if (!access_ok(iovs[k].base, iovs[k].len))
             return -EFAULT;
+        if (iovs[k].len > MAX_RW_COUNT - total)
+            iovs[k].len = MAX_RW_COUNT - total;
+        total += iovs[k].len;
     }
-    if (!park_retrying(t))
-        t->io_done = 0;
-    l4_word_t skip = t->io_done, done = 0;    /* a rerun goes on after the bytes moved */
-    long e = 0;
-    for (l4_word_t i = 0; i < a->a[2]; i++) {
-        l4_word_t iov[2], moved;
-        if (copy_from_user(&t->mm, iov, a->a[1] + i * sizeof iov, sizeof iov)) {
-            e = -EFAULT;
-            break;
-        }
-        if (skip >= iov[1]) {
-            skip -= iov[1];
-            continue;
-        }
-        if (write && (f->flags & O_APPEND) && S_ISREG(f->inode->mode))
-            f->pos = f->inode->size;
-        e = do_io(t, f, iov[0] + skip, iov[1] - skip, &f->pos, write, &moved);
-        done += moved;
-        if (e || moved < iov[1] - skip)
-            break;
-        skip = 0;
-    }
-    return io_end(t, f, write, done, e);
+    struct uio u;
+    uio_init(&u, &t->mm, iovs, (unsigned)n);
+    return vfs_rw(t, f, &u, &f->pos, write, true);
 }
 
 long sys_readv(struct task *t, const struct sysargs *a)
@@ -205,32 +108,27 @@ long sys_writev(struct task *t, const struct sysargs *a)
 
 long sys_lseek(struct task *t, const struct sysargs *a)
 {
-    struct file *f = fd_get(t, (long)a->a[0]);
-    if (!f)
+    struct file *f = fd_get(t, (long)(int)a->a[0]);
+    if (!f || (f->flags & O_PATH))
         return -EBADF;
-    if (!f->ops->seekable)
-        return -ESPIPE;
-    long off = (long)a->a[1], base;
-    switch (a->a[2]) {
-    case SEEK_SET: base = 0; break;
-    case SEEK_CUR: base = (long)f->pos; break;
-    case SEEK_END: base = (long)f->inode->size; break;
-    default: return -EINVAL;
-    }
-    if ((off > 0 && base > __LONG_MAX__ - off) || base + off < 0)
+    if (a->a[2] > SEEK_MAX)
         return -EINVAL;
-    f->pos = (l4_word_t)(base + off);
-    return (long)f->pos;
+    if (!f->ops->llseek)
+        return -ESPIPE;
+    long r = f->ops->llseek(t, f, (long)a->a[1], (int)a->a[2]);
+    if (r >= 0)
+        f->pos = (l4_word_t)r;
+    return r;
 }
 
-/* The file-independent requests here; the rest is the file's ioctl op (pipes: FIONREAD). */
+/* The requests of every file here; the rest is the file's ioctl operation. */
 long sys_ioctl(struct task *t, const struct sysargs *a)
 {
-    struct file *f = fd_get(t, (long)a->a[0]);
-    if (!f)
+    struct file *f = fd_get(t, (long)(int)a->a[0]);
+    if (!f || (f->flags & O_PATH))
         return -EBADF;
     unsigned cmd = (unsigned)a->a[1];   /* Linux's ioctl takes an unsigned int */
-    switch (cmd) {                  /* the ones of every file */
+    switch (cmd) {
     case FIONBIO: {
         int on;
         if (copy_from_user(&t->mm, &on, a->a[2], sizeof on))
@@ -242,13 +140,15 @@ long sys_ioctl(struct task *t, const struct sysargs *a)
     case FIONCLEX:
         fd_set_cloexec(t, (unsigned)a->a[0], cmd == FIOCLEX);
         return 0;
+    case FIONREAD:
+        if (S_ISREG(f->inode->mode)) {  /* the bytes from the position to the end */
+            int n = f->pos < f->inode->size ? (int)(f->inode->size - f->pos) : 0;
+            return copy_to_user(&t->mm, a->a[2], &n, sizeof n);
+        }
+        break;
     }
     if (f->ops->ioctl)
-        return f->ops->ioctl(f, t, cmd, a->a[2]);
-    if (cmd == FIONREAD && S_ISREG(f->inode->mode)) {
-        int n = f->pos < f->inode->size ? (int)(f->inode->size - f->pos) : 0;
-        return copy_to_user(&t->mm, a->a[2], &n, sizeof n);
-    }
+        return f->ops->ioctl(t, f, cmd, a->a[2]);
     return -ENOTTY;
 }
 
@@ -260,10 +160,11 @@ long sys_sendfile(struct task *t, const struct sysargs *a)
     struct file *out = fd_get(t, (long)(int)a->a[0]), *in = fd_get(t, (long)(int)a->a[1]);
     if (!out || !in)
         return -EBADF;
-    if ((in->flags & O_ACCMODE) == O_WRONLY || (in->flags & O_PATH) ||
-        (out->flags & O_ACCMODE) == O_RDONLY || (out->flags & O_PATH))
+    unsigned iacc = in->flags & O_ACCMODE, oacc = out->flags & O_ACCMODE;
+    if ((iacc != O_RDONLY && iacc != O_RDWR) || (in->flags & O_PATH) ||
+        (oacc != O_WRONLY && oacc != O_RDWR) || (out->flags & O_PATH))
         return -EBADF;
-    if (!in->ops->read || !out->ops->write || !in->ops->seekable || (out->flags & O_APPEND))
+    if (!in->ops->read || !out->ops->write || !in->ops->llseek || (out->flags & O_APPEND))
         return -EINVAL;
     l4_word_t pos = in->pos, count = a->a[3];
     if (a->a[2]) {
@@ -276,25 +177,30 @@ long sys_sendfile(struct task *t, const struct sysargs *a)
     }
     if ((long)count < 0)
         return -EINVAL;
-    if (count > 0x7ffff000)
+    if (count > MAX_RW_COUNT)
         count = MAX_RW_COUNT;
     l4_word_t done = 0;
     long err = 0;
     while (done < count) {
         l4_word_t k = count - done < LX_PAGE ? count - done : LX_PAGE;
-        long r = in->ops->read(in, bounce, k, pos);
+        struct uio_seg seg = { (l4_word_t)bounce, k };
+        struct uio u;
+        uio_init(&u, NULL, &seg, 1);
+        long r = vfs_rw(t, in, &u, &pos, false, false);
         if (r <= 0) {
             err = r;
             break;
         }
-        long w = out->ops->write(out, bounce, (l4_word_t)r, out->pos);
+        seg.len = (l4_word_t)r;
+        uio_init(&u, NULL, &seg, 1);
+        long w = vfs_rw(t, out, &u, &out->pos, true, false);
         if (w <= 0) {
             err = w;
+            pos -= (l4_word_t)r;    /* what was read and not written is not consumed */
             break;
         }
-        if (out->ops->seekable)
-            out->pos += (l4_word_t)w;
-        pos += (l4_word_t)w;
+        if (w < r)
+            pos -= (l4_word_t)(r - w);
         done += (l4_word_t)w;
         if (w < r)
             break;
@@ -311,24 +217,24 @@ long sys_sendfile(struct task *t, const struct sysargs *a)
 
 /* --- calls that have nothing to do on a RAM file system ---------------------------------- */
 
-/* fsync, fdatasync: everything is in memory already; Linux's EINVAL for files without it. */
-static long do_fsync(struct task *t, const struct sysargs *a)
+/* fsync, fdatasync: the file's operation (everything is in memory already); Linux's EINVAL
+ * for files without one (devices, pipes). */
+static long do_fsync(struct task *t, const struct sysargs *a, bool datasync)
 {
     struct file *f = fd_get(t, (long)(int)a->a[0]);
     if (!f || (f->flags & O_PATH))
         return -EBADF;
-    unsigned m = f->inode->mode;
-    return S_ISREG(m) || S_ISDIR(m) || f->inode->iop ? 0 : -EINVAL;
+    return f->ops->fsync ? f->ops->fsync(t, f, datasync) : -EINVAL;
 }
 
 long sys_fsync(struct task *t, const struct sysargs *a)
 {
-    return do_fsync(t, a);
+    return do_fsync(t, a, false);
 }
 
 long sys_fdatasync(struct task *t, const struct sysargs *a)
 {
-    return do_fsync(t, a);
+    return do_fsync(t, a, true);
 }
 
 long sys_sync(struct task *t, const struct sysargs *a)
@@ -345,7 +251,7 @@ long sys_syncfs(struct task *t, const struct sysargs *a)
 long sys_readahead(struct task *t, const struct sysargs *a)
 {
     struct file *f = fd_get(t, (long)(int)a->a[0]);
-    if (!f || (f->flags & O_ACCMODE) == O_WRONLY)
+    if (!f || (f->flags & O_PATH) || (f->flags & O_ACCMODE) == O_WRONLY)
         return -EBADF;
     return S_ISREG(f->inode->mode) ? 0 : -EINVAL;
 }
@@ -362,15 +268,3 @@ long sys_fadvise64(struct task *t, const struct sysargs *a)
     return 0;
 }
 
-/* flock: accepted, with no lock kept: lx's processes never wait for one another's locks
- * (docs/linux/files.md). */
-long sys_flock(struct task *t, const struct sysargs *a)
-{
-    struct file *f = fd_get(t, (long)(int)a->a[0]);
-    if (!f || (f->flags & O_PATH))
-        return -EBADF;
-    unsigned op = (unsigned)a->a[1] & ~4u;  /* LOCK_NB */
-    if (op != 1 && op != 2 && op != 8)      /* LOCK_SH, LOCK_EX, LOCK_UN */
-        return -EINVAL;
-    return 0;
-}

@@ -5,7 +5,7 @@
 #include "mm/mm.h"
 #include "mm/usercopy.h"
 #include "task/process.h"
-#include "vfs/vfs.h"
+#include "vfs/file.h"
 
 #define MAP_SHARED          0x01
 #define MAP_PRIVATE         0x02
@@ -50,15 +50,16 @@ long sys_brk(struct task *t, const struct sysargs *a)
     return (long)want;
 }
 
-/* The backing of a file mapping of f into *r, in do_mmap's order: 0, or Linux's error.
- * A shared mapping of a file not open for writing never gets write rights (Linux clears
- * VM_MAYWRITE: mprotect to PROT_WRITE is EACCES). */
-static int file_backing(struct file *f, l4_word_t off, l4_word_t len, unsigned type,
-                        l4_word_t flags, unsigned prot, struct region *r)
+/* The backing of a file mapping of f into *r: the checks of Linux's do_mmap in its order,
+ * then the file's mmap operation (the page provider, or memory of its own as /dev/zero's):
+ * 0, or Linux's error.  A shared mapping of a file not open for writing never gets write
+ * rights (Linux clears VM_MAYWRITE: mprotect to PROT_WRITE is EACCES). */
+static int file_backing(struct task *t, struct file *f, l4_word_t off, l4_word_t len,
+                        unsigned type, l4_word_t flags, unsigned prot, struct region *r)
 {
     struct inode *i = f->inode;
     unsigned acc = f->flags & O_ACCMODE;
-    bool zero = S_ISCHR(i->mode) && i->rdev_major == 1 && i->rdev_minor == 5;
+    bool readable = acc == O_RDONLY || acc == O_RDWR, writable = acc == O_WRONLY || acc == O_RDWR;
     /* file_mmap_ok: a regular file's offsets end at 2^63 - 1 */
     if (S_ISREG(i->mode) && (len > (l4_word_t)INT64_MAX ||
                              off / LX_PAGE > ((l4_word_t)INT64_MAX - len) / LX_PAGE))
@@ -66,29 +67,27 @@ static int file_backing(struct file *f, l4_word_t off, l4_word_t len, unsigned t
     if (type == MAP_SHARED_VALIDATE && (flags & ~MAP_KNOWN))
         return -EOPNOTSUPP;
     if (type == MAP_SHARED || type == MAP_SHARED_VALIDATE) {
-        if ((prot & PROT_WRITE) && acc == O_RDONLY)
+        if ((prot & PROT_WRITE) && !writable)
             return -EACCES;
         r->shared = true;
-        r->no_write = acc == O_RDONLY;
+        r->no_write = !writable;
     } else if (type != MAP_PRIVATE) {
         return -EINVAL;
     }
-    if (acc == O_WRONLY)
+    if (!readable)
         return -EACCES;             /* every mapping reads */
-    if (!zero && !S_ISREG(i->mode))
-        return -ENODEV;             /* directories, other devices, the console: no mmap */
+    if ((prot & PROT_EXEC) && (i->sb->flags & MS_NOEXEC))
+        return -EPERM;
+    if (!f->ops->mmap)
+        return -ENODEV;             /* directories, the tty, pipes: no mmap */
     if (flags & MAP_GROWSDOWN)
         return -EINVAL;
-    if (zero) {                     /* /dev/zero: anonymous memory (shared: with children) */
-        r->fstart = r->start - off; /* a private one's page offsets are the file's */
-        return 0;
-    }
-    r->file = i;
     r->foff = off;
-    r->fstart = r->start;
-    r->fend = MM_FILE_END;
-    r->bus_past_eof = true;
-    return 0;
+    int e = f->ops->mmap(t, f, r);
+    if (!e && !r->file)
+        r->fstart = r->start - off; /* memory of its own (/dev/zero): a private one's page
+                                       offsets are the file's */
+    return e;
 }
 
 long sys_mmap(struct task *t, const struct sysargs *a)
@@ -99,7 +98,7 @@ long sys_mmap(struct task *t, const struct sysargs *a)
     struct file *f = NULL;
     if (off & ~LX_PAGE_MASK)
         return -EINVAL;             /* checked first, before the fd (arch/x86 sys_mmap) */
-    if (!(flags & MAP_ANONYMOUS) && !(f = fd_get(t, fd)))
+    if (!(flags & MAP_ANONYMOUS) && (!(f = fd_get(t, fd)) || (f->flags & O_PATH)))
         return -EBADF;
     if (!len)
         return -EINVAL;
@@ -137,7 +136,7 @@ long sys_mmap(struct task *t, const struct sysargs *a)
     struct region r = { .start = addr, .end = addr + len, .prot = (unsigned)prot & 7 };
     unsigned type = flags & MAP_TYPE;
     if (f) {
-        int e = file_backing(f, off, len, type, flags, (unsigned)prot, &r);
+        int e = file_backing(t, f, off, len, type, flags, (unsigned)prot, &r);
         if (e)
             return e;
     } else if (type == MAP_SHARED && !(flags & MAP_GROWSDOWN)) {

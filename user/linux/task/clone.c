@@ -20,7 +20,8 @@
 #include "syscalls/handlers.h"
 #include "task/exec.h"
 #include "task/process.h"
-#include "vfs/vfs.h"
+#include "fs/proc/proc.h"
+#include "vfs/file.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -143,6 +144,7 @@ bool fork_fpu_saved(struct task *p)
         task_free(c);
         return reply_now(p, e);
     }
+    memcpy(c->rlim, p->rlim, sizeof c->rlim);
     if (!task_copy_exe(c, p) || !vfs_task_fork(c, p, false, false)) {  /* fd table, cwd */
         task_drop_exe(c);
         mm_destroy(&c->mm);
@@ -154,6 +156,7 @@ bool fork_fpu_saved(struct task *p)
         fork_abort(c);
         return reply_now(p, e);
     }
+    proc_task_fork(c, p);           /* its cmdline (fs/proc/info.c) */
     c->ppid = p->pid;
     signal_fork(c, p);              /* actions, mask, alternate stack; nothing pending */
     c->pgid = p->pgid;

@@ -12,7 +12,7 @@
 #include "task/elf.h"
 #include "task/exec.h"
 #include "tty/tty.h"
-#include "vfs/vfs.h"
+#include "vfs/file.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -102,8 +102,8 @@ void task_reply(struct task *t, long value)
         printf("lx: pid %d: cannot answer its call\n", t->pid);
 }
 
-struct task *task_spawn(const void *image, l4_word_t size, const char *execfn, int argc,
-                        char *const argv[], char *const envp[], int *err)
+struct task *task_spawn(struct mm *mm, l4_word_t entry, l4_word_t sp, const char *execfn,
+                        int argc, char *const argv[], int *err)
 {
     int dummy;
     if (!err)
@@ -112,20 +112,14 @@ struct task *task_spawn(const void *image, l4_word_t size, const char *execfn, i
     struct task *t = task_alloc();
     if (!t) {
         printf("lx: no free process slot\n");
+        mm_destroy(mm);
         *err = -EAGAIN;
         return NULL;
     }
-    l4_word_t entry, sp;
-    if (!mm_init(&t->mm) || !vfs_task_init(t)) {
+    t->mm = *mm;                    /* the process's now */
+    task_rlimit_defaults(t);
+    if (!vfs_task_init(t)) {
         printf("lx: out of memory\n");
-        mm_destroy(&t->mm);
-        return NULL;
-    }
-    int e = elf_load(&t->mm, image, size, execfn, argc, argv, envp, &entry, &sp);
-    if (e) {
-        *err = e;
-        printf("lx: cannot load %s (error %d)\n", argc ? argv[0] : "?", -e);
-        vfs_task_exit(t);
         mm_destroy(&t->mm);
         return NULL;
     }
@@ -134,8 +128,8 @@ struct task *task_spawn(const void *image, l4_word_t size, const char *execfn, i
         mm_destroy(&t->mm);
         return NULL;
     }
-    task_set_comm(t, argc ? argv[0] : "");
-    proc_task_exec(t, argc ? argv[0] : "", argc, argv);    /* /proc/N/exe, cmdline, comm */
+    task_set_comm(t, execfn);
+    proc_task_exec(t, argc, argv);  /* /proc/N/cmdline */
     /* As Linux's init: no parent, process group and session 0 until it calls setsid. */
     t->ppid = t->pgid = t->sid = 0;
     /* The start message (the thread waits for it from its pager): every register 0 but
@@ -150,6 +144,20 @@ struct task *task_spawn(const void *image, l4_word_t size, const char *execfn, i
         return NULL;
     }
     return t;
+}
+
+/* Linux's limits for init (INIT_RLIMITS), with RLIMIT_NOFILE's hard limit at fs.nr_open as
+ * a systemd machine sets it: the programs lx starts get these, their children inherit. */
+void task_rlimit_defaults(struct task *t)
+{
+    for (unsigned r = 0; r < RLIM_NLIMITS; r++)
+        t->rlim[r] = (struct rlimit64){ RLIM_INFINITY, RLIM_INFINITY };
+    t->rlim[RLIMIT_STACK].cur = 8ul << 20;
+    t->rlim[RLIMIT_CORE].cur = 0;   /* no core files (and no core flag in wait statuses) */
+    t->rlim[RLIMIT_NOFILE] = (struct rlimit64){ 1024, 1u << 20 };
+    t->rlim[8] = (struct rlimit64){ 8ul << 20, 8ul << 20 };     /* RLIMIT_MEMLOCK */
+    t->rlim[12] = (struct rlimit64){ 819200, 819200 };           /* RLIMIT_MSGQUEUE */
+    t->rlim[13] = t->rlim[14] = (struct rlimit64){ 0, 0 };       /* RLIMIT_NICE, _RTPRIO */
 }
 
 void task_set_comm(struct task *t, const char *path)

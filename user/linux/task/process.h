@@ -14,6 +14,14 @@
 
 enum task_state { TASK_FREE, TASK_RUNNING, TASK_ZOMBIE };
 
+/* Resource limits (getrlimit/setrlimit/prlimit64: syscalls/sys_system.c). */
+#define RLIM_NLIMITS  16
+#define RLIMIT_STACK  3
+#define RLIMIT_CORE   4
+#define RLIMIT_NOFILE 7
+#define RLIM_INFINITY (~0ull)
+struct rlimit64 { uint64_t cur, max; };
+
 #define LX_MAX_TASKS 32
 #define LX_ARGV_MAX  32
 
@@ -25,6 +33,7 @@ struct task {
     l4_word_t clear_child_tid;      /* set_tid_address */
     struct fdtable *files;          /* vfs/: open files (shared with CLONE_FILES) */
     struct fs_struct *fs;           /* vfs/: cwd and umask (shared with CLONE_FS) */
+    struct rlimit64 rlim[RLIM_NLIMITS]; /* set at its start (Linux's defaults), inherited */
     unsigned long nsyscalls;
     int status;                     /* a zombie's, as wait() reports it */
     int exit_signal;                /* sent to the parent at the end (clone's low byte) */
@@ -62,15 +71,16 @@ struct task *task_alloc(void);      /* a free slot (zeroed, still TASK_FREE) or 
 int task_create_thread(struct task *t);
 /* Answer t's parked (or current) system call now, with RAX = value. */
 void task_reply(struct task *t, long value);
-/* A new process running the ELF image at [image, image + size) with argv/envp; NULL with
- * *err (if err) when it cannot be. */
-struct task *task_spawn(const void *image, l4_word_t size, const char *execfn, int argc,
-                        char *const argv[], char *const envp[], int *err);
+/* A new process with the memory model mm (moved in, or destroyed on failure), started at
+ * entry with the stack sp (task/exec.c's exec_spawn loads it); NULL with *err (if err). */
+struct task *task_spawn(struct mm *mm, l4_word_t entry, l4_word_t sp, const char *execfn,
+                        int argc, char *const argv[], int *err);
 /* End a process: its space and pages go away; status as wait() would report it.  The
  * parent learns of it (a zombie until reaped); clobbers the MRs. */
 void task_exit(struct task *t, int status);
 void task_free(struct task *t);     /* a reaped zombie's slot */
 void task_set_comm(struct task *t, const char *path);  /* the last component, 15 bytes */
+void task_rlimit_defaults(struct task *t);  /* the limits a program lx starts gets */
 unsigned task_count(void);
 /* Each slot in turn (i < LX_MAX_TASKS), for the layers that look for children or groups. */
 struct task *task_slot(unsigned i);

@@ -1,6 +1,6 @@
-/* What proc shows of a process that struct task does not hold: the executable's path, the
- * arguments and the start time, by task slot; set at spawn and execve, copied at fork.
- * proc_task_exe is the one accessor to switch when exec keeps the path in struct task. */
+/* What proc shows of a process that struct task does not hold: the arguments and the start
+ * time, by task slot; set at spawn and execve, copied at fork.  (The executable is the
+ * task's: task/exec.c.) */
 #include "fs/proc/proc.h"
 #include "task/exec.h"
 #include "task/process.h"
@@ -10,7 +10,6 @@
 
 struct info {
     int pid;
-    char exe[128];
     char cmdline[CMDLINE_MAX];
     size_t cmdlen;
     unsigned long start;
@@ -33,20 +32,12 @@ static struct info *info_of(struct task *t)
     return in;
 }
 
-void proc_task_exec(struct task *t, const char *path, int argc, char *const argv[])
+void proc_task_exec(struct task *t, int argc, char *const argv[])
 {
     struct info *in = info_of(t);
     if (!in)
         return;
     in->pid = t->pid ? t->pid : -1;
-    /* exe is the file itself: its path with the symlinks resolved (a data module's name
-     * stays as given). */
-    int err;
-    struct inode *i = t->fs ? path_walk(t, NULL, path, true, &err) : NULL;
-    if (!i || vfs_path_of(i, in->exe, sizeof in->exe) < 0) {
-        strncpy(in->exe, path, sizeof in->exe - 1);
-        in->exe[sizeof in->exe - 1] = 0;
-    }
     in->cmdlen = 0;
     for (int i = 0; i < argc; i++) {
         size_t n = strlen(argv[i]) + 1;
@@ -67,15 +58,6 @@ void proc_task_fork(struct task *child, struct task *parent)
     *c = *p;
     c->pid = child->pid ? child->pid : -1;
     c->start = l4_system_clock();
-}
-
-const char *proc_task_exe(struct task *t)
-{
-    const char *exe = task_exe_path(t);         /* task/exec.c's, resolved at exec */
-    if (exe)
-        return exe;
-    struct info *in = info_of(t);
-    return in ? in->exe : "";
 }
 
 const char *proc_task_comm(struct task *t)

@@ -4,14 +4,12 @@
 #ifndef LX_FS_PROC_PROC_H
 #define LX_FS_PROC_PROC_H
 
-#include "vfs/vfs.h"
+#include "vfs/file.h"
 
 /* --- per-process facts proc shows that struct task does not keep (info.c) --------------- */
-/* A process started or exec'ed path with argv: its exe, cmdline and comm. */
-void proc_task_exec(struct task *t, const char *path, int argc, char *const argv[]);
+/* A process started or exec'ed a program with argv: its cmdline. */
+void proc_task_exec(struct task *t, int argc, char *const argv[]);
 void proc_task_fork(struct task *child, struct task *parent);   /* the child inherits them */
-/* The executable's path (the one accessor: the task's own field once exec keeps it). */
-const char *proc_task_exe(struct task *t);
 const char *proc_task_comm(struct task *t);          /* at most 15 bytes */
 /* The argument strings, each with its NUL; *len their total. */
 const char *proc_task_cmdline(struct task *t, size_t *len);
@@ -20,19 +18,20 @@ unsigned long proc_task_start(struct task *t);       /* microseconds after boot 
 /* --- the file system (proc.c) and its files (show.c) ----------------------------------- */
 enum proc_kind {
     /* in /proc */
-    P_ROOT, P_SELF, P_MEMINFO, P_CPUINFO, P_UPTIME, P_MOUNTS, P_LOADAVG, P_VERSION,
+    P_ROOT, P_SELF, P_MEMINFO, P_CPUINFO, P_UPTIME, P_MOUNTS_LINK, P_LOADAVG, P_VERSION,
     P_FILESYSTEMS, P_STAT, P_LX,
     /* in /proc/lx */
     P_LX_SYSCALLS,
     /* in /proc/N */
     P_PID, P_CMDLINE, P_COMM, P_CWD, P_EXE, P_FD, P_MAPS, P_PSTAT, P_STATM, P_STATUS,
+    P_MOUNTS, P_MOUNTINFO,
     /* in /proc/N/fd */
     P_FDLINK,
     P_NKINDS
 };
 
 struct proc_inode {
-    struct inode i;
+    struct inode i;                 /* first: the VFS's view */
     enum proc_kind kind;
     int pid, fd;
     char name[16];
@@ -47,8 +46,18 @@ void out_printf(struct out *o, const char *fmt, ...) __attribute__((format(print
 void out_bytes(struct out *o, const char *p, size_t n);
 /* The text of a proc file (pi->pid's process, if it has one): 0 or -errno. */
 int proc_show(struct proc_inode *pi, struct out *o);
-/* /proc/N/maps of p at pos, line by line from where the last read of file stopped: the
- * bytes put into buf (at most n). */
-long proc_maps_read(struct task *p, const void *file, char *buf, l4_word_t n, l4_word_t pos);
+/* Where the last read of an open /proc/N/maps stopped (its private data), so that reading
+ * one through (65,530 lines and more, a page a call) costs what it returns, as Linux's
+ * seq_file does: the position, the region whose line comes next, the bytes of it already
+ * read.  A read at another position starts from the first line. */
+struct maps_cursor {
+    l4_word_t pos, addr, skip;
+};
+struct uio;
+/* /proc/N/maps of p at *pos (advanced): the bytes moved into u. */
+long proc_maps_read(struct task *p, struct maps_cursor *cur, struct uio *u, l4_word_t *pos);
+/* The name /proc/N/fd/M shows for an open file (its path, or "pipe:[ino]" and the like):
+ * its length into buf. */
+int proc_file_name(struct file *f, char *buf, size_t size);
 
 #endif

@@ -35,6 +35,8 @@ $(eval $(call user_program,test_kmem,user/tests/test_kmem.c user/tests/agent.c u
 $(eval $(call user_program,test_tcontrol,user/tests/test_tcontrol.c user/tests/testutil.c $(TESTLIB),0x1000000))
 # Started by the root task as a boot module (not a root task itself).
 $(eval $(call user_program,test_tasks,user/tests/test_tasks.c user/tests/testlib.c,0x400000))
+$(eval $(call user_program,test_root_limits,user/tests/test_root_limits.c user/tests/testlib.c,0x400000))
+$(eval $(call user_program,test_root_oom,user/tests/test_root_oom.c user/tests/testlib.c,0x400000))
 $(eval $(call user_program,test_servers,user/tests/test_servers.c user/tests/testlib.c,0x400000))
 $(eval $(call user_program,test_datamod,user/tests/test_datamod.c user/tests/testlib.c,0x400000))
 

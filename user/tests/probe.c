@@ -338,7 +338,7 @@ bool run_probes(bool foreign, struct probe *p, unsigned n)
         }
         if (p[i].kind == CALIBRATE) {
             calib = e;
-            test_note("iretq frame (%s): %s", foreign ? "foreign, kernel page" : "native, user page",
+            test_note("iretq frame (%s): %s", foreign ? "foreign, no page" : "native, user page",
                       e.vector == 6 ? "popped" : e.pagefault ? "page fault" : "#PF (supervisor read)");
         }
         if (!matches(&p[i], &e, &calib, foreign)) {

@@ -6,7 +6,9 @@
  * probe the child plants the probe's six words in MR2..MR7 of its UTCB: a native thread stores
  * them (its UTCB is its memory), a foreign thread puts them in RDI, RSI, RDX, R10, R8, R9 and
  * makes a system call that takes the kernel's C path, which writes those registers into
- * MR2..MR7 (its UTCB is mapped for the kernel only): the attack of issue 12.  The probe's
+ * MR2..MR7: the attack of issue 12, when its UTCB was a kernel page at CS_UTCB (since issue
+ * 13 a foreign thread's UTCB is mapped nowhere in its space, docs/linux-abi.md §2.1, and the
+ * words do not reach the first 64 KiB).  The probe's
  * instruction must raise exactly the exception the SDM gives, as one exception message; we
  * resume the child at cs_resume, and it goes on with the next probe.
  *
@@ -14,8 +16,8 @@
  * reads the frame of a user-mode iretq/lretq with supervisor rights (the SDM: user rights), so
  * with SMAP it faults on a user page before it looks at the selectors: a #PF with U clear,
  * which the kernel reports as an exception (traps.c, pager_can_resolve), not as a page fault
- * its pager could map (it spun for ever, issue 12 item 3).  A foreign thread's UTCB is a
- * kernel page, so there the same frames reach the selector checks.  Each child's first probe,
+ * its pager could map (it spun for ever, issue 12 item 3).  A foreign thread has no page at
+ * CS_UTCB: there the frames fault as not present (a page-fault message).  Each child's first probe,
  * a valid iretq, tells which of the two the CPU does; the frame probes expect the same.
  *
  * Also here: children for single cases (spawn), and the replies a handler gives them. */

@@ -28,7 +28,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#define DATA_BASE     0x200000000ul     /* data modules mapped here in lx, 256 MiB apart */
+#define DATA_BASE     0x400000000000ul  /* data modules mapped here in lx, 256 MiB apart, far
+                                           above the heap (page.c uses all of it) */
 #define DATA_SLOT     0x10000000ul
 #define MAX_IMAGES    16
 #define NAME_MAX_MOD  16                /* a data module's name (root task convention) */
@@ -348,8 +349,7 @@ long sys_execve(struct task *t, const struct sysargs *a)
     /* The point of no return: the old image goes. */
     mm_release(&t->mm);
     t->mm = new_mm;
-    new_mm.pgd = NULL;
-    new_mm.nregions = 0;
+    new_mm = (struct mm){ 0 };
     set_exe(t, path, file);         /* no path if memory is short */
     t->execed = true;
     task_set_comm(t, execfn);       /* as Linux: the name execve was given (a link's) */

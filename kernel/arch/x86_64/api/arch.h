@@ -31,8 +31,8 @@ struct arch_tcb {
 struct arch_space {
     pte_t *pml4;                /* top-level table (physmap address) */
     paddr_t pml4_phys;
+    word_t cr3;                 /* what a switch to the space loads (arch_space_create) */
     uint16_t pcid;              /* 0 when PCIDs are not in use */
-    bool tlb_stale;             /* entries of this space may be stale: flush at next switch */
 };
 
 /* The saved user registers at the top of every kernel stack: opaque here (frame.h). */
@@ -78,7 +78,6 @@ struct space;
 void arch_thread_init_frame(struct tcb *t, word_t ip, word_t sp);
 void arch_switch(struct tcb *from, struct tcb *to);     /* returns when `from` runs again */
 NORETURN void arch_activate_continuation(struct tcb *t, void (*fn)(struct tcb *));
-void arch_switch_space(struct space *to);
 /* Every thread owns its user FS and GS base (switched with it).  New threads: FS 0, GS the
  * %gs:0 page (X.2).  The setter accepts any value: callers refuse non-canonical bases
  * (arch_canonical), which would #GP the kernel.  t may be the running thread. */

@@ -78,7 +78,7 @@ struct tcb {
     word_t *mr;                 /* kernel (physmap) address of MR0: the UTCB seen by the kernel */
     struct space *space;
     /* The guard word: the eight bytes from `state`, which the assembly fast paths compare
-     * with one instruction (fastpath.h, TCB_GUARD_WAITING): a thread that may be handed a
+     * with one instruction (fastpath.h, WAITS_IN_USER_RECEIVE): a thread that may be handed a
      * message there reads as state TS_WAIT_RECV and seven zero bytes. */
     uint8_t state;              /* enum thread_state */
     uint8_t wake;               /* enum wake_reason, valid while and right after blocking;

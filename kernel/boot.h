@@ -1,4 +1,5 @@
-/* What the boot loader told us, in a loader-independent form (filled by arch code). */
+/* What the boot loader told us, in a loader-independent form (filled by the platform:
+ * arch_read_boot_params, api/platform.h). */
 #ifndef BOOT_H
 #define BOOT_H
 
@@ -33,6 +34,10 @@ struct boot_params {
 };
 
 extern struct boot_params boot_params;
+
+/* The generic kernel's start (main.c), once the platform's entry has what the loader
+ * handed over. */
+NORETURN void kmain(void);
 
 /* Kernel command-line options ("key=value" words). */
 bool boot_option(const char *key, const char **value);

@@ -5,6 +5,7 @@
 #include "boot.h"
 #include "bootmem.h"
 #include "arch.h"
+#include "platform.h"
 #include "lib.h"
 #include "console.h"
 #include <l4/kip.h>
@@ -42,7 +43,7 @@ paddr_t bootinfo_build(void)
     struct l4_bootrec_multiboot *mb = (struct l4_bootrec_multiboot *)(p + off);
     mb->rec.type = L4_BOOTREC_MULTIBOOT;
     mb->rec.version = 1;
-    mb->address = multiboot_build_copy(p + PAGE_SIZE, BOOTDATA_SIZE - PAGE_SIZE, base + PAGE_SIZE);
+    mb->address = arch_loader_info_copy(p + PAGE_SIZE, BOOTDATA_SIZE - PAGE_SIZE, base + PAGE_SIZE);
     if (last)
         last->offset_next = (word_t)((uint8_t *)mb - (uint8_t *)last);
     off += sizeof(*mb);

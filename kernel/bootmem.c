@@ -15,6 +15,7 @@
 #include "lib.h"
 #include "console.h"
 #include "arch.h"
+#include "platform.h"
 #include "config.h"
 #else
 #define PAGE_SIZE 4096ul        /* the host test has no arch headers */
@@ -375,11 +376,14 @@ word_t bootmem_ram_to_fit(const struct bootmem_request *rq, word_t (*pool_for)(w
 #ifndef BOOTMEM_HOST_TEST
 bool phys_kernel_reserved(paddr_t pa, word_t size)
 {
-    struct phys_range r = { pa, pa + size };
-    return range_overlaps(r, bootmem.image) || range_overlaps(r, bootmem.pool);
+    struct phys_range r = { pa, pa + size }, dev;
+    if (range_overlaps(r, bootmem.image) || range_overlaps(r, bootmem.pool))
+        return true;
+    for (unsigned i = 0; arch_kernel_device(i, &dev.start, &dev.end); i++)
+        if (range_overlaps(r, dev))
+            return true;
+    return false;
 }
-
-extern char _image_phys_start[], _bss_end_phys[];
 
 #define LOW_WINDOW_START MB(15)         /* kept free for identity-mapped X.2 programs */
 #define LOW_WINDOW_END   MB(64)

@@ -92,7 +92,8 @@ word_t bootmem_ram_present(const struct boot_region *mem, unsigned nmem);
 bool bootmem_in_ram(const struct boot_region *mem, unsigned nmem, struct phys_range r);
 
 bool range_overlaps(struct phys_range a, struct phys_range b);
-/* Does [pa, pa + size) touch memory the kernel keeps for itself (image, pool)? */
+/* Does [pa, pa + size) touch memory the kernel keeps for itself (image, pool) or the pages
+ * of its own devices (arch_kernel_device)?  sigma0 cannot map such memory. */
 bool phys_kernel_reserved(paddr_t pa, word_t size);
 
 #endif

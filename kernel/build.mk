@@ -1,16 +1,28 @@
-# The kernel: generic code in kernel/, x86-64 code in kernel/arch/x86_64.
-KERNEL_ARCH   := kernel/arch/x86_64
+# The kernel in four parts (docs/architecture.md, "The layers"): generic code in kernel/ and
+# kernel/kdb/; the x86-64 instruction set in kernel/arch/x86_64; the X.2 binary interface on
+# x86-64 (system calls, exception messages, I/O ports, the IPC fast paths) in
+# kernel/glue/x2-x86_64; the PC around the CPU (interrupt controllers, timers, serial line,
+# multiboot) in kernel/platform/pc.
+KERNEL_ARCH     := kernel/arch/x86_64
+KERNEL_GLUE     := kernel/glue/x2-x86_64
+KERNEL_PLATFORM := kernel/platform/pc
+KERNEL_LAYERS   := $(KERNEL_ARCH) $(KERNEL_GLUE) $(KERNEL_PLATFORM)
 KERNEL_SRCS   := $(filter-out $(KERNEL_ARCH)/asm_offsets.c, \
-                 $(wildcard kernel/*.c kernel/kdb/*.c $(KERNEL_ARCH)/*.c $(KERNEL_ARCH)/*.S))
+                 $(wildcard kernel/*.c kernel/kdb/*.c $(foreach d,$(KERNEL_LAYERS),$(d)/*.c $(d)/*.S)))
 KERNEL_OBJS   := $(patsubst %,$(BUILD)/%.o,$(basename $(KERNEL_SRCS)))
-# Generic files (kernel/*.c, kernel/kdb/) see only the arch interface header and what it
-# includes (api/: docs/architecture.md, "The arch interface"): an x86 header there does not
-# build.  Arch files see the whole arch directory.
+# Generic files (kernel/*.c, kernel/kdb/) see only the interface headers, the api/ directories
+# of the layers (docs/architecture.md, "The arch interface"): any other header of a layer
+# does not build there.  A layer sees its own directory and those below it: the ISA its own,
+# the platform the ISA's too, the glue both.
 KERNEL_CFLAGS_COMMON := $(FREESTANDING) -mcmodel=kernel -mgeneral-regs-only -mno-sse -mno-mmx
-KERNEL_GENERIC_CFLAGS := $(KERNEL_CFLAGS_COMMON) -Ikernel -I$(KERNEL_ARCH)/api -Iinclude \
+KERNEL_API_INC := $(foreach d,$(KERNEL_LAYERS),-I$(d)/api)
+KERNEL_GENERIC_CFLAGS := $(KERNEL_CFLAGS_COMMON) -Ikernel $(KERNEL_API_INC) -Iinclude \
                  $(KERNEL_EXTRA_CFLAGS)
-KERNEL_CFLAGS := $(KERNEL_CFLAGS_COMMON) -Ikernel -I$(KERNEL_ARCH) -I$(KERNEL_ARCH)/api \
+KERNEL_LAYER_CFLAGS = $(KERNEL_CFLAGS_COMMON) -Ikernel $(foreach d,$(1),-I$(d)) $(KERNEL_API_INC) \
                  -Iinclude -I$(BUILD)/kernel $(KERNEL_EXTRA_CFLAGS)
+KERNEL_CFLAGS := $(call KERNEL_LAYER_CFLAGS,$(KERNEL_ARCH))
+KERNEL_PLATFORM_CFLAGS := $(call KERNEL_LAYER_CFLAGS,$(KERNEL_ARCH) $(KERNEL_PLATFORM))
+KERNEL_GLUE_CFLAGS := $(call KERNEL_LAYER_CFLAGS,$(KERNEL_ARCH) $(KERNEL_PLATFORM) $(KERNEL_GLUE))
 KERNEL_ELF    := $(BUILD)/kernel.elf
 KERNEL_BIN    := $(BUILD)/kernel.bin
 
@@ -32,6 +44,20 @@ $(ASM_OFFSETS): $(KERNEL_ARCH)/asm_offsets.c kernel/tcb.h kernel/space.h $(KERNE
 	@(echo "/* Generated from $<; do not edit. */"; \
 	  sed -n 's/.*->\([A-Z_0-9]*\) \$$\{0,1\}\([-0-9]*\).*/#define \1 \2/p' $@.s) > $@
 
+# The rules for one layer's C and assembly files: $(1) and $(2) as below, $(3) the layer's
+# directory under kernel/, $(4) the variable with its flags.
+define kernel_layer_rules
+$$(BUILD)/$(1)kernel/$(3)/%.o: kernel/$(3)/%.c
+	@mkdir -p $$(dir $$@)
+	@echo "  CC      $$<$(if $(2), (debug))"
+	@$$(CC) $$($(4)) $(2) -c $$< -o $$@
+
+$$(BUILD)/$(1)kernel/$(3)/%.o: kernel/$(3)/%.S $$(ASM_OFFSETS)
+	@mkdir -p $$(dir $$@)
+	@echo "  AS      $$<$(if $(2), (debug))"
+	@$$(CC) $$($(4)) $(2) -D__ASSEMBLER__ -c $$< -o $$@
+endef
+
 # The two kernels are built alike: $(1) their objects' directory under $(BUILD), $(2) extra
 # compiler flags, $(3) the objects, $(4) the ELF, $(5) the flat image that QEMU -kernel and
 # GRUB load through the multiboot a.out kludge.
@@ -41,15 +67,9 @@ $$(BUILD)/$(1)kernel/%.o: kernel/%.c
 	@echo "  CC      $$<$(if $(2), (debug))"
 	@$$(CC) $$(KERNEL_GENERIC_CFLAGS) $(2) -c $$< -o $$@
 
-$$(BUILD)/$(1)kernel/arch/%.o: kernel/arch/%.c
-	@mkdir -p $$(dir $$@)
-	@echo "  CC      $$<$(if $(2), (debug))"
-	@$$(CC) $$(KERNEL_CFLAGS) $(2) -c $$< -o $$@
-
-$$(BUILD)/$(1)kernel/%.o: kernel/%.S $$(ASM_OFFSETS)
-	@mkdir -p $$(dir $$@)
-	@echo "  AS      $$<$(if $(2), (debug))"
-	@$$(CC) $$(KERNEL_CFLAGS) $(2) -D__ASSEMBLER__ -c $$< -o $$@
+$(call kernel_layer_rules,$(1),$(2),arch,KERNEL_CFLAGS)
+$(call kernel_layer_rules,$(1),$(2),platform,KERNEL_PLATFORM_CFLAGS)
+$(call kernel_layer_rules,$(1),$(2),glue,KERNEL_GLUE_CFLAGS)
 
 $(4): $(3) $$(KERNEL_ARCH)/kernel.ld
 	@echo "  LD      $$@"

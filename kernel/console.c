@@ -2,6 +2,7 @@
 #include "console.h"
 #include "lib.h"
 #include "arch.h"
+#include "platform.h"
 #include "kdb/kdb.h"
 
 void console_init(void)

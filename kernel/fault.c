@@ -3,6 +3,7 @@
  * the kernel stack and restored before the thread runs again (contract §5.12): the message's
  * words, which also bound what of the reply is stored (ipc_kernel_call). */
 #include "fault.h"
+#include "glue.h"
 #include "foreign.h"
 #include "ipc.h"
 #include "sched.h"

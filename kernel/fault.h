@@ -20,10 +20,4 @@ void fault_preemption(struct tcb *t, bool timefault);
  * (no pager, aborted, or the deadline passed). */
 bool fault_ipc_for_transfer(struct tcb *t, word_t va, bool write, uint64_t deadline);
 
-/* The exception message's register map (contract §6.2; arch/x86_64/exc_regs.c): t's user
- * registers into mr[L4_EXC_RIP..L4_EXC_RFLAGS], and back from the reply (all of them count:
- * the thread returns with every register as given). */
-void arch_exception_regs(struct tcb *t, word_t *mr);
-void arch_exception_set_regs(struct tcb *t, const word_t *mr);
-
 #endif

@@ -5,6 +5,7 @@
  * so its MRs are the kernel's scratch: nothing is saved around these calls, and the program
  * cannot forge a reply or redirect its faults by writing its TCRs. */
 #include "foreign.h"
+#include "glue.h"
 #include "ipc.h"
 #include "space.h"
 #include "thread.h"

@@ -28,11 +28,4 @@ void foreign_page_fault(struct tcb *t, word_t addr, unsigned access, word_t ip);
  * user code (thread_return_to_user_checks). */
 void foreign_interrupt(struct tcb *t);
 
-/* The register glue (arch/x86_64/foreign_regs.c), for the current thread t.  The message
- * words start at MR1 (include/l4/pecan.h gives their order). */
-void arch_foreign_syscall_message(struct tcb *t, word_t *mr);
-void arch_foreign_set_result(struct tcb *t, word_t value);
-void arch_foreign_get_regs(struct tcb *t, word_t *mr);
-void arch_foreign_set_regs(struct tcb *t, const word_t *mr, unsigned n);
-
 #endif

@@ -12,10 +12,6 @@
 
 #define REQUIRE(cond, ...) do { if (!(cond)) panic("invariant: " __VA_ARGS__); } while (0)
 
-extern struct tcb *ready_queue_head(unsigned prio);
-extern bool ready_bitmap_bit(unsigned prio);
-extern int sched_top_prio;
-
 static bool in_queue(struct tcb *t)
 {
     struct tcb *h = ready_queue_head(t->prio);

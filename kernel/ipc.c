@@ -9,6 +9,7 @@
  * the registers directly).  Whoever completes or fails a receive writes the receiver's result
  * (MR0, ErrorCode, ipc_from); a sender learns its result from its wake reason. */
 #include "ipc.h"
+#include "glue.h"
 #include "foreign.h"
 #include "sched.h"
 #include "timeout.h"
@@ -18,6 +19,7 @@
 #include "lib.h"
 #include "console.h"
 #include "invariants.h"
+#include "list.h"
 #include <l4/message.h>
 #include <l4/control.h>
 #include <l4/time.h>
@@ -27,31 +29,13 @@
 
 static void sendq_append(struct tcb *r, struct tcb *s)
 {
-    if (!r->sendq) {
-        s->sendq_next = s->sendq_prev = s;
-        r->sendq = s;
-    } else {
-        struct tcb *h = r->sendq;
-        s->sendq_next = h;
-        s->sendq_prev = h->sendq_prev;
-        h->sendq_prev->sendq_next = s;
-        h->sendq_prev = s;
-    }
+    RING_APPEND(r->sendq, s, sendq_next, sendq_prev);
 }
 
 void ipc_sendq_remove(struct tcb *r, struct tcb *s)
 {
-    if (!s->sendq_next)
-        return;
-    if (s->sendq_next == s)
-        r->sendq = NULL;
-    else {
-        s->sendq_prev->sendq_next = s->sendq_next;
-        s->sendq_next->sendq_prev = s->sendq_prev;
-        if (r->sendq == s)
-            r->sendq = s->sendq_next;
-    }
-    s->sendq_next = s->sendq_prev = NULL;
+    if (s->sendq_next)
+        RING_REMOVE(r->sendq, s, sendq_next, sendq_prev);
 }
 
 void ipc_sendq_append(struct tcb *r, struct tcb *s)

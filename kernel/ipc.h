@@ -1,5 +1,5 @@
 /* Inter-process communication: the slow path in C (ipc.c), the message transfer (transfer.c)
- * and the fast path (arch/x86_64/fastpath.S). */
+ * and the fast paths (glue/x2-x86_64/fastpath.S). */
 #ifndef IPC_H
 #define IPC_H
 
@@ -8,11 +8,8 @@
 /* Perform Ipc for `self` with the message in its UTCB (MR0...).  Returns the resulting MR0; the
  * `from` id is left in self->ipc.ipc_from.  With `kernel`, the receive phase blocks on the stack
  * (kernel-generated IPC: page faults, exceptions); otherwise a blocking receive never returns
- * here: the thread resumes through ipc_user_return(). */
+ * here: the thread resumes through ipc_user_return() (glue.h). */
 word_t ipc(struct tcb *self, word_t to, word_t from_spec, word_t timeouts, bool kernel);
-
-/* Continuation of a thread blocked in a user-level receive: load the result into its frame. */
-void ipc_user_return(struct tcb *t);
 
 /* A Call on behalf of `self` with the message the caller composed in self's UTCB (MR0..MRn),
  * to `handler`: the kernel-generated protocols (page fault, exception, preemption).  The UTCB

@@ -5,6 +5,7 @@
  * edge would be lost there, so edge-triggered lines stay open and an edge that comes before
  * the acknowledgement is remembered and delivered at the acknowledgement. */
 #include "irq.h"
+#include "platform.h"
 #include "ipc.h"
 #include "sched.h"
 #include "thread.h"

@@ -20,10 +20,4 @@ int irq_acknowledge(struct tcb *s, struct tcb *irq, uint16_t timeout);
 void irq_handler_gone(struct tcb *irq);
 void irq_thread_deleted(struct tcb *t);
 
-/* arch */
-unsigned arch_irq_lines(void);
-bool arch_irq_available(unsigned line);
-void arch_irq_mask(unsigned line);
-void arch_irq_unmask(unsigned line);
-
 #endif

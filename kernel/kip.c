@@ -3,6 +3,8 @@
 #include "boot.h"
 #include "bootmem.h"
 #include "arch.h"
+#include "glue.h"
+#include "platform.h"
 #include "irq.h"
 #include "lib.h"
 #include "console.h"
@@ -39,7 +41,8 @@ void kip_init(void)
     /* PageInfo: bit n set <=> 2^n is a page size mappings use; bits 0-2 the rights enforced.
      * 1 GiB leaves are supported by the mapping database, but σ0's roots are at most 2 MiB, so
      * no mapping is ever that large: not advertised (the contract's value, §2). */
-    *kw(L4_KIP_OFF_PAGE_INFO) = (1ul << 12) | (1ul << 21) | (arch_has_nx() ? 7 : 6);
+    *kw(L4_KIP_OFF_PAGE_INFO) = (1ul << PAGE_BITS) | (1ul << SUPERPAGE_BITS) |
+                                PTE_RIGHTS_R | PTE_RIGHTS_W | (arch_has_nx() ? PTE_RIGHTS_X : 0);
     *kw(L4_KIP_OFF_PROCESSOR_INFO) = (5ul << 60) | 0;       /* one CPU, 32-byte descriptors */
 
     /* System-call links: the stubs are arch code (arch_syscall_link). */
@@ -118,10 +121,14 @@ void kip_set_memory(void)
             memdesc(ALIGN_DOWN(r->start, 1024), ALIGN_UP(r->end, 1024), L4_MEMDESC_ARCH,
                     r->type & 0xF, false);
     }
-    memdesc(0xA0000, 0xC0000, L4_MEMDESC_SHARED, 0, false);
-    memdesc(0xC0000, 0xF0000, L4_MEMDESC_SHARED, 0, false);
+    paddr_t lo, hi;
+    for (unsigned i = 0; arch_shared_memory(i, &lo, &hi); i++)
+        memdesc(lo, hi, L4_MEMDESC_SHARED, 0, false);
     memdesc(bootmem.image.start, bootmem.image.end, L4_MEMDESC_RESERVED, 0, false);
     memdesc(bootmem.pool.start, bootmem.pool.end, L4_MEMDESC_RESERVED, 0, false);
+    /* The kernel's devices are its own as its memory is: nobody may map them. */
+    for (unsigned i = 0; arch_kernel_device(i, &lo, &hi); i++)
+        memdesc(lo, hi, L4_MEMDESC_RESERVED, 0, false);
     for (unsigned i = 0; i < BOOTMEM_SERVERS; i++)
         memdesc(bootmem.server[i].start, bootmem.server[i].end, L4_MEMDESC_BOOTLOADER,
                 L4_BOOTLOADER_SUB_SERVER, false);

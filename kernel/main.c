@@ -14,20 +14,15 @@
 #include "irq.h"
 #include "iospace.h"
 #include "arch.h"
+#include "glue.h"
+#include "platform.h"
 #include "lib.h"
 #include "version.h"
 #include "kdb/kdb.h"
 #include <l4/utcb.h>
 #include <l4/fpage.h>
 
-/* arch entry points used only here */
-void multiboot_parse(uint32_t magic, paddr_t mbi);
-void cpu_detect(void);
-void cpu_print_features(void);
-void cpu_init_tables(void);
-void cpu_init_features(void);
-void intctl_init(void);
-void time_init(void);
+struct boot_params boot_params;        /* arch_read_boot_params fills it, first thing */
 
 /* INITIAL_KIP_AREA, INITIAL_UTCB_AREA: bootmem.h (no module may lie behind them) */
 
@@ -51,26 +46,24 @@ static struct tcb *start_server(unsigned idx, word_t no, word_t pager, word_t sc
     return t;
 }
 
-void kmain(uint32_t magic, uint32_t mbi)
+void kmain(void)
 {
     const char *opt;
     console_init();
     printk("\n%s\n", PECAN_VERSION_STRING);
-    cpu_detect();
-    cpu_print_features();
-    multiboot_parse(magic, mbi);
+    arch_cpu_detect();
+    arch_read_boot_params();
     kdb_init();
     paging_init();
-    cpu_init_tables();
-    cpu_init_features();
+    arch_cpu_init();
     bootmem_init();
     kmem_init(bootmem.pool.start, bootmem.pool.end - bootmem.pool.start);
     printk("mem: kernel %lx-%lx, pool %lx-%lx (%lu KiB), boot data %lx\n",
            bootmem.image.start, bootmem.image.end, bootmem.pool.start, bootmem.pool.end,
            kmem_free_bytes() >> 10, bootmem.bootdata.start);
     space_init_kernel();
-    intctl_init();
-    time_init();
+    arch_interrupts_init();
+    arch_timer_init();
     kip_init();
     kip_set_clock(arch_tsc_khz(), arch_bus_khz());
     sched_init();

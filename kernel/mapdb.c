@@ -149,7 +149,7 @@ static unsigned revoke_tree(struct mapnode *root, unsigned rights, bool self)
     return status;
 }
 
-/* Split the large mapping n (no derived mapping at its own level) into 512 mappings of the
+/* Split the large mapping n (no derived mapping at its own level) into PT_ENTRIES mappings of the
  * next level: same frames, rights and derivations.  False if memory ran out (nothing
  * changed). */
 static bool split_one(struct mapnode *n)
@@ -160,13 +160,13 @@ static bool split_one(struct mapnode *n)
     pte_t *table = NULL;
     struct pt_ref ref = { n->pte, slot_of(n->pte), n->level, n->va };
     paddr_t base = pte_frame(*n->pte, n->level);
-    for (unsigned i = 0; i < 512; i++) {
+    for (unsigned i = 0; i < PT_ENTRIES; i++) {
         struct mapnode *p = slab_alloc(&node_cache);
         if (!p)
             break;
         p->next = fresh;
         fresh = p;
-        if (i == 511)
+        if (i == PT_ENTRIES - 1)
             table = pt_split_leaf(&ref);
     }
     if (!table) {
@@ -178,7 +178,7 @@ static bool split_one(struct mapnode *n)
         return false;
     }
     *ref.node = NULL;
-    for (unsigned i = 0; i < 512; i++) {
+    for (unsigned i = 0; i < PT_ENTRIES; i++) {
         struct mapnode *p = fresh;
         fresh = fresh->next;
         p->space = n->space;
@@ -210,7 +210,7 @@ static struct mapnode *same_level_from(struct mapnode *c, unsigned lvl)
     return c;
 }
 
-/* Split the large mapping top into 512 mappings of the next level.  Mappings derived from
+/* Split the large mapping top into PT_ENTRIES mappings of the next level.  Mappings derived from
  * it at its own level (they can form long chains) are split first, deepest first, by an
  * iterative walk: a split node's pieces join its parent's children at the lower level, so
  * the walk never meets them again.  False if memory ran out: the tree is consistent, top is
@@ -303,12 +303,12 @@ static bool dst_range_touches_user(word_t va)
 static enum map_result map_one(struct map_ctx *c, struct mapnode *n, paddr_t pa, word_t dva,
                                unsigned lvl, unsigned rights);
 
-/* Map the frames of n at pa in 512 pieces of the next level (n stays one node). */
+/* Map the frames of n at pa in PT_ENTRIES pieces of the next level (n stays one node). */
 static enum map_result map_pieces(struct map_ctx *c, struct mapnode *n, paddr_t pa, word_t dva,
                                   unsigned lvl, unsigned rights)
 {
     word_t piece = level_size(lvl - 1);
-    for (unsigned i = 0; i < 512; i++) {
+    for (unsigned i = 0; i < PT_ENTRIES; i++) {
         enum map_result r = map_one(c, n, pa + i * piece, dva + i * piece, lvl - 1, rights);
         if (r != MAP_OK)
             return r;
@@ -328,7 +328,7 @@ static enum map_result grant_node(struct map_ctx *c, struct mapnode *n, word_t d
     return map_one(c, n, pte_frame(*n->pte, n->level), dva, n->level, rights);
 }
 
-/* Grant n, which cannot move as one leaf to dva, as the 512 pieces it is split into. */
+/* Grant n, which cannot move as one leaf to dva, as the PT_ENTRIES pieces it is split into. */
 static enum map_result grant_pieces(struct map_ctx *c, struct mapnode *n, word_t dva,
                                     unsigned rights)
 {
@@ -336,7 +336,7 @@ static enum map_result grant_pieces(struct map_ctx *c, struct mapnode *n, word_t
     word_t sva = n->va, piece = level_size(n->level - 1);
     if (!split_node(n))
         return MAP_NOMEM;
-    for (unsigned i = 0; i < 512; i++) {
+    for (unsigned i = 0; i < PT_ENTRIES; i++) {
         struct pt_ref ref;
         if (!pt_find_leaf(src, sva + i * piece, &ref) || !*ref.node)
             continue;

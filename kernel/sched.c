@@ -24,6 +24,7 @@
 #include "ipc.h"
 #include "irq.h"
 #include "space.h"
+#include "list.h"
 #include <l4/utcb.h>
 #include <l4/time.h>
 #include <l4/control.h>
@@ -31,8 +32,6 @@
 
 static struct tcb *ready_head[256];
 static uint64_t prio_bitmap[4];
-/* The highest priority with a (possibly stale) ready-queue entry, -1 if none: the IPC fast
- * path compares with it instead of scanning the bitmap. */
 int sched_top_prio = -1;
 struct tcb *idle_tcb;
 static struct tcb *slice_owner;
@@ -67,19 +66,11 @@ int sched_highest_prio(void)
 static void insert(struct tcb *t, bool at_head)
 {
     struct tcb **head = &ready_head[t->prio];
-    if (!*head) {
-        t->ready_next = t->ready_prev = t;
-        *head = t;
+    if (!*head)
         bitmap_set(t->prio);
-    } else {
-        struct tcb *h = *head;
-        t->ready_next = h;
-        t->ready_prev = h->ready_prev;
-        h->ready_prev->ready_next = t;
-        h->ready_prev = t;
-        if (at_head)
-            *head = t;
-    }
+    RING_APPEND(*head, t, ready_next, ready_prev);
+    if (at_head)
+        *head = t;
     t->in_ready = true;
 }
 
@@ -103,16 +94,9 @@ void sched_dequeue(struct tcb *t)
     if (!t->in_ready)
         return;
     struct tcb **head = &ready_head[t->prio];
-    if (t->ready_next == t) {
-        *head = NULL;
+    RING_REMOVE(*head, t, ready_next, ready_prev);
+    if (!*head)
         bitmap_clear(t->prio);
-    } else {
-        t->ready_prev->ready_next = t->ready_next;
-        t->ready_next->ready_prev = t->ready_prev;
-        if (*head == t)
-            *head = t->ready_next;
-    }
-    t->ready_next = t->ready_prev = NULL;
     t->in_ready = false;
 }
 
@@ -385,7 +369,6 @@ void sched_donate(struct tcb *to)
     switch_to(to);
 }
 
-/* For the invariant checks (invariants.c). */
 struct tcb *ready_queue_head(unsigned prio) { return ready_head[prio]; }
 bool ready_bitmap_bit(unsigned prio) { return prio_bitmap[prio >> 6] & (1ul << (prio & 63)); }
 

@@ -6,6 +6,9 @@
 #include "tcb.h"
 
 extern struct tcb *idle_tcb;
+/* The highest priority with a (possibly stale) ready-queue entry, -1 if none: the IPC fast
+ * paths compare with it instead of scanning the bitmap. */
+extern int sched_top_prio;
 
 static inline struct tcb *current(void) { return cpu0.current; }
 
@@ -55,5 +58,10 @@ word_t sched_schedule(struct tcb *self, word_t dest, word_t time, word_t proc, w
                       word_t pre, word_t *state, word_t *old_time);
 /* ThreadSwitch (§4.4.5): donate the rest of the slice to dest, or yield (dest nil). */
 void sched_thread_switch(struct tcb *self, word_t dest);
+
+/* For the debug kernel's checks (invariants.c): the first thread of prio's ready queue
+ * (NULL: empty), and prio's bit in the bitmap of non-empty queues. */
+struct tcb *ready_queue_head(unsigned prio);
+bool ready_bitmap_bit(unsigned prio);
 
 #endif

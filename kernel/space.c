@@ -25,9 +25,7 @@ struct space *sigma0_space;
 
 void space_init_kernel(void)
 {
-    kernel_space.pml4 = pt_top_kernel(&kernel_space.pml4_phys);
-    kernel_space.pcid = 0;
-    kernel_space.cr3 = kernel_space.pml4_phys;
+    arch_space_init_kernel(&kernel_space);
 }
 
 struct space *space_create(void)
@@ -35,12 +33,10 @@ struct space *space_create(void)
     struct space *s = slab_alloc(&space_cache);
     if (!s)
         return NULL;
-    s->pml4 = pt_top_create(&s->pml4_phys);
-    if (!s->pml4) {
+    if (!arch_space_create(s)) {
         slab_free(&space_cache, s);
         return NULL;
     }
-    arch_space_init(s);
     return s;
 }
 
@@ -245,8 +241,6 @@ void space_destroy(struct space *s)
     pt_for_each_leaf(s, 0, L4_USER_AREA_END, free_kernel_leaf, s);
     iospace_destroy(s);
     pt_free_tables(s);
-    arch_space_forget(s);
-    kmem_free_page(s->pml4);
-    arch_pcid_free(s->pcid);
+    arch_space_destroy(s);
     slab_free(&space_cache, s);
 }

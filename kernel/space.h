@@ -9,10 +9,7 @@ struct tcb;
 struct iospace;
 
 struct space {
-    pte_t *pml4;                /* top-level table (physmap address) */
-    paddr_t pml4_phys;
-    word_t cr3;                 /* what a switch to the space loads (arch_space_init) */
-    uint16_t pcid;              /* 0 when PCIDs are not in use */
+    struct arch_space arch;     /* page tables, PCID (api/arch.h) */
     bool privileged;            /* may use ThreadControl, SpaceControl, ... (initial servers) */
     bool sigma0;                /* the identity-mapped space of sigma0 */
     bool foreign;               /* foreign system-call ABI (docs/linux-abi.md); fixed once a
@@ -60,7 +57,5 @@ void space_add_thread(struct space *s, struct tcb *t);
 void space_remove_thread(struct space *s, struct tcb *t);
 /* Recompute ipc_slow after the redirector changed. */
 void space_update_ipc_slow(struct space *s);
-/* TLB: the translation of [va, va + size) in s changed. */
-void space_tlb_invalidate(struct space *s, word_t va, word_t size);
 
 #endif

@@ -43,14 +43,15 @@ _Static_assert(TCB_FPU_OFFSET + TCB_FPU_SIZE <= TCB_STACK_BOTTOM, "FPU area belo
 
 #define QUANTUM_UNLIMITED (~0ull)
 
-/* thread flags */
+/* Thread flags (tcb.flags, 32 bits).  The IPC fast paths leave a partner with any flag set to
+ * the C path, except TF_FOREIGN alone (a foreign thread waiting for its handler's reply). */
 #define TF_HALT_PENDING   (1u << 0)   /* halt when next returning to user mode */
 #define TF_FOREIGN        (1u << 1)   /* in a space with the foreign system-call ABI (foreign.c);
                                        * never a receiver of the IPC fast path */
 #define TF_KERNEL_IPC     (1u << 2)   /* the current IPC is kernel-generated (fault, exception) */
-#define TF_USER_STATE     (1u << 5)   /* IP/SP/FLAGS changed by the kernel: check before return */
 #define TF_PREEMPTED      (1u << 3)   /* delayed a preemption; no more delay until it yields */
 #define TF_PREEMPT_MSG    (1u << 4)   /* was preempted: send the preemption message (§6.4) */
+#define TF_USER_STATE     (1u << 5)   /* IP/SP/FLAGS changed by the kernel: check before return */
 #define TF_TIMEFAULT_MSG  (1u << 6)   /* total quantum exhausted: send the time fault */
 #define TF_FOREIGN_INTR   (1u << 7)   /* interrupt pending: send it before user mode (foreign.c) */
 
@@ -77,15 +78,14 @@ struct tcb {
     word_t *mr;                 /* kernel (physmap) address of MR0: the UTCB seen by the kernel */
     struct space *space;
     /* The guard word: the eight bytes from `state`, which the assembly fast paths compare
-     * with one instruction (fastpath.h, TCB_GUARD_WAITING): a thread that may be handed a
+     * with one instruction (fastpath.h, WAITS_IN_USER_RECEIVE): a thread that may be handed a
      * message there reads as state TS_WAIT_RECV and seven zero bytes. */
     uint8_t state;              /* enum thread_state */
     uint8_t wake;               /* enum wake_reason, valid while and right after blocking;
                                  * WAKE_NONE while blocked (block_current*, the fast paths) */
     uint8_t guard_pad0;         /* always 0 */
     bool wakeup_queued;         /* a timeout is armed: `wakeup` is in the wheel (timeout.c) */
-    uint8_t flags;              /* TF_* */
-    uint8_t guard_pad[3];       /* always 0 */
+    uint32_t flags;             /* TF_* (the guard word's upper half) */
     uint8_t prio;
     void (*cont)(struct tcb *); /* continuation run when the thread is switched to */
     word_t ksp;                 /* saved kernel stack pointer while switched out */
@@ -145,6 +145,9 @@ _Static_assert(offsetof(struct tcb, wake) == offsetof(struct tcb, state) + 1 &&
                offsetof(struct tcb, flags) == offsetof(struct tcb, state) + 4 &&
                offsetof(struct tcb, prio) == offsetof(struct tcb, state) + 8 &&
                offsetof(struct tcb, state) % 8 == 0, "the guard word's layout (fastpath.h)");
+/* The TCB is the bottom of its slot, below the FPU area (the kernel stack's bottom is
+ * TCB_STACK_BOTTOM, above that area). */
+_Static_assert(sizeof(struct tcb) <= TCB_FPU_OFFSET, "struct tcb overlaps the FPU area");
 
 static inline struct tcb *tcb_of_number(word_t no)
 {

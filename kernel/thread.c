@@ -1,5 +1,6 @@
 /* Threads: TCB allocation in the virtual TCB array, activation, deletion, halting. */
 #include "thread.h"
+#include "glue.h"
 #include "foreign.h"
 #include "sched.h"
 #include "space.h"
@@ -158,16 +159,15 @@ void thread_return_to_user_checks(struct tcb *t)
         foreign_interrupt(t);
     }
     /* A start message, ExchangeRegisters, an exception reply or a foreign SET_REGS may have
-     * set a RIP the CPU cannot return to (sysret and iretq would #GP in the kernel, on the
-     * user's stack for sysret): that is the thread's general-protection fault, not the
-     * kernel's (contract §4.1).  Each of them sets TF_USER_STATE, which also keeps the IPC
-     * fast paths (they skip these checks) away; the debug kernel checks every frame on its
-     * way out (entry_checks.c), which is how the start message's missing flag was found.  A
+     * set an IP the CPU cannot return to (on x86-64 a non-canonical RIP, which would fault in
+     * the kernel): that is the thread's own fault, not the kernel's (contract §4.1;
+     * arch_user_ip_check).  Each of them sets TF_USER_STATE, which also keeps the IPC fast
+     * paths (they skip these checks) away; the debug kernel checks every frame on its way
+     * out (entry_checks.c), which is how the start message's missing flag was found.  A
      * check without the flag would cost every C-path return about 10 instructions. */
     if (t->flags & TF_USER_STATE) {
         t->flags &= ~TF_USER_STATE;
-        while (!arch_canonical(arch_user_ip(t)))
-            fault_exception(t, 13, 0);
+        arch_user_ip_check(t);
     }
     sched_preempt_check();
     /* A preempted thread reports to its scheduler before it continues (contract §6.4). */

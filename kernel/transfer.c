@@ -8,6 +8,7 @@
  * (TS_XFER_WAIT) until the receiver, resumed through receiver_fault_cont(), has done the IPC.
  * The first fault starts the transfer timeout: the shorter of the two XferTimeouts. */
 #include "ipc.h"
+#include "glue.h"
 #include "sched.h"
 #include "timeout.h"
 #include "space.h"

@@ -12,6 +12,7 @@
 #include "console.h"
 #include "lib.h"
 #include "arch.h"
+#include "platform.h"
 #include "invariants.h"
 
 #define KDB_EXIT_CODE 2         /* QEMU exit status (2 << 1) | 1 = 5 */

@@ -1,4 +1,5 @@
-/* Host unit tests of kernel/iospace.c (I/O-port fpages: derivation trees, merging, bounds).
+/* Host unit tests of kernel/glue/x2-x86_64/iospace.c (I/O-port fpages: derivation trees,
+ * merging, bounds).
  * The real iospace.c, slab.c and kmem.c run on the mapdb harness's arena (kshim/); after every
  * operation iospace_check verifies each space's invariants (disjoint sorted nodes, bitmap =
  * nodes, nodes inside their parents, parents in other spaces) and the live node count must

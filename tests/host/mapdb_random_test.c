@@ -408,7 +408,7 @@ static int find_kl(const struct mapnode *n)
 
 static int region_state(struct space *s, word_t va)
 {
-    pte_t e = s->pml4[pt_index(va, 3)];
+    pte_t e = s->arch.pml4[pt_index(va, 3)];
     if (!(e & PTE_P))
         return RG_EMPTY;
     pte_t *t = phys_to_virt(e & PTE_ADDR);

@@ -16,8 +16,9 @@ shows its FAIL lines (and any sanitizer report).
                        (kshim/): sigma0 roots, map/grant/unmap chains, splitting, status bits,
                        KIP/UTCB areas, memory exhaustion, leak checks
   mapdb_random_test.c  the same units: random operations against a reference model
-  iospace_test.c       kernel/iospace.c on the same arena: merging, grants, no cycles, bounded
-                       node counts (the ping-pong of issue 7), memory exhaustion, random calls
+  iospace_test.c       kernel/glue/x2-x86_64/iospace.c on the same arena: merging, grants, no
+                       cycles, bounded node counts (the ping-pong of issue 7), memory
+                       exhaustion, random calls
   mapdb_stack_test.c   the same units without sanitizers, kernel code generation: stack use
                        against the kernel stack
 
@@ -41,13 +42,14 @@ HOST = ROOT / "tests" / "host"
 KSHIM = HOST / "kshim"
 KERNEL = ROOT / "kernel"
 ARCH = KERNEL / "arch" / "x86_64"
+GLUE = KERNEL / "glue" / "x2-x86_64"
 SIGMA0 = ROOT / "user" / "sigma0"
 
 CC = "gcc"
 BASE = ["-std=gnu11", "-g", "-Wall", "-Wextra", "-Werror"]
 KERNEL_WARN = ["-Wno-unused-parameter", "-fno-builtin"]
 MAPDB_INC = ["-include", str(KSHIM / "host_prelude.h"), f"-I{HOST}", f"-I{KSHIM}", f"-I{KERNEL}",
-             f"-I{ARCH}", f"-I{ARCH / 'api'}", f"-I{ROOT / 'include'}"]
+             f"-I{ARCH}", f"-I{ARCH / 'api'}", f"-I{GLUE / 'api'}", f"-I{ROOT / 'include'}"]
 MAPDB_UNITS = [KERNEL / "mapdb.c", ARCH / "pagetable.c", KERNEL / "slab.c", KERNEL / "kmem.c"]
 MAPDB_HARNESS = [KSHIM / "kstubs.c", KSHIM / "mapdb_harness.c"]
 
@@ -59,7 +61,7 @@ PROGRAMS = {
     "regions_test": ([SIGMA0 / "regions.c"], [], [f"-I{HOST}", f"-I{SIGMA0}"]),
     "mapdb_test": (MAPDB_UNITS, [], MAPDB_INC),
     "mapdb_random_test": (MAPDB_UNITS, [], MAPDB_INC),
-    "iospace_test": (MAPDB_UNITS + [KERNEL / "iospace.c"], [], MAPDB_INC),
+    "iospace_test": (MAPDB_UNITS + [GLUE / "iospace.c"], [], MAPDB_INC),
 }
 
 CASES = {

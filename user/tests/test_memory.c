@@ -326,6 +326,42 @@ TEST(sigma0_refuses_pages_owned_by_others)
     tu_kill(t);
 }
 
+/* The type the KIP gives physical address pa: the last descriptor that covers it (§2.6). */
+static unsigned memdesc_type_at(l4_word_t pa)
+{
+    unsigned type = 0;
+    for (unsigned i = 0; i < l4_kip_memdesc_count(); i++) {
+        const struct l4_memdesc *d = l4_kip_memdesc(i);
+        if (!l4_memdesc_virtual(d) && l4_memdesc_low(d) <= pa && pa <= l4_memdesc_high(d))
+            type = l4_memdesc_type(d);
+    }
+    return type;
+}
+
+/* The kernel's own devices are its like its memory (docs/cpu-state.md): the pages of the local
+ * APIC and the I/O APIC (where QEMU's q35 has them) are reserved in the KIP and sigma0 gives
+ * them to nobody, alone or inside a 2 MiB request; device memory beside them stays shared. */
+TEST(sigma0_refuses_the_kernels_devices)
+{
+    l4_word_t s0 = l4_sigma0_tid();
+    static const l4_word_t devices[] = { 0xFEE00000, 0xFEC00000 };
+    const l4_word_t window = 0x70400000;
+    for (unsigned i = 0; i < 2; i++) {
+        l4_word_t pa = devices[i];
+        CHECK(l4_is_nil_fpage(l4_sigma0_get_page(s0, l4_fpage_log2(pa, 12) | L4_RWX,
+                                                 l4_fpage_log2(window, 12))),
+              "sigma0 handed out the kernel's device page %lx", pa);
+        CHECK(l4_is_nil_fpage(l4_sigma0_get_page(s0, l4_fpage_log2(pa, 21) | L4_RWX,
+                                                 l4_fpage_log2(window, 21))),
+              "sigma0 handed out the 2 MiB around %lx", pa);
+        CHECK_EQ(memdesc_type_at(pa), L4_MEMDESC_RESERVED);
+        CHECK_EQ(memdesc_type_at(pa + 0x1000), L4_MEMDESC_SHARED);
+    }
+    /* The page after the I/O APIC's is not the kernel's. */
+    CHECK(!l4_is_nil_fpage(l4_sigma0_get_page(s0, l4_fpage_log2(0xFEC01000, 12) | L4_RWX,
+                                              l4_fpage_log2(window, 12))));
+}
+
 /* --- I/O ports ------------------------------------------------------------------------------ */
 
 TEST(io_ports_are_fpages)

@@ -28,8 +28,8 @@ void asm_offsets(void)
     DEFINE(TCB_GS_BASE, offsetof(struct tcb, arch.gs_base));
     DEFINE(TCB_FRAME, TCB_SIZE - FRAME_SIZE);
     DEFINE(TCB_SIZE_, TCB_SIZE);
-    DEFINE(SPACE_PML4_PHYS, offsetof(struct space, pml4_phys));
-    DEFINE(SPACE_CR3, offsetof(struct space, cr3));
+    DEFINE(SPACE_PML4_PHYS, offsetof(struct space, arch.pml4_phys));
+    DEFINE(SPACE_CR3, offsetof(struct space, arch.cr3));
     DEFINE(SPACE_IPC_SLOW, offsetof(struct space, ipc_slow));
     DEFINE(SPACE_FOREIGN_HANDLER, offsetof(struct space, foreign_handler));
     DEFINE(TF_FOREIGN_, TF_FOREIGN);

@@ -1,20 +1,8 @@
-/* Multiboot entry: 32-bit protected mode -> long mode -> the upper half, then kmain(). */
+/* The kernel's first instructions: 32-bit protected mode at physical 1 MiB (the loader's
+ * header is the platform's: platform/pc/multiboot_header.S) -> long mode -> the upper half,
+ * then the platform's C entry, platform_entry(EAX, EBX), with the two registers the loader
+ * started the kernel with. */
 #include "boot_defs.h"
-
-#define MB_MAGIC   0x1BADB002
-#define MB_FLAGS   ((1 << 0) | (1 << 1) | (1 << 16))   /* page-aligned modules, memory map, a.out kludge */
-
-    .section .multiboot, "a"
-    .align 4
-multiboot_header:
-    .long MB_MAGIC
-    .long MB_FLAGS
-    .long -(MB_MAGIC + MB_FLAGS)
-    .long multiboot_header                      /* header_addr (physical) */
-    .long _image_phys_start                     /* load_addr */
-    .long _load_end_phys                        /* load_end_addr */
-    .long _bss_end_phys                         /* bss_end_addr */
-    .long boot_entry32                          /* entry_addr */
 
     .section .boot.text, "ax"
     .code32
@@ -23,8 +11,8 @@ boot_entry32:
     cli
     cld
     movl $boot_stack_top, %esp
-    movl %eax, %edi                             /* multiboot magic */
-    movl %ebx, %esi                             /* multiboot info (physical) */
+    movl %eax, %edi                             /* the loader's EAX and EBX (multiboot: */
+    movl %ebx, %esi                             /* the magic and the information's address) */
 
     /* Long mode available? */
     movl $0x80000000, %eax
@@ -74,7 +62,7 @@ boot_entry32:
     lgdt boot_gdt_ptr
     ljmp $0x08, $boot_entry64
 
-no_long_mode:
+no_long_mode:                                   /* (COM1 on a PC: a last word) */
     movl $msg_no_lm, %esi
 2:  lodsb
     testb %al, %al
@@ -95,8 +83,8 @@ boot_entry64:
     movw %ax, %fs
     movw %ax, %gs
     movabsq $kernel_stack_top_boot, %rsp
-    movabsq $kmain, %rax
-    /* edi = magic, esi = multiboot info: the System V argument registers of kmain */
+    movabsq $platform_entry, %rax
+    /* edi = EAX, esi = EBX at entry: the System V argument registers */
     callq *%rax
 4:  hlt
     jmp 4b

@@ -6,6 +6,7 @@
 #include "cpu.h"
 #include "tcb.h"
 #include "space.h"
+#include "kmem.h"
 #include "lib.h"
 #include "console.h"
 
@@ -53,7 +54,7 @@ void arch_set_user_flags(struct tcb *t, word_t flags)
 /* A space is tagged with a PCID only where the CPU has INVPCID too, so that the TLB entries of
  * a space that is not loaded can be dropped when its mappings change, at once (INVPCID by
  * address or by PCID) instead of by a flag that every switch would have to test: the switch
- * (switch_tail.h) loads space->cr3 and does nothing else.  Without INVPCID every space has
+ * (switch_tail.h) loads space->arch.cr3 and does nothing else.  Without INVPCID every space has
  * PCID 0 and every load flushes, as without PCIDs. */
 #define CR3_NOFLUSH    (1ul << 63)      /* with PCIDs: keep the PCID's TLB entries */
 #define CR3_ADDR       (~0xFFFul)       /* the PML4 (bits 11:0: PCID, or PWT/PCD = 0) */
@@ -81,33 +82,46 @@ static uint16_t pcid_alloc(void)
     return 0;   /* all in use: this space shares PCID 0 and is flushed at every switch */
 }
 
-void arch_space_init(struct space *s)
-{
-    s->pcid = pcid_alloc();
-    s->cr3 = s->pml4_phys | s->pcid;
-    if (s->pcid) {
-        s->cr3 |= CR3_NOFLUSH;
-        if (cpu_has_pcid)       /* a space that had this PCID left entries behind */
-            invpcid(INVPCID_CONTEXT, s->pcid, 0);
-    }
-}
-
-void arch_pcid_free(uint16_t pcid)
+static void pcid_free(uint16_t pcid)
 {
     if (pcid)
         pcid_used[pcid / 8] &= ~(1u << (pcid % 8));
 }
 
+bool arch_space_create(struct space *s)
+{
+    s->arch.pml4 = pt_top_create(&s->arch.pml4_phys);
+    if (!s->arch.pml4)
+        return false;
+    s->arch.pcid = pcid_alloc();
+    s->arch.cr3 = s->arch.pml4_phys | s->arch.pcid;
+    if (s->arch.pcid) {
+        s->arch.cr3 |= CR3_NOFLUSH;
+        if (cpu_has_pcid)       /* a space that had this PCID left entries behind */
+            invpcid(INVPCID_CONTEXT, s->arch.pcid, 0);
+    }
+    return true;
+}
+
+void arch_space_init_kernel(struct space *s)
+{
+    s->arch.pml4 = pt_top_kernel(&s->arch.pml4_phys);
+    s->arch.pcid = 0;
+    s->arch.cr3 = s->arch.pml4_phys;
+}
+
 /* The loaded space: CR3 says it (the fast paths switch spaces without writing it down). */
 static bool space_loaded(const struct space *s)
 {
-    return (read_cr3() & CR3_ADDR) == s->pml4_phys;
+    return (read_cr3() & CR3_ADDR) == s->arch.pml4_phys;
 }
 
-void arch_space_forget(struct space *s)
+void arch_space_destroy(struct space *s)
 {
     if (space_loaded(s))
         write_cr3(kernel_pml4_phys);
+    kmem_free_page(s->arch.pml4);
+    pcid_free(s->arch.pcid);
 }
 
 /* Entries under PCID 0 go at the next load of a space with PCID 0 (such a load never keeps
@@ -116,17 +130,17 @@ void arch_space_forget(struct space *s)
 void space_tlb_invalidate(struct space *s, word_t va, word_t size)
 {
     if (!space_loaded(s)) {
-        if (!s->pcid || !cpu_has_pcid)
+        if (!s->arch.pcid || !cpu_has_pcid)
             return;
         if (size > 64 * PAGE_SIZE)
-            invpcid(INVPCID_CONTEXT, s->pcid, 0);
+            invpcid(INVPCID_CONTEXT, s->arch.pcid, 0);
         else
             for (word_t a = va; a < va + size; a += PAGE_SIZE)
-                invpcid(INVPCID_ADDRESS, s->pcid, a);
+                invpcid(INVPCID_ADDRESS, s->arch.pcid, a);
         return;
     }
     if (size > 64 * PAGE_SIZE) {
-        write_cr3(s->cr3 & ~CR3_NOFLUSH);
+        write_cr3(s->arch.cr3 & ~CR3_NOFLUSH);
         return;
     }
     for (word_t a = va; a < va + size; a += PAGE_SIZE)

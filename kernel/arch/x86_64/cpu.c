@@ -1,4 +1,5 @@
 /* CPU feature detection, GDT/TSS/IDT, and the control-register setup of the boot CPU. */
+#include "arch.h"
 #include "cpu.h"
 #include "x86.h"
 #include "frame.h"
@@ -50,7 +51,9 @@ static uint8_t ist_stacks[3][4096] __attribute__((aligned(16)));
 extern char vector_table[];
 extern char syscall_entry[];
 
-void cpu_detect(void)
+static void cpu_print_features(void);
+
+void arch_cpu_detect(void)
 {
     uint32_t a, b, c, d, max, maxext;
     struct cpu_features *f = &cpu_features;
@@ -103,9 +106,10 @@ void cpu_detect(void)
         if (!(f->xcr0 & 4))
             f->avx = false;
     }
+    cpu_print_features();
 }
 
-void cpu_print_features(void)
+static void cpu_print_features(void)
 {
     struct cpu_features *f = &cpu_features;
     printk("cpu: %s %s\n", f->vendor, f->brand);
@@ -130,7 +134,7 @@ void cpu_set_kernel_stack(word_t top)
     tss_area.tss.rsp[0] = top;
 }
 
-void cpu_init_tables(void)
+static void cpu_init_tables(void)
 {
     struct tss *tss = &tss_area.tss;
     word_t base = IOWIN_BASE + offsetof(struct tss_area, tss);   /* seen through the window */
@@ -195,7 +199,7 @@ bool cpu_on_ist_stack(word_t sp)
 
 static void cpu_patch_fsgsbase(void);
 
-void cpu_init_features(void)
+static void cpu_init_features(void)
 {
     struct cpu_features *f = &cpu_features;
     word_t cr0 = read_cr0();
@@ -264,6 +268,12 @@ void cpu_init_features(void)
 }
 
 bool cpu_has_pcid, cpu_has_fsgsbase, cpu_has_smap;
+
+void arch_cpu_init(void)
+{
+    cpu_init_tables();
+    cpu_init_features();
+}
 
 /* The expansions of SWITCH_THREAD (switch_tail.h): each starts its FS/GS switch with a 5-byte
  * rdfsbase at `site`; without FSGSBASE that becomes `jmp site_msr` (E9 rel32), written

@@ -18,14 +18,14 @@ extern struct cpu_features cpu_features;
  * FSGSBASE and SMAP are enabled.  The entry code reads them. */
 extern bool cpu_has_pcid, cpu_has_fsgsbase, cpu_has_smap;
 
-void cpu_detect(void);
-void cpu_init_tables(void);         /* GDT, TSS, IDT */
-void cpu_init_features(void);       /* CR0/CR4/EFER bits, PAT, syscall MSRs */
+/* arch_cpu_detect and arch_cpu_init (api/arch.h) fill and use these. */
 void cpu_set_kernel_stack(word_t top);
-void cpu_print_features(void);
-void cpu_enable_pcid(void);
 void *cpu_tss_page(void);        /* the page whose end holds the TSS (kernel alias) */
 bool cpu_on_ist_stack(word_t sp);   /* sp lies in one of the IST stacks (NMI, #DF, #MC) */
 
+/* The clock (tsc.c): start it with the TSC's frequency, which the platform measured. */
+void tsc_clock_start(uint64_t tsc_khz);
+/* #NM: the current thread uses the FPU while another's state is loaded (context.c). */
+void arch_fpu_trap(void);
 
 #endif

@@ -115,7 +115,7 @@ syscall_full:
     SAVE_GPRS
     /* A thread of a foreign space: its own fast path (foreign_fastpath.S), else the C path. */
     movq cpu0 + CPU_CURRENT(%rip), %rdi
-    testb $TF_FOREIGN_, TCB_FLAGS(%rdi)
+    testl $TF_FOREIGN_, TCB_FLAGS(%rdi)
 #ifdef CONFIG_INVARIANTS
     jz   1f
     movq %rsp, %rdi

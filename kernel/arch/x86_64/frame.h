@@ -55,6 +55,9 @@ struct frame {
 
 static inline bool frame_from_user(const struct frame *f) { return (f->cs & 3) == 3; }
 
+/* An exception in the kernel itself (or #DF, #MC): dump, kernel debugger, halt (dump.c). */
+NORETURN void kernel_exception(struct frame *f);
+
 /* Debug kernel: the CPU state at kernel entry and exit (entry_checks.c, docs/cpu-state.md). */
 #ifdef CONFIG_INVARIANTS
 void entry_check_trap(const struct frame *f);

@@ -21,7 +21,7 @@ static inline pte_t *table_of(pte_t e)
 
 enum pt_status pt_walk(struct space *s, word_t va, unsigned level, bool create, struct pt_ref *ref)
 {
-    pte_t *t = s->pml4;
+    pte_t *t = s->arch.pml4;
     for (unsigned l = 3; l > level; l--) {
         pte_t *e = &t[pt_index(va, l)];
         if (!(*e & PTE_P)) {
@@ -50,7 +50,7 @@ enum pt_status pt_walk(struct space *s, word_t va, unsigned level, bool create, 
 
 bool pt_find_leaf(struct space *s, word_t va, struct pt_ref *ref)
 {
-    pte_t *t = s->pml4;
+    pte_t *t = s->arch.pml4;
     for (unsigned l = 3;; l--) {
         unsigned i = pt_index(va, l);
         pte_t e = t[i];
@@ -72,7 +72,7 @@ static void walk_leaves(pte_t *t, unsigned l, word_t base, word_t start, word_t 
 {
     word_t size = level_size(l);
     unsigned first = start > base ? (start - base) / size : 0;
-    unsigned limit = l == 3 ? USER_PML4_ENTRIES : 512;
+    unsigned limit = l == 3 ? USER_PML4_ENTRIES : PT_ENTRIES;
     for (unsigned i = first; i < limit; i++) {
         word_t va = base + i * size;
         if (va >= end)
@@ -94,7 +94,7 @@ void pt_for_each_leaf(struct space *s, word_t start, word_t end, pt_leaf_fn fn, 
     if (end > L4_USER_AREA_END_K)
         end = L4_USER_AREA_END_K;
     if (start < end)
-        walk_leaves(s->pml4, 3, 0, start, end, fn, ctx);
+        walk_leaves(s->arch.pml4, 3, 0, start, end, fn, ctx);
 }
 
 pte_t *pt_split_leaf(struct pt_ref *ref)
@@ -106,7 +106,7 @@ pte_t *pt_split_leaf(struct pt_ref *ref)
     unsigned child = ref->level - 1;
     paddr_t pa = pte_frame(e, ref->level);
     unsigned attr = pte_cache_attr(e, ref->level);
-    for (unsigned i = 0; i < 512; i++) {
+    for (unsigned i = 0; i < PT_ENTRIES; i++) {
         pte_t ce = pte_make_leaf(pa + i * level_size(child), pte_rights(e), child, attr);
         nt[i] = ce | (e & (PTE_A | PTE_D));
     }
@@ -116,7 +116,7 @@ pte_t *pt_split_leaf(struct pt_ref *ref)
 
 static void free_tables(pte_t *t, unsigned l)
 {
-    unsigned limit = l == 3 ? USER_PML4_ENTRIES : 512;
+    unsigned limit = l == 3 ? USER_PML4_ENTRIES : PT_ENTRIES;
     for (unsigned i = 0; i < limit; i++) {
         pte_t e = t[i];
         if ((e & PTE_P) && l > 0 && !(e & PTE_PS)) {
@@ -130,7 +130,7 @@ static void free_tables(pte_t *t, unsigned l)
 
 static bool tables_empty(pte_t *t, unsigned l)
 {
-    for (unsigned i = 0; i < 512; i++) {
+    for (unsigned i = 0; i < PT_ENTRIES; i++) {
         pte_t e = t[i];
         if (!(e & PTE_P))
             continue;
@@ -154,7 +154,7 @@ bool pt_drop_tables(struct pt_ref *ref)
 
 void pt_free_tables(struct space *s)
 {
-    free_tables(s->pml4, 3);
+    free_tables(s->arch.pml4, 3);
 }
 
 /* --- leaf entries ---------------------------------------------------------------------

@@ -289,7 +289,7 @@ void arch_iowin_build(pte_t *pdpt, pte_t *pd, pte_t *pt, paddr_t bitmap)
     pt[3] = kernel_virt_to_phys(ones_page) | PTE_P | pte_nx;
 }
 
-/* --- top-level tables of address spaces (api/pagetable.h) -------------------------------- */
+/* --- top-level tables of address spaces (paging.h) ---------------------------------------- */
 
 pte_t *pt_top_kernel(paddr_t *phys)
 {
@@ -311,6 +311,6 @@ pte_t *pt_top_create(paddr_t *phys)
 
 void pt_set_iowin(struct space *s, pte_t *iowin_top)
 {
-    s->pml4[PML4_IOWIN] = (iowin_top ? physmap_to_phys(iowin_top) : iowin_shared_pdpt_phys) |
+    s->arch.pml4[PML4_IOWIN] = (iowin_top ? physmap_to_phys(iowin_top) : iowin_shared_pdpt_phys) |
                           PTE_P | PTE_W;
 }

@@ -50,4 +50,16 @@ paddr_t paging_zero_page(void);
 /* Physical frames of the shared TSS window structure (per-space entry 509). */
 extern paddr_t iowin_shared_pdpt_phys;
 
+/* An address space's top-level table (physmap address, physical in *phys): a new one shares
+ * the kernel half (layout.h), the TSS window included (the shared deny-all I/O bitmap); NULL
+ * without memory.  pt_top_kernel: the kernel's own. */
+pte_t *pt_top_create(paddr_t *phys);
+pte_t *pt_top_kernel(paddr_t *phys);
+
+/* The TSS window of a space with I/O ports (the glue's iospace.c): arch_iowin_build makes
+ * pdpt -> pd -> pt map the TSS page and the 8 KiB bitmap at `bitmap`; pt_set_iowin points s's
+ * window at the tables whose top page is iowin_top, or at the shared one again (NULL). */
+void arch_iowin_build(pte_t *pdpt, pte_t *pd, pte_t *pt, paddr_t bitmap);
+void pt_set_iowin(struct space *s, pte_t *iowin_top);
+
 #endif

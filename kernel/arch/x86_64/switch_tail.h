@@ -5,9 +5,9 @@
  *
  * SWITCH_SPACE: load the address space whose struct space is in RCX.
  *   in:  RCX = struct space * (not the kernel's)
- *   out: CR3 = space->cr3 (arch_space_init, context.c: the PML4; with PCIDs the space's PCID
- *        and bit 63, keep its TLB entries, which are never stale: a change to a space that
- *        is not loaded drops them at once with INVPCID).  Nothing records which space is
+ *   out: CR3 = space->arch.cr3 (arch_space_create, context.c: the PML4; with PCIDs the
+ *        space's PCID and bit 63, keep its TLB entries, which are never stale: a change to a
+ *        space that is not loaded drops them at once with INVPCID).  Nothing records which space is
  *        loaded: CR3 itself says it (space_loaded, context.c).
  *   clobbers: R11 (the CR3 value); everything else, the flags included, is preserved
  *

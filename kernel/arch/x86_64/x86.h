@@ -4,6 +4,16 @@
 
 #include "types.h"
 
+/* Exception vectors the kernel treats by name. */
+#define EXC_NMI             2
+#define EXC_BP              3       /* int3 */
+#define EXC_UD              6       /* invalid opcode */
+#define EXC_NM              7       /* device not available (lazy FPU) */
+#define EXC_DF              8
+#define EXC_GP              13
+#define EXC_PF              14
+#define EXC_MC              18
+
 #define MSR_EFER            0xC0000080
 #define MSR_STAR            0xC0000081
 #define MSR_LSTAR           0xC0000082

@@ -45,12 +45,12 @@ struct space *h_space_new(bool sigma0)
 {
     h_init();
     struct space *s = calloc(1, sizeof(*s));
-    s->pml4 = kmem_alloc_page();
-    if (!s->pml4) {
+    s->arch.pml4 = kmem_alloc_page();
+    if (!s->arch.pml4) {
         printf("FAIL harness: no memory for a PML4\n");
         abort();
     }
-    s->pml4_phys = physmap_to_phys(s->pml4);
+    s->arch.pml4_phys = physmap_to_phys(s->arch.pml4);
     s->sigma0 = sigma0;
     return s;
 }
@@ -91,7 +91,7 @@ unsigned h_rights_of(pte_t e)
 struct h_page h_get(struct space *s, word_t va)
 {
     struct h_page p = { 0 };
-    pte_t *t = s->pml4;
+    pte_t *t = s->arch.pml4;
     for (int l = 3; l >= 0; l--) {
         unsigned i = (va >> (12 + 9 * l)) & 511;
         pte_t e = t[i];
@@ -190,7 +190,7 @@ static void walk_table(struct walk_state *w, pte_t *t, int l, word_t base)
 static unsigned walk(struct space *s, h_leaf_fn fn, void *ctx, const char *when)
 {
     struct walk_state w = { s, fn, ctx, 0, when };
-    walk_table(&w, s->pml4, 3, 0);
+    walk_table(&w, s->arch.pml4, 3, 0);
     return w.problems;
 }
 
@@ -213,7 +213,7 @@ void h_space_destroy(struct space *s)
     mapdb_flush_range(s, 0, H_USER_END, true);
     walk(s, clear_kernel_leaf, NULL, "destroy");
     pt_free_tables(s);
-    kmem_free_page(s->pml4);
+    kmem_free_page(s->arch.pml4);
     free(s);
 }
 
@@ -287,7 +287,7 @@ unsigned h_check_tree(struct space **spaces, unsigned n, const char *when)
     for (unsigned i = 0; i < n; i++) {
         struct walk_state w = { spaces[i], collect, NULL, 0, when };
         w.ctx = &w;
-        walk_table(&w, spaces[i]->pml4, 3, 0);
+        walk_table(&w, spaces[i]->arch.pml4, 3, 0);
         problems += w.problems;
     }
     if (nnodes > 1)

@@ -1,10 +1,13 @@
-/* The interface between the generic kernel and the x86-64 architecture code.  Generic files
- * (the .c files of kernel/ and kernel/kdb/) include only this header and the two it includes from
- * kernel/arch/x86_64/api; the build compiles them with that directory, not the arch one, on
- * the include path (kernel/build.mk), so an x86 header there does not build.  What is here:
- * the address map (layout.h), page tables with opaque entries (pagetable.h), the arch part
- * of a TCB, and functions; registers, frames, entry bits and instructions stay behind it
- * (docs/architecture.md, "The arch interface"). */
+/* The interface between the generic kernel and the x86-64 instruction set (kernel/arch/x86_64).
+ * Generic files (the .c and .h files of kernel/ and kernel/kdb/) reach the machine-dependent
+ * layers only through their interface headers: this one (with layout.h and pagetable.h, which
+ * it includes), the X.2 glue's glue.h and iospace.h, and the PC platform's platform.h.  The
+ * build compiles them with the layers' api/ directories on the include path and nothing else
+ * of the layers (kernel/build.mk), so any other header of a layer does not build there, and
+ * tests/host/test_arch_interface.py checks that no generic file declares what a layer defines.
+ * What is here: the address map (layout.h), page tables with opaque entries (pagetable.h), the
+ * arch parts of a TCB and of a space, and functions; registers, frames, entry bits and
+ * instructions stay behind it (docs/architecture.md, "The arch interface"). */
 #ifndef ARCH_H
 #define ARCH_H
 
@@ -22,6 +25,14 @@ struct arch_tcb {
     word_t fs_base;
     word_t gs_base;
     bool fpu_used;              /* the FPU area holds this thread's state */
+};
+
+/* --- the arch part of a space ---------------------------------------------------------- */
+struct arch_space {
+    pte_t *pml4;                /* top-level table (physmap address) */
+    paddr_t pml4_phys;
+    word_t cr3;                 /* what a switch to the space loads (arch_space_create) */
+    uint16_t pcid;              /* 0 when PCIDs are not in use */
 };
 
 /* The saved user registers at the top of every kernel stack: opaque here (frame.h). */
@@ -48,27 +59,24 @@ static inline void arch_irq_enable(void)  { __asm__ volatile("sti" ::: "memory")
 static inline void arch_cpu_relax(void)   { __asm__ volatile("pause"); }
 NORETURN void arch_halt_forever(void);
 void arch_idle(void);                   /* wait for an interrupt with interrupts enabled */
-NORETURN void arch_reboot(void);
-NORETURN void arch_qemu_exit(unsigned code);
+/* Boot: learn what the CPU has (and print it), then load the kernel's descriptor tables,
+ * control registers and MSRs (after paging_init: the TSS lies in the TSS window). */
+void arch_cpu_detect(void);
+void arch_cpu_init(void);
 
 /* sysret and iret fault in the kernel on a non-canonical RIP. */
 static inline bool arch_canonical(word_t va) { return (word_t)(((int64_t)va << 16) >> 16) == va; }
 
-/* --- Serial console ------------------------------------------------------------------ */
-void arch_serial_init(void);
-void arch_serial_putc(char c);
-int  arch_serial_getc(void);
-
 /* --- Time ----------------------------------------------------------------------------- */
-uint64_t arch_clock_us(void);           /* microseconds since boot, monotonic */
+/* The clock: the TSC in microseconds since boot, monotonic (contract §1.3); the platform
+ * measured its frequency (arch_timer_init, platform.h). */
+uint64_t arch_clock_us(void);
 uint64_t arch_tsc_khz(void);
-uint64_t arch_bus_khz(void);
 
 /* --- Threads -------------------------------------------------------------------------- */
 struct space;
 void arch_thread_init_frame(struct tcb *t, word_t ip, word_t sp);
 void arch_switch(struct tcb *from, struct tcb *to);     /* returns when `from` runs again */
-void arch_set_continuation(struct tcb *t, void (*fn)(struct tcb *));
 NORETURN void arch_activate_continuation(struct tcb *t, void (*fn)(struct tcb *));
 /* Every thread owns its user FS and GS base (switched with it).  New threads: FS 0, GS the
  * %gs:0 page (X.2).  The setter accepts any value: callers refuse non-canonical bases
@@ -91,24 +99,22 @@ void arch_dump_frame(const struct frame *f);     /* the kernel debugger's regist
 void arch_check_user_frame(struct tcb *t, const char *where);
 #endif
 
-/* --- System calls (syscall_abi.c) ------------------------------------------------------ */
-/* The user address of the stub of the system call whose KIP link field is at kip_off. */
-word_t arch_syscall_link(unsigned kip_off);
-/* The IPC fast path on or off (boot option fastpath=off). */
-void arch_ipc_fastpath(bool on);
-bool arch_ipc_fastpath_on(void);
-
 /* --- Memory ----------------------------------------------------------------------------- */
 bool arch_has_1g_pages(void);
 bool arch_has_nx(void);
 bool arch_phys_addressable(paddr_t pa);
-void arch_space_init(struct space *s);  /* its PCID and the value a switch loads */
-void arch_pcid_free(uint16_t pcid);
-void arch_space_forget(struct space *s);
+/* A space's top-level table (sharing the kernel half, layout.h) and PCID: false without
+ * memory.  The kernel's own space; a space's end (it may be the loaded one). */
+bool arch_space_create(struct space *s);
+void arch_space_init_kernel(struct space *s);
+void arch_space_destroy(struct space *s);
+/* TLB: the translation of [va, va + size) in s changed. */
+void space_tlb_invalidate(struct space *s, word_t va, word_t size);
 bool arch_tcb_back(word_t va);
 void arch_tcb_release(word_t va);
-void arch_iowin_build(pte_t *pdpt, pte_t *pd, pte_t *pt, paddr_t bitmap);
 void paging_init(void);                 /* the kernel's address space, at boot */
 void cpu_enable_pcid(void);             /* once the first spaces exist */
+/* The kernel image's physical extent (kernel.ld). */
+extern char _image_phys_start[], _bss_end_phys[];
 
 #endif

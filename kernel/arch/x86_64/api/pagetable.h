@@ -19,8 +19,10 @@ paddr_t kernel_virt_to_phys(const void *v);     /* kernel image or physmap addre
 struct space;
 struct mapnode;
 
-/* Levels: 3 = top, 2, 1, 0 = 4 KiB.  A leaf at level l maps 2^(12 + 9l) bytes. */
+/* Levels: 3 = top, 2, 1, 0 = 4 KiB.  A leaf at level l maps 2^(12 + 9l) bytes: a table has
+ * PT_ENTRIES entries, and a leaf above level 0 is as large as that many of the next level. */
 static inline word_t level_size(unsigned level) { return 1ul << (12 + 9 * level); }
+#define PT_ENTRIES 512
 #define PT_MAX_LEAF_LEVEL 2     /* 4 KiB, 2 MiB, 1 GiB */
 
 struct pt_ref {
@@ -41,7 +43,7 @@ bool pt_find_leaf(struct space *s, word_t va, struct pt_ref *ref);
  * entry but must not change the table structure. */
 typedef void (*pt_leaf_fn)(struct pt_ref *ref, void *ctx);
 void pt_for_each_leaf(struct space *s, word_t start, word_t end, pt_leaf_fn fn, void *ctx);
-/* Replace the large leaf at ref by a table of 512 entries of the next level mapping the same
+/* Replace the large leaf at ref by a table of PT_ENTRIES entries of the next level mapping the same
  * frames with the same rights (shadow slots NULL); returns the new table or NULL (no memory). */
 pte_t *pt_split_leaf(struct pt_ref *ref);
 /* Free the tables below the table entry ref (level >= 1) if no leaf is left in them, and
@@ -51,13 +53,6 @@ bool pt_drop_tables(struct pt_ref *ref);
 /* Free every user page-table page of s (all leaves must be gone or kernel-managed). */
 void pt_free_tables(struct space *s);
 
-/* An address space's top-level table (physmap address, physical in *phys): a new one shares
- * the kernel half (layout.h), the TSS window included (the shared deny-all I/O bitmap); NULL
- * without memory.  pt_top_kernel: the kernel's own.  pt_set_iowin points s's TSS window at
- * the tables whose top page is iowin_top (iospace.c), or at the shared one again (NULL). */
-pte_t *pt_top_create(paddr_t *phys);
-pte_t *pt_top_kernel(paddr_t *phys);
-void pt_set_iowin(struct space *s, pte_t *iowin_top);
 
 /* --- leaf entries -------------------------------------------------------------------- */
 /* Access rights and status in X.2's encoding (rwx = 4, 2, 1). */

@@ -2,6 +2,7 @@
  * decision 10).  Interrupt line n (= GSI n, = interrupt thread n) arrives on vector
  * VEC_IRQ_BASE + n.  The kernel's timer is the local-APIC timer (the PIT where there is no
  * local APIC). */
+#include "platform.h"
 #include "intctl.h"
 #include "acpi.h"
 #include "pic.h"
@@ -9,6 +10,8 @@
 #include "x86.h"
 #include "paging.h"
 #include "irq.h"
+#include "timeout.h"
+#include "sched.h"
 #include "console.h"
 
 #define IOAPIC_REGSEL 0x00
@@ -21,6 +24,7 @@ static uint8_t level_triggered[224 / 8];      /* masked in hardware until acknow
 bool intctl_pit_tick;           /* the PIT (line 0) is the kernel's timer */
 
 static volatile uint32_t *lapic;
+static paddr_t lapic_phys;
 
 /* --- local APIC ---------------------------------------------------------------------- */
 
@@ -32,7 +36,7 @@ bool lapic_present(void)
     return lapic != NULL;
 }
 
-void lapic_eoi(void)
+static void lapic_eoi(void)
 {
     if (lapic)
         lapic_write(LAPIC_EOI, 0);
@@ -42,9 +46,9 @@ static void lapic_init(void)
 {
     if (!cpu_features.apic)
         return;
-    paddr_t base = acpi_info.lapic_addr;
-    wrmsr(MSR_APIC_BASE, (rdmsr(MSR_APIC_BASE) & 0xFFF) | base | (1u << 11));
-    lapic = phys_to_virt(base);
+    lapic_phys = acpi_info.lapic_addr;
+    wrmsr(MSR_APIC_BASE, (rdmsr(MSR_APIC_BASE) & 0xFFF) | lapic_phys | (1u << 11));
+    lapic = phys_to_virt(lapic_phys);
     lapic_write(LAPIC_TPR, 0);
     lapic_write(LAPIC_LVT_LINT0, 1u << 16);
     /* External NMIs arrive on LINT1 (the PC wiring; QEMU's monitor NMI too): delivered as
@@ -128,9 +132,9 @@ static void ioapic_init(void)
     }
 }
 
-/* --- generic interface --------------------------------------------------------------- */
+/* --- the platform interface (api/platform.h) -------------------------------------------- */
 
-void intctl_init(void)
+void arch_interrupts_init(void)
 {
     acpi_init();
     lapic_init();
@@ -177,9 +181,27 @@ void arch_irq_unmask(unsigned n)
         pic_unmask_line(n);
 }
 
+/* The pages of the local APIC and of every I/O APIC the MADT lists: a user who could write
+ * them could stop or speed up the kernel's timer, raise its task priority, or send its CPU an
+ * INIT, an NMI or any vector (docs/cpu-state.md). */
+bool arch_kernel_device(unsigned i, paddr_t *start, paddr_t *end)
+{
+    unsigned nlapic = lapic ? 1 : 0;
+    paddr_t base;
+    if (i < nlapic)
+        base = lapic_phys;
+    else if (i - nlapic < acpi_info.nioapic)
+        base = acpi_info.ioapic[i - nlapic].addr;
+    else
+        return false;
+    *start = base & ~(PAGE_SIZE - 1);
+    *end = *start + PAGE_SIZE;
+    return true;
+}
+
 /* A device interrupt: a level-triggered line is masked until its handler acknowledges (an
  * edge-triggered one stays open: irq.c remembers an edge that comes meanwhile), then EOI. */
-void intctl_line_interrupt(unsigned n)
+static void line_interrupt(unsigned n)
 {
     if (mode == MODE_IOAPIC && (level_triggered[n / 8] & (1u << (n % 8))))
         arch_irq_mask(n);
@@ -190,10 +212,23 @@ void intctl_line_interrupt(unsigned n)
     irq_raise(n);
 }
 
-void intctl_timer_eoi(void)
+static void timer_eoi(void)
 {
     if (intctl_pit_tick)
         pic_eoi(0);
     else
         lapic_eoi();
+}
+
+void intctl_interrupt(unsigned v)
+{
+    if (v == VEC_TIMER || (v == VEC_IRQ_BASE && intctl_pit_tick)) {
+        timer_eoi();
+        timeout_tick(arch_clock_us());
+        sched_tick();
+    } else if (v >= VEC_IRQ_BASE && v < VEC_IRQ_BASE + nlines) {
+        line_interrupt(v - VEC_IRQ_BASE);
+    } else if (v != VEC_SPURIOUS) {     /* (a spurious interrupt is not acknowledged) */
+        lapic_eoi();
+    }
 }

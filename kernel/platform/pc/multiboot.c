@@ -1,12 +1,23 @@
-/* Read the multiboot information into boot_params while the boot page tables (identity map of
- * the first GiB plus the same GiB at KERNEL_VMA) are still in place. */
+/* The PC's boot loaders speak multiboot (version 1): the kernel's C entry, which keeps the
+ * loader's two words for kmain; the multiboot information read into boot_params while the
+ * boot page tables (identity map of the first GiB plus the same GiB at KERNEL_VMA) are still
+ * in place; and the copy of it BootInfo points to. */
+#include "platform.h"
 #include "multiboot.h"
 #include "boot.h"
 #include "layout.h"
 #include "console.h"
 #include "lib.h"
 
-struct boot_params boot_params;
+static uint32_t loader_magic, loader_info;
+
+/* From boot.S, in long mode on the boot stack: EAX and EBX as the loader left them. */
+void platform_entry(uint32_t magic, uint32_t info)
+{
+    loader_magic = magic;
+    loader_info = info;
+    kmain();
+}
 
 /* Loader structures lie in the first GiB; read them through the kernel-half alias. */
 static const void *early_phys(paddr_t p)
@@ -25,11 +36,12 @@ static void copy_string(char *dst, size_t size, paddr_t src)
     dst[i] = 0;
 }
 
-void multiboot_parse(uint32_t magic, paddr_t mbi_phys)
+void arch_read_boot_params(void)
 {
     struct boot_params *bp = &boot_params;
-    if (magic != MULTIBOOT_BOOTLOADER_MAGIC)
-        panic("not started by a multiboot loader (magic %x)", magic);
+    paddr_t mbi_phys = loader_info;
+    if (loader_magic != MULTIBOOT_BOOTLOADER_MAGIC)
+        panic("not started by a multiboot loader (magic %x)", loader_magic);
     const struct multiboot_info *mbi = early_phys(mbi_phys);
     bp->mbi_phys = mbi_phys;
     bp->mbi_size = sizeof(*mbi);
@@ -73,7 +85,7 @@ void multiboot_parse(uint32_t magic, paddr_t mbi_phys)
 }
 
 /* A multiboot-info copy reflecting what the kernel did (modules possibly moved). */
-paddr_t multiboot_build_copy(void *dst, size_t max, paddr_t dst_phys)
+paddr_t arch_loader_info_copy(void *dst, size_t max, paddr_t dst_phys)
 {
     const struct boot_params *bp = &boot_params;
     uint8_t *p = dst;

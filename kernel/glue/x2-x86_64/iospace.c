@@ -14,6 +14,7 @@
  * Every operation walks the affected spaces' lists once, in port order, with a cursor that the
  * removal of any node keeps valid (node_unlink), so nothing restarts a scan. */
 #include "iospace.h"
+#include "paging.h"
 #include "space.h"
 #include "slab.h"
 #include "kmem.h"

@@ -1,4 +1,4 @@
-/* x86 interrupt controllers and vectors. */
+/* The PC's interrupt controllers (local APIC, I/O APIC, 8259s) and the vectors they use. */
 #ifndef INTCTL_H
 #define INTCTL_H
 
@@ -21,12 +21,11 @@
 
 extern bool intctl_pit_tick;
 
-void intctl_init(void);
-void intctl_line_interrupt(unsigned line);
-void intctl_timer_eoi(void);
+/* An interrupt on vector v (>= 32; trap_dispatch): the kernel's tick, a device line (its
+ * interrupt thread's IPC, irq.c), or anything else (acknowledged). */
+void intctl_interrupt(unsigned v);
 bool lapic_present(void);
 uint32_t lapic_read(unsigned reg);
 void lapic_write(unsigned reg, uint32_t v);
-void lapic_eoi(void);
 
 #endif

@@ -1,5 +1,6 @@
 /* The foreign system-call ABI's register glue on x86-64 (docs/linux-abi.md): which frame
  * registers the messages carry, in the orders include/l4/pecan.h names. */
+#include "glue.h"
 #include "foreign.h"
 #include "arch.h"
 #include "frame.h"

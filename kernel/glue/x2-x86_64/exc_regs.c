@@ -1,7 +1,9 @@
 /* The X.2 exception message's register map on x86-64 (contract §6.2, the L4_EXC_* words of
  * include/l4/message.h), for fault.c; the foreign ABI's is in foreign_regs.c. */
+#include "glue.h"
 #include "fault.h"
 #include "frame.h"
+#include "x86.h"
 #include <l4/message.h>
 
 void arch_exception_regs(struct tcb *t, word_t *mr)
@@ -27,4 +29,13 @@ void arch_exception_set_regs(struct tcb *t, const word_t *mr)
     t->flags |= TF_USER_STATE;
     arch_set_user_flags(t, mr[L4_EXC_RFLAGS]);
     f->vector = 0;                      /* all registers matter: return with iret */
+}
+
+/* On x86-64 the IP must be canonical: sysret and iretq #GP in the kernel on another one (on
+ * the user's stack for sysret), so the kernel raises the thread's #GP(0) instead, as if at
+ * the instruction it cannot reach. */
+void arch_user_ip_check(struct tcb *t)
+{
+    while (!arch_canonical(arch_user_ip(t)))
+        fault_exception(t, EXC_GP, 0);
 }

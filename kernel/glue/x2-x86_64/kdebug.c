@@ -1,6 +1,7 @@
 /* The int3 conventions through which user code talks to the kernel debugger (contract §6.8). */
 #include "kdb/kdb.h"
 #include "frame.h"
+#include "x86.h"
 #include "paging.h"
 #include "tcb.h"
 #include "space.h"
@@ -74,5 +75,5 @@ void kdebug_trap(struct tcb *t, struct frame *f)
         }
     }
     /* A plain int3: an exception (vector 3, RIP after the instruction). */
-    fault_exception(t, 3, 0);
+    fault_exception(t, EXC_BP, 0);
 }

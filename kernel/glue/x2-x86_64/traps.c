@@ -1,63 +1,23 @@
-/* Exceptions and interrupts: decode what happened and hand it to the generic kernel. */
-#include "arch.h"
+/* Traps in X.2's terms (trap_dispatch, from entry.S): a user thread's exception becomes a
+ * page fault for its pager, an I/O fault, KernelInterface, a kdebug call or an exception
+ * message (a foreign thread's, a message to its handler); an interrupt goes to the platform
+ * (intctl_interrupt); an exception in the kernel ends in kernel_exception (dump.c). */
 #include "frame.h"
-#include "paging.h"
 #include "x86.h"
 #include "cpu.h"
 #include "intctl.h"
-#include "tcb.h"
-#include "sched.h"
 #include "space.h"
 #include "fault.h"
 #include "foreign.h"
 #include "thread.h"
-#include "timeout.h"
 #include "uaccess.h"
 #include "iospace.h"
-#include "irq.h"
 #include "kip.h"
 #include "console.h"
 #include "invariants.h"
-#include "lib.h"
-#include "kdb/kdb.h"
 #include <l4/fpage.h>
 
-void arch_fpu_trap(void);
 void kdebug_trap(struct tcb *t, struct frame *f);   /* kdebug.c */
-
-static const char *const exc_names[32] = {
-    "divide error", "debug", "NMI", "breakpoint", "overflow", "bound", "invalid opcode",
-    "device not available", "double fault", "coprocessor overrun", "invalid TSS",
-    "segment not present", "stack fault", "general protection", "page fault", "reserved",
-    "x87 error", "alignment check", "machine check", "SIMD error", "virtualisation",
-    "control protection",
-};
-
-const char *arch_exception_name(unsigned v)
-{
-    return v < 32 && exc_names[v] ? exc_names[v] : "?";
-}
-
-void arch_dump_frame(const struct frame *f)
-{
-    printk("RIP %016lx  CS %lx  RFLAGS %016lx  RSP %016lx  SS %lx\n",
-           f->rip, f->cs, f->rflags, f->rsp, f->ss);
-    printk("RAX %016lx  RBX %016lx  RCX %016lx  RDX %016lx\n", f->rax, f->rbx, f->rcx, f->rdx);
-    printk("RSI %016lx  RDI %016lx  RBP %016lx  R8  %016lx\n", f->rsi, f->rdi, f->rbp, f->r8);
-    printk("R9  %016lx  R10 %016lx  R11 %016lx  R12 %016lx\n", f->r9, f->r10, f->r11, f->r12);
-    printk("R13 %016lx  R14 %016lx  R15 %016lx\n", f->r13, f->r14, f->r15);
-    printk("vector %lu (%s)  error %lx  CR2 %016lx  CR3 %016lx\n", f->vector,
-           arch_exception_name(f->vector), f->error, read_cr2(), read_cr3());
-}
-
-static NORETURN void kernel_exception(struct frame *f)
-{
-    printk("\nKERNEL EXCEPTION %lu (%s) in thread %lx\n", f->vector, arch_exception_name(f->vector),
-           cpu0.current ? cpu0.current->gid : 0);
-    arch_dump_frame(f);
-    kdb_enter("kernel exception", f);
-    arch_halt_forever();
-}
 
 /* KernelInterface: the `lock; nop` trap (contract §2.1). */
 static void kernel_interface(struct tcb *t, struct frame *f)
@@ -122,63 +82,48 @@ static void user_exception(struct tcb *t, struct frame *f)
      * faults are plain exceptions for its handler. */
     bool x2 = !(t->flags & TF_FOREIGN);
     switch (v) {
-    case 14: {
+    case EXC_PF: {
         word_t addr = read_cr2();
         unsigned access = (f->error & PF_I) ? FAULT_X : (f->error & PF_W) ? FAULT_W : FAULT_R;
         if (pager_can_resolve(f, addr))
             fault_page(t, addr, access, f->rip);
         else if (!x2)
-            foreign_exception(t, 14, f->error, addr);
+            foreign_exception(t, EXC_PF, f->error, addr);
         else
-            fault_exception(t, 14, f->error);       /* not a paging fault (§6.2) */
+            fault_exception(t, EXC_PF, f->error);   /* not a paging fault (§6.2) */
         break;
     }
-    case 7:
+    case EXC_NM:
         arch_fpu_trap();
         break;
-    case 6: {
+    case EXC_UD: {
         uint8_t b[2];
         if (x2 && uread(t->space, f->rip, b, 2) && b[0] == 0xF0 && b[1] == 0x90)
             kernel_interface(t, f);
         else
-            fault_exception(t, 6, 0);
+            fault_exception(t, EXC_UD, 0);
         break;
     }
-    case 3:
+    case EXC_BP:
         if (x2)
             kdebug_trap(t, f);
         else
-            fault_exception(t, 3, 0);
+            fault_exception(t, EXC_BP, 0);
         break;
-    case 13: {
+    case EXC_GP: {
         unsigned port, count;
         /* (An access past port 0xFFFF can never be allowed: that stays a #GP.) */
         if (x2 && f->error == 0 && decode_io(t, f, &port, &count) && port + count <= 65536 &&
             !iospace_has(t->space, port, count))
             fault_io(t, port, count, f->rip);
         else
-            fault_exception(t, 13, f->error);
+            fault_exception(t, EXC_GP, f->error);
         break;
     }
-    case 8: case 18:
+    case EXC_DF: case EXC_MC:
         kernel_exception(f);
     default:
         fault_exception(t, v, f->error);
-    }
-}
-
-static void interrupt(unsigned v)
-{
-    if (v == VEC_TIMER || (v == VEC_IRQ_BASE && intctl_pit_tick)) {
-        intctl_timer_eoi();
-        timeout_tick(arch_clock_us());
-        sched_tick();
-    } else if (v >= VEC_IRQ_BASE && v < VEC_IRQ_BASE + arch_irq_lines()) {
-        intctl_line_interrupt(v - VEC_IRQ_BASE);
-    } else if (v == VEC_SPURIOUS) {
-        /* nothing to acknowledge */
-    } else {
-        lapic_eoi();
     }
 }
 
@@ -196,7 +141,7 @@ void trap_dispatch(struct frame *f)
 {
     unsigned v = (unsigned)f->vector;
     entry_check_trap(f);
-    if (v == 2) {
+    if (v == EXC_NMI) {
         /* An NMI runs on its IST stack, whatever it interrupted (the kernel with interrupts
          * off, too): it reports and returns at once.  It must not schedule, block or send a
          * message (the thread's state would then live on the IST stack, which the next NMI
@@ -205,7 +150,7 @@ void trap_dispatch(struct frame *f)
         return;
     }
     if (v >= 32) {
-        interrupt(v);
+        intctl_interrupt(v);
     } else if (!frame_from_user(f)) {
         kernel_exception(f);
     } else {

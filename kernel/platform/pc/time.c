@@ -1,6 +1,8 @@
-/* Time: the TSC, calibrated against the PIT, is the one clock (SystemClock and timeouts,
- * contract §1.3); the local-APIC timer (or the PIT) gives the periodic tick. */
+/* Time on the PC: the PIT measures the TSC (the clock, arch/x86_64/tsc.c) and the local-APIC
+ * timer, which gives the periodic tick (the PIT does where there is no local APIC). */
+#include "platform.h"
 #include "arch.h"
+#include "cpu.h"
 #include "x86.h"
 #include "intctl.h"
 #include "pic.h"
@@ -9,18 +11,9 @@
 
 #define PIT_HZ 1193182ul
 
-static uint64_t tsc_boot, tsc_khz, bus_khz;
-extern uint64_t clock_tsc_boot, clock_us_mult;
-static uint64_t us_mult;                /* microseconds per TSC tick, scaled by 2^40 */
+static uint64_t bus_khz;
 
-uint64_t arch_tsc_khz(void) { return tsc_khz; }
 uint64_t arch_bus_khz(void) { return bus_khz; }
-
-uint64_t arch_clock_us(void)
-{
-    uint64_t d = rdtsc() - tsc_boot;
-    return (uint64_t)(((unsigned __int128)d * us_mult) >> 40);
-}
 
 /* Count `ticks` of the PIT's channel 2 (gate through port 0x61) and measure TSC and the
  * local-APIC timer meanwhile. */
@@ -46,20 +39,15 @@ static void calibrate(uint64_t *tsc_delta, uint32_t *apic_delta, unsigned ticks)
     *apic_delta = a0 - a1;
 }
 
-void time_init(void)
+void arch_timer_init(void)
 {
     const unsigned ticks = PIT_HZ / 50;             /* 20 ms */
     uint64_t dt;
     uint32_t da;
     calibrate(&dt, &da, ticks);
-    tsc_khz = dt * PIT_HZ / ticks / 1000;
     uint64_t apic_hz = (uint64_t)da * PIT_HZ / ticks;
     bus_khz = apic_hz * 16 / 1000;
-    us_mult = (1000ull << 40) / tsc_khz;
-    tsc_boot = rdtsc();
-    /* The SystemClock stub computes the same in user mode (syscall_stubs.S). */
-    *(uint64_t *)phys_to_virt(kernel_virt_to_phys(&clock_tsc_boot)) = tsc_boot;
-    *(uint64_t *)phys_to_virt(kernel_virt_to_phys(&clock_us_mult)) = us_mult;
+    tsc_clock_start(dt * PIT_HZ / ticks / 1000);
     if (lapic_present()) {
         uint32_t count = (uint32_t)(apic_hz * CONFIG_TICK_US / 1000000);
         lapic_write(LAPIC_TIMER_DIV, 0x3);
@@ -73,5 +61,5 @@ void time_init(void)
         intctl_pit_tick = true;
         pic_unmask_line(0);
     }
-    printk("time: TSC %lu kHz, bus %lu kHz, tick %u us\n", tsc_khz, bus_khz, CONFIG_TICK_US);
+    printk("time: TSC %lu kHz, bus %lu kHz, tick %u us\n", arch_tsc_khz(), bus_khz, CONFIG_TICK_US);
 }

@@ -29,7 +29,7 @@
 foreign_syscall_fast:
     cmpq $0, ipc_fast_rip(%rip)                     /* fastpath=off: the C path for all */
     je   ffp_slow
-    cmpb $TF_FOREIGN_, TCB_FLAGS(%rdi)              /* nothing else pending for us */
+    cmpl $TF_FOREIGN_, TCB_FLAGS(%rdi)              /* nothing else pending for us */
     jne  ffp_slow
     /* The handler: its TCB through the thread number, checked against the whole id. */
     movq TCB_SPACE(%rdi), %rsi

@@ -5,7 +5,9 @@
  * ProcessorControl and MemoryControl in syscall.c.  Also here: the IPC return's registers
  * (ipc_user_return) and the KIP's system-call links. */
 #include "arch.h"
+#include "glue.h"
 #include "frame.h"
+#include "x86.h"
 #include "paging.h"
 #include "syscall_nr.h"
 #include "syscall.h"
@@ -192,7 +194,7 @@ void syscall_dispatch(struct frame *f)
         /* `syscall` outside the KIP stubs: an invalid-opcode exception at that instruction. */
         f->rip -= 2;
         f->vector = 0;
-        fault_exception(self, 6, 0);
+        fault_exception(self, EXC_UD, 0);
         thread_return_to_user_checks(self);
         return;
     }

@@ -6,6 +6,9 @@
 
 #define MULTIBOOT_BOOTLOADER_MAGIC 0x2BADB002
 
+/* The kernel's C entry (boot.S calls it with the loader's EAX and EBX); never returns. */
+NORETURN void platform_entry(uint32_t magic, uint32_t info);
+
 struct PACKED multiboot_info {
     uint32_t flags;
     uint32_t mem_lower, mem_upper;

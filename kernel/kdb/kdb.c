@@ -92,7 +92,8 @@ static void show_translation(struct tcb *t, word_t va)
 static void help(void)
 {
     printk("commands: t (threads)  r <id> (registers)  p <id> <addr> (translation)\n"
-           "          m (memory)  c (continue)  R (reboot)  q (quit QEMU)\n");
+           "          m (memory)  c (continue)  R (reboot)  q (quit QEMU)\n"
+           "          H (hang with interrupts off: what the NMI watchdog must catch)\n");
 }
 
 static void read_line(char *buf, size_t n)
@@ -163,6 +164,10 @@ void kdb_enter(const char *reason, struct frame *f)
             break;
         case 'c':
             return;
+        case 'H':
+            printk("hanging with interrupts off\n");
+            for (;;)
+                __asm__ volatile("" ::: "memory");
         case 'R':
             arch_reboot();
         case 'q':

@@ -4,16 +4,21 @@
   reads a user-mode iretq's frame from a user page without refusing it, so the native
   thread's frames reach the selector checks too (on -cpu max SMAP refuses QEMU's supervisor
   read first).  test_programs.py runs the program on -cpu max in its three configurations.
+* NMIs in user and kernel mode from the kernel's NMI watchdog (boot option nmiwatch=1000: the
+  PIT through the I/O APIC in NMI delivery mode, so under -icount they land at the same
+  instructions every run) while a foreign thread with FS/GS bases of its handler's choosing
+  spins (the case nmi_with_user_bases), on both kernels; and the watchdog's lockup report.
 * The kernel images: no instruction that uses FS or GS (so no entry path needs swapgs), one
   lldt (the null LDT at boot), no popf.
 * The `cpu:` line: UMIP found (and so enabled) on -cpu max, absent on -cpu qemu64.
 """
+import os
 import re
 import subprocess
 
 import pytest
 
-from harness import (BUILD, ROOT, SIGMA0, boot, cases_of, check_case, check_complete,
+from harness import (BOOT_TIMEOUT, BUILD, ROOT, SIGMA0, boot, cases_of, check_case, check_complete,
                      kernel_lines, program_path, require_built, qemu_run)
 
 SOURCE = "user/tests/test_cpustate.c"
@@ -49,6 +54,36 @@ def test_frames_reach_the_selector_checks():
 def test_cpu_line_umip(cpu, flag):
     result = boot("test_cpustate", cpu=cpu)
     assert any(flag in l for l in kernel_lines(result, "cpu:")), result.describe()
+
+
+# --- NMIs ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kernel", ["kernel-debug", None])
+def test_nmi_with_user_bases(kernel):
+    """Every NMI returns at once from its IST stack: one lands in user mode in a thread with
+    odd FS/GS bases, which it keeps; others land in the kernel; no case fails."""
+    result = boot("test_cpustate", args="nmi", cmdline="kdb=batch nmiwatch=1000", kernel=kernel)
+    out = result.output
+    assert "nmiwatch: an NMI every 1000 us" in out, result.describe()
+    assert "NMI in user mode (watchdog)" in out, result.describe()
+    assert "NMI in kernel mode (watchdog)" in out, result.describe()
+    assert "# nmi: done" in out, result.describe()
+    assert re.search(r"^ok \d+ - nmi_with_user_bases$", out, re.M), result.describe()
+    check_complete(result, SOURCE)
+
+
+def test_nmi_watchdog_reports_a_lockup():
+    """A kernel that stops taking its timer is found: the debugger's H command spins with
+    interrupts off; 20 ms later (nmistuck=20) the watchdog's NMI reports the lockup and enters
+    the debugger again, where q ends the run."""
+    require_built(program_path("test_cpustate"))
+    r = qemu_run.run(os.path.relpath(BUILD / "kernel-debug.bin"),
+                     [os.path.relpath(SIGMA0), (os.path.relpath(program_path("test_cpustate")), "kdb")],
+                     cmdline="nmiwatch=1000 nmistuck=20", memory=128, timeout=BOOT_TIMEOUT,
+                     icount=True, serial_input=[(r"kdb> ", "H\r"), (r"NMI watchdog ---\n(.|\n)*kdb> ", "q\r")])
+    assert not r.timed_out and r.status == 5, r.describe()
+    assert "hanging with interrupts off" in r.output, r.describe()
+    assert re.search(r"nmiwatch: no timer tick for 2\d ms in the kernel: a lockup", r.output), r.describe()
 
 
 # --- the kernel images ---------------------------------------------------------------------------

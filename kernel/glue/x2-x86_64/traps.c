@@ -6,6 +6,7 @@
 #include "x86.h"
 #include "cpu.h"
 #include "intctl.h"
+#include "platform.h"
 #include "space.h"
 #include "fault.h"
 #include "foreign.h"
@@ -146,7 +147,7 @@ void trap_dispatch(struct frame *f)
          * off, too): it reports and returns at once.  It must not schedule, block or send a
          * message (the thread's state would then live on the IST stack, which the next NMI
          * reuses), nor touch the thread's frame (that is not the frame it returns through). */
-        printk("NMI in %s mode\n", frame_from_user(f) ? "user" : "kernel");
+        platform_nmi(f, frame_from_user(f));
         return;
     }
     if (v >= 32) {

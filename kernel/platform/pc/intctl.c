@@ -21,7 +21,9 @@ enum mode { MODE_PIC, MODE_IOAPIC };
 static enum mode mode;
 static unsigned nlines;
 static uint8_t level_triggered[224 / 8];      /* masked in hardware until acknowledged */
+static uint8_t reserved_line[224 / 8];        /* the kernel's (the NMI watchdog's): no user's */
 bool intctl_pit_tick;           /* the PIT (line 0) is the kernel's timer */
+uint64_t intctl_timer_ticks;
 
 static volatile uint32_t *lapic;
 static paddr_t lapic_phys;
@@ -132,6 +134,22 @@ static void ioapic_init(void)
     }
 }
 
+bool intctl_route_nmi(unsigned isa)
+{
+    if (mode != MODE_IOAPIC || intctl_pit_tick)
+        return false;
+    struct isa_override *o = &acpi_info.isa[isa];
+    unsigned gsi = o->present ? o->gsi : isa, pin;
+    volatile uint32_t *r = ioapic_regs(gsi, &pin);
+    if (!r || gsi >= nlines)
+        return false;
+    bool low = o->present && o->active_low;
+    ioapic_write(r, 0x10 + 2 * pin + 1, 0);             /* destination: APIC id 0 */
+    ioapic_write(r, 0x10 + 2 * pin, (4u << 8) | (low ? 1u << 13 : 0));   /* NMI, edge */
+    reserved_line[gsi / 8] |= 1u << (gsi % 8);
+    return true;
+}
+
 /* --- the platform interface (api/platform.h) -------------------------------------------- */
 
 void arch_interrupts_init(void)
@@ -156,9 +174,14 @@ unsigned arch_irq_lines(void)
     return nlines;
 }
 
+static bool reserved(unsigned n)
+{
+    return n < nlines && (reserved_line[n / 8] & (1u << (n % 8)));
+}
+
 bool arch_irq_available(unsigned n)
 {
-    if (n >= nlines)
+    if (n >= nlines || reserved(n))
         return false;
     if (mode == MODE_PIC && (n == 2 || (n == 0 && intctl_pit_tick)))
         return false;                   /* cascade, kernel timer */
@@ -167,6 +190,8 @@ bool arch_irq_available(unsigned n)
 
 void arch_irq_mask(unsigned n)
 {
+    if (reserved(n))
+        return;                         /* the kernel's own line stays as the kernel set it */
     if (mode == MODE_IOAPIC)
         ioapic_set_mask(n, true);
     else if (n != 2)
@@ -175,6 +200,8 @@ void arch_irq_mask(unsigned n)
 
 void arch_irq_unmask(unsigned n)
 {
+    if (reserved(n))
+        return;
     if (mode == MODE_IOAPIC)
         ioapic_set_mask(n, false);
     else
@@ -223,6 +250,7 @@ static void timer_eoi(void)
 void intctl_interrupt(unsigned v)
 {
     if (v == VEC_TIMER || (v == VEC_IRQ_BASE && intctl_pit_tick)) {
+        intctl_timer_ticks++;
         timer_eoi();
         timeout_tick(arch_clock_us());
         sched_tick();

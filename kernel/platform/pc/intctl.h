@@ -20,10 +20,15 @@
 #define LAPIC_TIMER_DIV  0x3E0
 
 extern bool intctl_pit_tick;
+extern uint64_t intctl_timer_ticks;      /* the kernel's timer interrupts so far (nmiwatch.c) */
 
 /* An interrupt on vector v (>= 32; trap_dispatch): the kernel's tick, a device line (its
  * interrupt thread's IPC, irq.c), or anything else (acknowledged). */
 void intctl_interrupt(unsigned v);
+/* Route ISA line isa through the I/O APIC as an NMI (edge, its polarity): false where there is
+ * no I/O APIC line for it. */
+bool intctl_route_nmi(unsigned isa);
+void nmiwatch_init(void);
 bool lapic_present(void);
 uint32_t lapic_read(unsigned reg);
 void lapic_write(unsigned reg, uint32_t v);

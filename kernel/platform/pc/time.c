@@ -62,4 +62,5 @@ void arch_timer_init(void)
         pic_unmask_line(0);
     }
     printk("time: TSC %lu kHz, bus %lu kHz, tick %u us\n", arch_tsc_khz(), bus_khz, CONFIG_TICK_US);
+    nmiwatch_init();
 }

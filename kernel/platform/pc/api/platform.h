@@ -22,6 +22,10 @@ paddr_t arch_loader_info_copy(void *dst, size_t max, paddr_t dst_phys);
 void arch_interrupts_init(void);
 void arch_timer_init(void);
 uint64_t arch_bus_khz(void);            /* the local-APIC timer's input clock, for the KIP */
+/* An NMI (its IST stack; traps.c): reported, and with the boot option nmiwatch=US the
+ * watchdog's check for a kernel that no longer takes its timer (nmiwatch.c). */
+struct frame;
+void platform_nmi(struct frame *f, bool from_user);
 /* Interrupt lines (= interrupt threads, contract §6.3): how many, which a user may have (not
  * the kernel's timer or the 8259s' cascade), masking. */
 unsigned arch_irq_lines(void);

@@ -17,6 +17,7 @@
 #include "lib/server.h"
 #include "mm/mm.h"
 #include "park/park.h"
+#include "park/timer.h"
 #include "signal/signal.h"
 #include "signal/sigpage.h"
 #include "syscalls/table.h"
@@ -140,10 +141,11 @@ static void start_next(void)
             printf("lx: cannot run %s (error %d)\n", p->argv[0], -e);
             continue;
         }
-        struct task *t = p->image ? task_spawn(p->image, p->size, p->argc ? p->argv[0] : "",
-                                               p->argc, p->argv, envp, NULL) : NULL;
-        if (t) {
-            task_set_exe(t, p->argv[0]);
+        struct process *pr = p->image ? process_spawn(p->image, p->size,
+                                                      p->argc ? p->argv[0] : "", p->argc,
+                                                      p->argv, envp, NULL) : NULL;
+        if (pr) {
+            task_set_exe(process_thread(pr), p->argv[0]);
             return;
         }
     }
@@ -153,26 +155,6 @@ static void start_next(void)
     syscall_report();
     if (poweroff)
         power_off();
-}
-
-static const char *signame(int sig)
-{
-    switch (sig) {
-    case 4: return "SIGILL";
-    case 5: return "SIGTRAP";
-    case 7: return "SIGBUS";
-    case 8: return "SIGFPE";
-    case 9: return "SIGKILL";
-    case 11: return "SIGSEGV";
-    default: return "signal";
-    }
-}
-
-void task_fault_kill(struct task *t, int sig, const char *what, l4_word_t addr, l4_word_t ip)
-{
-    printf("lx: pid %d: %s at %lx (ip %lx): killed by %s\n", t->pid, what, addr, ip,
-           signame(sig));
-    task_exit(t, signal_exit_status(sig));
 }
 
 static unsigned rights_of(unsigned prot)
@@ -185,20 +167,20 @@ static unsigned rights_of(unsigned prot)
  * through GET_REGS and SET_REGS replies, or the end of the process).  A page shared after
  * fork is mapped read-only; a write to it gets a copy (or the page itself, once nobody
  * shares it). */
-static bool serve_page_fault(struct task *t, l4_word_t tag)
+static bool serve_page_fault(struct thread *t, l4_word_t tag)
 {
     l4_word_t addr = l4_mr(L4_PF_ADDR), ip = l4_mr(L4_PF_IP);
     unsigned access = l4_pagefault_access(tag);
-    struct region *r = mm_find(&t->mm, addr);
+    struct region *r = mm_find(t->mm, addr);
     unsigned rights = r ? rights_of(r->prot) : 0;
     if (!r || (access & ~rights) || !rights)
         return signal_page_fault(t, addr, ip, access, r != NULL);
     if (mm_past_eof(r, addr))       /* a file mapping's page past the file's end */
         return signal_bus_fault(t, addr, ip);
-    void *page = (access & L4_W) ? mm_page_write(&t->mm, r, addr, false)
-                                 : mm_page(&t->mm, r, addr);
+    void *page = (access & L4_W) ? mm_page_write(t->mm, r, addr, false)
+                                 : mm_page(t->mm, r, addr);
     if (!page) {
-        task_fault_kill(t, 9, "out of memory", addr, ip);
+        process_fault_kill(t, 9, "out of memory", addr, ip);
         return false;
     }
     if (!mm_page_writable(r, page))
@@ -209,12 +191,12 @@ static bool serve_page_fault(struct task *t, l4_word_t tag)
     return true;
 }
 
-static bool serve_syscall(struct task *t)
+static bool serve_syscall(struct thread *t)
 {
     /* MR1..MR10 hold RAX, the six arguments, RIP, RSP, RFLAGS: struct sysargs's order,
      * so one copy (a loop of volatile reads costs twice as much on every call). */
     struct sysargs a = *(const struct sysargs *)&l4_utcb()[L4_FSC_RAX];
-    if (__builtin_expect(t->park == PARK_FORK_FPU, 0) && a.nr == LX_SYS_FORK_FPU &&
+    if (__builtin_expect(t->park.kind == PARK_FORK_FPU, 0) && a.nr == LX_SYS_FORK_FPU &&
         a.rip == sigpage_fork_end())
         return fork_fpu_saved(t);   /* fork's second step (task/clone.c) */
     long r = syscall_dispatch(t, &a);
@@ -232,7 +214,7 @@ static bool serve_syscall(struct task *t)
 }
 
 /* A CPU exception: its signal (signal/signal.c), with the registers the message carries. */
-static bool serve_exception(struct task *t)
+static bool serve_exception(struct thread *t)
 {
     return signal_exception(t);
 }
@@ -242,9 +224,9 @@ static bool serve(l4_word_t from, l4_word_t tag)
 {
     if (console_is_input(from))
         return console_input(tag);  /* console input: the tty (tty/console.c, tty/tty.c) */
-    struct task *t = task_by_tid(from);
+    struct thread *t = thread_by_l4(from);
     if (!t)
-        return false;               /* not a process of ours (or one that ended) */
+        return false;               /* not a thread of ours (or one that ended) */
     bool reply;
     if (l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL))
         reply = serve_syscall(t);
@@ -252,9 +234,9 @@ static bool serve(l4_word_t from, l4_word_t tag)
         reply = serve_page_fault(t, tag);
     else if (l4_tag_is_proto(tag, L4_PROTO_FOREIGN_EXCEPTION))
         reply = serve_exception(t);
-    else if (l4_tag_is_proto(tag, L4_PROTO_FOREIGN_REGS) && t->park == PARK_FORK_REGS)
+    else if (l4_tag_is_proto(tag, L4_PROTO_FOREIGN_REGS) && t->park.kind == PARK_FORK_REGS)
         reply = fork_regs(t);
-    else if (l4_tag_is_proto(tag, L4_PROTO_FOREIGN_INTERRUPT) && t->park == PARK_START) {
+    else if (l4_tag_is_proto(tag, L4_PROTO_FOREIGN_INTERRUPT) && t->park.kind == PARK_START) {
         fork_child_start(t);
         reply = true;
     } else if (l4_tag_is_proto(tag, L4_PROTO_FOREIGN_REGS) && signal_waiting_regs(t)) {
@@ -267,9 +249,21 @@ static bool serve(l4_word_t from, l4_word_t tag)
     } else
         return false;
     signal_note(t);                 /* more to deliver: interrupt it after the reply */
-    if (!task_count())
-        start_next();               /* clobbers the MRs: only when nobody waits for a reply */
     return reply;
+}
+
+/* The receive timeout until the next deadline (park/timer.c). */
+static uint16_t receive_timeout(void)
+{
+    uint64_t next = timer_next();
+    if (next == ~0ull)
+        return L4_NEVER;
+    uint64_t now = lx_now();
+    if (next <= now)
+        return L4_ZERO_TIME;
+    /* Round up to whole microseconds: waking early only costs another round. */
+    uint64_t us = (next - now + 999) / 1000;
+    return us > L4_MAX_PERIOD_US ? L4_NEVER : l4_period_from_us(us);
 }
 
 int main(void)
@@ -291,25 +285,31 @@ int main(void)
     root_report();
     start_next();
     /* The loop: serve a message, answer it; parked calls that were woken or whose
-     * deadline passed run again before the next wait (whose timeout is the next deadline).
-     * With nothing parked this is one reply-and-wait per message. */
+     * deadline passed run again before the next wait (whose timeout is the next deadline),
+     * signals go to threads lx does not hold, ended processes are freed.  With nothing of
+     * that this is one reply-and-wait per message. */
     l4_word_t from, tag = l4_wait(&from);
     for (;;) {
         bool reply = !l4_ipc_failed(tag) && serve(from, tag);
         uint16_t timeout = L4_NEVER;
-        /* One cheap test per message: anything parked with a deadline, woken, to signal,
-         * or an alarm armed at all? */
-        if (__builtin_expect(park_busy() || signal_kick || signal_next_alarm != ~0ull, 0)) {
-            if (park_pending() || signal_work()) {
-                if (reply)
-                    l4_reply(from);
+        /* One cheap test per message: anything woken, to signal, ended, or timed at all? */
+        if (__builtin_expect(park_busy() || signal_busy() || exit_pending() ||
+                             timer_next() != ~0ull, 0)) {
+            if (reply && (park_busy() || signal_busy() || timer_next() <= lx_now())) {
+                l4_reply(from);     /* answered first: what follows clobbers the MRs */
                 reply = false;
+            }
+            do {
+                timer_run(lx_now());
                 park_run();
                 signal_run();
-                if (!task_count())
-                    start_next();
-            }
-            timeout = park_timeout();
+            } while (park_busy() || signal_busy());
+            if (reply && !process_nr_live)
+                l4_reply(from), reply = false;
+            exit_flush();
+            if (!process_nr_live)
+                start_next();       /* clobbers the MRs: only when nobody waits for a reply */
+            timeout = receive_timeout();
         }
         tag = reply ? l4_reply_wait_timeout(from, timeout, &from)
                     : l4_wait_timeout(timeout, &from);

@@ -4,7 +4,8 @@
 
 #include <libl4.h>
 
-#define MAX_TASKS    128            /* more than the spaces a 4 MiB kernel pool holds */
+#define MAX_TASKS    1024           /* as many as thread numbers (threads.c); a 4 MiB kernel
+                                       pool holds about 100 spaces */
 #define MAX_REGIONS  16
 #define MAX_DATA     16             /* data modules */
 

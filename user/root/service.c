@@ -4,7 +4,7 @@
 #include "root.h"
 #include <stdio.h>
 
-#define MAX_THREADS 512
+#define MAX_THREADS 1024            /* one per thread number (threads.c) */
 
 struct thread_rec {
     l4_word_t tid;

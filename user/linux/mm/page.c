@@ -17,6 +17,8 @@ static l4_word_t base, next, limit; /* never handed out: [next, limit) */
 static void *free_list;             /* freed pages, linked through their first word */
 static unsigned long nfree_list;
 static uint16_t refs[POOL_MAX_PAGES];
+static void *free_runs[PAGE_RUN_MAX + 1];   /* freed runs by length, linked like free_list */
+static unsigned long nfree_run_pages;
 
 void page_init(l4_word_t b, l4_word_t size)
 {
@@ -35,6 +37,27 @@ static uint16_t *ref_of(const void *p)
     return &refs[((l4_word_t)p - base) / LX_PAGE];
 }
 
+static void page_zero(void *p, unsigned long n)
+{
+    n *= LX_PAGE / 8;
+    __asm__ volatile("rep stosq" : "+D"(p), "+c"(n) : "a"(0ul) : "memory");
+}
+
+/* No single page left: a freed run gives its pages up one by one (the rest to free_list). */
+static void *run_split(void)
+{
+    for (unsigned n = 2; n <= PAGE_RUN_MAX; n++)
+        if (free_runs[n]) {
+            char *r = free_runs[n];
+            free_runs[n] = *(void **)r;
+            nfree_run_pages -= n;
+            for (unsigned i = 1; i < n; i++)
+                page_free(r + i * LX_PAGE);
+            return r;
+        }
+    return NULL;
+}
+
 void *page_alloc(void)
 {
     void *p;
@@ -45,13 +68,11 @@ void *page_alloc(void)
     } else if (next < limit) {
         p = (void *)next;
         next += LX_PAGE;
-    } else {
+    } else if (!(p = run_split())) {
         return NULL;
     }
     /* Zeroing also faults the page into lx's space before it is mapped on. */
-    void *d = p;
-    l4_word_t n = LX_PAGE / 8;
-    __asm__ volatile("rep stosq" : "+D"(d), "+c"(n) : "a"(0ul) : "memory");
+    page_zero(p, 1);
     *ref_of(p) = 1;
     return p;
 }
@@ -89,5 +110,43 @@ unsigned long page_total(void)
 
 unsigned long page_free_count(void)
 {
-    return nfree_list + (limit - next) / LX_PAGE;
+    return nfree_list + nfree_run_pages + (limit - next) / LX_PAGE;
+}
+
+/* Runs: from the never-used end of the pool, or a freed run of the same length (objects of
+ * one size come and go together: struct mm). */
+void *page_alloc_run(unsigned n)
+{
+    if (n <= 1)
+        return page_alloc();
+    if (n > PAGE_RUN_MAX)
+        return NULL;
+    char *p;
+    if (free_runs[n]) {
+        p = free_runs[n];
+        free_runs[n] = *(void **)p;
+        nfree_run_pages -= n;
+    } else if (limit - next >= n * LX_PAGE) {
+        p = (char *)next;
+        next += n * LX_PAGE;
+    } else {
+        return NULL;
+    }
+    page_zero(p, n);
+    for (unsigned i = 0; i < n; i++)
+        *ref_of(p + i * LX_PAGE) = 1;
+    return p;
+}
+
+void page_free_run(void *p, unsigned n)
+{
+    if (n <= 1) {
+        page_free(p);
+        return;
+    }
+    for (unsigned i = 0; i < n; i++)
+        *ref_of((char *)p + i * LX_PAGE) = 0;
+    *(void **)p = free_runs[n];
+    free_runs[n] = p;
+    nfree_run_pages += n;
 }

@@ -79,12 +79,12 @@ _Static_assert(__builtin_offsetof(struct ucontext, uc_mcontext.fpstate) == 224,
 
 #define R(name) regs[L4_FREG_##name - 1]
 
-static bool on_stack(const struct task *t, l4_word_t sp)
+static bool on_stack(const struct thread *t, l4_word_t sp)
 {
     return sp > t->sig.ss_sp && sp - t->sig.ss_sp <= t->sig.ss_size;
 }
 
-int sigframe_ss_flags(const struct task *t, l4_word_t sp)
+int sigframe_ss_flags(const struct thread *t, l4_word_t sp)
 {
     if (!t->sig.ss_size)
         return SS_DISABLE;
@@ -111,7 +111,7 @@ void sigframe_siginfo(int sig, const struct k_siginfo *info, void *out)
     }
 }
 
-int sigframe_setup(struct task *t, int sig, const struct k_sigaction *ka,
+int sigframe_setup(struct thread *t, int sig, const struct k_sigaction *ka,
                    const struct k_siginfo *info, uint64_t oldmask, l4_word_t *regs)
 {
     if (!(ka->flags & SA_RESTORER))
@@ -165,10 +165,10 @@ int sigframe_setup(struct task *t, int sig, const struct k_sigaction *ka,
     /* Without SA_SIGINFO Linux leaves the siginfo's bytes as they were. */
     size_t info_at = __builtin_offsetof(struct rt_sigframe, info), info_end = sizeof *f;
     if (ka->flags & SA_SIGINFO) {
-        if (copy_to_user(&t->mm, frame, buf, len))
+        if (copy_to_user(t->mm, frame, buf, len))
             return -EFAULT;
-    } else if (copy_to_user(&t->mm, frame, buf, info_at) ||
-               copy_to_user(&t->mm, frame + info_end, buf + info_end, len - info_end)) {
+    } else if (copy_to_user(t->mm, frame, buf, info_at) ||
+               copy_to_user(t->mm, frame + info_end, buf + info_end, len - info_end)) {
         return -EFAULT;
     }
 
@@ -186,11 +186,11 @@ int sigframe_setup(struct task *t, int sig, const struct k_sigaction *ka,
     return 0;
 }
 
-int sigframe_restore(struct task *t, l4_word_t rsp, l4_word_t *regs)
+int sigframe_restore(struct thread *t, l4_word_t rsp, l4_word_t *regs)
 {
     struct ucontext uc;
     l4_word_t frame = rsp - 8;
-    if (frame > rsp || copy_from_user(&t->mm, &uc, frame + 8, sizeof uc))
+    if (frame > rsp || copy_from_user(t->mm, &uc, frame + 8, sizeof uc))
         return -EFAULT;
     const struct sigcontext *sc = &uc.uc_mcontext;
     R(R8) = sc->r8, R(R9) = sc->r9, R(R10) = sc->r10, R(R11) = sc->r11;
@@ -202,8 +202,8 @@ int sigframe_restore(struct task *t, l4_word_t rsp, l4_word_t *regs)
         /* The FPU state comes back in user mode, through the signal page: it restores the
          * area, then takes RSP from area + 464 and RIP from there (sigpage.c). */
         l4_word_t area = sc->fpstate, back = sc->rsp - 136, rip = sc->rip;
-        if ((area & 15) || copy_to_user(&t->mm, back, &rip, sizeof rip) ||
-            copy_to_user(&t->mm, area + 464, &back, sizeof back))
+        if ((area & 15) || copy_to_user(t->mm, back, &rip, sizeof rip) ||
+            copy_to_user(t->mm, area + 464, &back, sizeof back))
             return -EFAULT;
         R(RSP) = area;
         R(RIP) = sigpage_return();

@@ -25,7 +25,7 @@ static char bounce[LX_PAGE];
  * moved.  0, or the error that stopped it (-EAGAIN: the file would have to wait).  A write
  * hands the file at most one page's worth per call, gathered from at most two user pages,
  * so a pipe sees a write of up to PIPE_BUF bytes whole (its atomicity, fs/pipe/pipe.c). */
-static long do_io(struct task *t, struct file *f, l4_word_t buf, l4_word_t n, l4_word_t *pos,
+static long do_io(struct thread *t, struct file *f, l4_word_t buf, l4_word_t n, l4_word_t *pos,
                   bool write, l4_word_t *done)
 {
     *done = 0;
@@ -45,9 +45,9 @@ static long do_io(struct task *t, struct file *f, l4_word_t buf, l4_word_t n, l4
                 k = LX_PAGE;
             if (first > k)
                 first = k;
-            if (copy_from_user(&t->mm, bounce, at, first))
+            if (copy_from_user(t->mm, bounce, at, first))
                 return -EFAULT;
-            if (first < k && copy_from_user(&t->mm, bounce + first, at + first, k - first))
+            if (first < k && copy_from_user(t->mm, bounce + first, at + first, k - first))
                 k = first;          /* the next round stops at the bad page */
             r = f->ops->write(f, bounce, k, *pos);
             if (r == -EPIPE)
@@ -56,7 +56,7 @@ static long do_io(struct task *t, struct file *f, l4_word_t buf, l4_word_t n, l4
             if (k > first)
                 k = first;
             r = f->ops->read(f, bounce, k, *pos);
-            if (r > 0 && copy_to_user(&t->mm, at, bounce, (size_t)r))
+            if (r > 0 && copy_to_user(t->mm, at, bounce, (size_t)r))
                 return -EFAULT;
         }
         if (r < 0)
@@ -73,36 +73,37 @@ static long do_io(struct task *t, struct file *f, l4_word_t buf, l4_word_t n, l4
 /* The end of a run of read/write/readv/writev that moved `done` bytes and stopped with err.
  * A file that would wait (-EAGAIN) parks a caller without O_NONBLOCK on the queues its poll
  * op names (docs/linux/pipes.md): a read that moved nothing, or a write, whose progress is
- * kept in t->io_done for the rerun (which sees the same arguments and goes on from there). */
-static long io_end(struct task *t, struct file *f, bool write, l4_word_t done, long err)
+ * kept in the thread's park.u.io for the rerun (which sees the same arguments and goes on
+ * from there). */
+static long io_end(struct thread *t, struct file *f, bool write, l4_word_t done, long err)
 {
+    struct park_io *io = &t->park.u.io;
     if (err == -EAGAIN && !(f->flags & O_NONBLOCK) && f->ops->poll && (write || !done)) {
-        t->io_done += done;
+        io->done += done;
         f->ops->poll(f, t);
         return park_call(t, 0);
     }
-    l4_word_t total = t->io_done + done;
-    t->io_done = 0;
+    l4_word_t total = io->done + done;
+    io->done = 0;
     return total ? (long)total : err;
 }
 
-static long rw(struct task *t, const struct sysargs *a, bool write)
+static long rw(struct thread *t, const struct sysargs *a, bool write)
 {
     struct file *f = fd_get(t, (long)a->a[0]);
     if (!f)
         return -EBADF;
-    if (!park_retrying(t))
-        t->io_done = 0;
+    struct park_io *io = park_io(&t->park);
     if (write && (f->flags & O_APPEND) && S_ISREG(f->inode->mode))
         f->pos = f->inode->size;
-    l4_word_t done, skip = t->io_done;
+    l4_word_t done, skip = io->done;
     if (skip > a->a[2])
         skip = a->a[2];
     long e = do_io(t, f, a->a[1] + skip, a->a[2] - skip, &f->pos, write, &done);
     return io_end(t, f, write, done, e);
 }
 
-long sys_read(struct task *t, const struct sysargs *a)
+long sys_read(struct thread *t, const struct sysargs *a)
 {
     struct file *f = fd_get(t, (long)a->a[0]);
     if (f && tty_file(f))
@@ -110,7 +111,7 @@ long sys_read(struct task *t, const struct sysargs *a)
     return rw(t, a, false);
 }
 
-long sys_write(struct task *t, const struct sysargs *a)
+long sys_write(struct thread *t, const struct sysargs *a)
 {
     struct file *f = fd_get(t, (long)a->a[0]);
     if (f && tty_file(f))
@@ -118,7 +119,7 @@ long sys_write(struct task *t, const struct sysargs *a)
     return rw(t, a, true);
 }
 
-static long prw(struct task *t, const struct sysargs *a, bool write)
+static long prw(struct thread *t, const struct sysargs *a, bool write)
 {
     struct file *f = fd_get(t, (long)a->a[0]);
     if (!f)
@@ -135,30 +136,29 @@ static long prw(struct task *t, const struct sysargs *a, bool write)
     return done ? (long)done : e;
 }
 
-long sys_pread64(struct task *t, const struct sysargs *a)
+long sys_pread64(struct thread *t, const struct sysargs *a)
 {
     return prw(t, a, false);
 }
 
-long sys_pwrite64(struct task *t, const struct sysargs *a)
+long sys_pwrite64(struct thread *t, const struct sysargs *a)
 {
     return prw(t, a, true);
 }
 
-static long rwv(struct task *t, const struct sysargs *a, bool write)
+static long rwv(struct thread *t, const struct sysargs *a, bool write)
 {
     struct file *f = fd_get(t, (long)a->a[0]);
     if (!f)
         return -EBADF;
     if (a->a[2] > IOV_MAX)
         return -EINVAL;
-    if (!park_retrying(t))
-        t->io_done = 0;
-    l4_word_t skip = t->io_done, done = 0;    /* a rerun goes on after the bytes moved */
+    struct park_io *io = park_io(&t->park);
+    l4_word_t skip = io->done, done = 0;    /* a rerun goes on after the bytes moved */
     long e = 0;
     for (l4_word_t i = 0; i < a->a[2]; i++) {
         l4_word_t iov[2], moved;
-        if (copy_from_user(&t->mm, iov, a->a[1] + i * sizeof iov, sizeof iov)) {
+        if (copy_from_user(t->mm, iov, a->a[1] + i * sizeof iov, sizeof iov)) {
             e = -EFAULT;
             break;
         }
@@ -181,17 +181,17 @@ static long rwv(struct task *t, const struct sysargs *a, bool write)
     return io_end(t, f, write, done, e);
 }
 
-long sys_readv(struct task *t, const struct sysargs *a)
+long sys_readv(struct thread *t, const struct sysargs *a)
 {
     return rwv(t, a, false);
 }
 
-long sys_writev(struct task *t, const struct sysargs *a)
+long sys_writev(struct thread *t, const struct sysargs *a)
 {
     return rwv(t, a, true);
 }
 
-long sys_lseek(struct task *t, const struct sysargs *a)
+long sys_lseek(struct thread *t, const struct sysargs *a)
 {
     struct file *f = fd_get(t, (long)a->a[0]);
     if (!f)
@@ -212,7 +212,7 @@ long sys_lseek(struct task *t, const struct sysargs *a)
 }
 
 /* The file-independent requests here; the rest is the file's ioctl op (pipes: FIONREAD). */
-long sys_ioctl(struct task *t, const struct sysargs *a)
+long sys_ioctl(struct thread *t, const struct sysargs *a)
 {
     struct file *f = fd_get(t, (long)a->a[0]);
     if (!f)
@@ -221,7 +221,7 @@ long sys_ioctl(struct task *t, const struct sysargs *a)
     switch (cmd) {                  /* the ones of every file */
     case FIONBIO: {
         int on;
-        if (copy_from_user(&t->mm, &on, a->a[2], sizeof on))
+        if (copy_from_user(t->mm, &on, a->a[2], sizeof on))
             return -EFAULT;
         f->flags = on ? f->flags | O_NONBLOCK : f->flags & ~O_NONBLOCK;
         return 0;
@@ -235,7 +235,7 @@ long sys_ioctl(struct task *t, const struct sysargs *a)
         return f->ops->ioctl(f, t, cmd, a->a[2]);
     if (cmd == FIONREAD && S_ISREG(f->inode->mode)) {
         int n = f->pos < f->inode->size ? (int)(f->inode->size - f->pos) : 0;
-        return copy_to_user(&t->mm, a->a[2], &n, sizeof n);
+        return copy_to_user(t->mm, a->a[2], &n, sizeof n);
     }
     return -ENOTTY;
 }
@@ -243,7 +243,7 @@ long sys_ioctl(struct task *t, const struct sysargs *a)
 /* --- sendfile --------------------------------------------------------------------------- */
 
 /* Bytes from in_fd (at *offset, or its position) to out_fd through lx, a page at a time. */
-long sys_sendfile(struct task *t, const struct sysargs *a)
+long sys_sendfile(struct thread *t, const struct sysargs *a)
 {
     struct file *out = fd_get(t, (long)(int)a->a[0]), *in = fd_get(t, (long)(int)a->a[1]);
     if (!out || !in)
@@ -256,7 +256,7 @@ long sys_sendfile(struct task *t, const struct sysargs *a)
     l4_word_t pos = in->pos, count = a->a[3];
     if (a->a[2]) {
         long off;
-        if (copy_from_user(&t->mm, &off, a->a[2], sizeof off))
+        if (copy_from_user(t->mm, &off, a->a[2], sizeof off))
             return -EFAULT;
         if (off < 0)
             return -EINVAL;
@@ -289,7 +289,7 @@ long sys_sendfile(struct task *t, const struct sysargs *a)
     }
     if (a->a[2]) {
         long off = (long)pos;
-        if (copy_to_user(&t->mm, a->a[2], &off, sizeof off))
+        if (copy_to_user(t->mm, a->a[2], &off, sizeof off))
             return -EFAULT;
     } else {
         in->pos = pos;
@@ -300,7 +300,7 @@ long sys_sendfile(struct task *t, const struct sysargs *a)
 /* --- calls that have nothing to do on a RAM file system ---------------------------------- */
 
 /* fsync, fdatasync: everything is in memory already; Linux's EINVAL for files without it. */
-static long do_fsync(struct task *t, const struct sysargs *a)
+static long do_fsync(struct thread *t, const struct sysargs *a)
 {
     struct file *f = fd_get(t, (long)(int)a->a[0]);
     if (!f || (f->flags & O_PATH))
@@ -309,28 +309,28 @@ static long do_fsync(struct task *t, const struct sysargs *a)
     return S_ISREG(m) || S_ISDIR(m) || f->inode->iop ? 0 : -EINVAL;
 }
 
-long sys_fsync(struct task *t, const struct sysargs *a)
+long sys_fsync(struct thread *t, const struct sysargs *a)
 {
     return do_fsync(t, a);
 }
 
-long sys_fdatasync(struct task *t, const struct sysargs *a)
+long sys_fdatasync(struct thread *t, const struct sysargs *a)
 {
     return do_fsync(t, a);
 }
 
-long sys_sync(struct task *t, const struct sysargs *a)
+long sys_sync(struct thread *t, const struct sysargs *a)
 {
     (void)t, (void)a;
     return 0;
 }
 
-long sys_syncfs(struct task *t, const struct sysargs *a)
+long sys_syncfs(struct thread *t, const struct sysargs *a)
 {
     return fd_get(t, (long)(int)a->a[0]) ? 0 : -EBADF;
 }
 
-long sys_readahead(struct task *t, const struct sysargs *a)
+long sys_readahead(struct thread *t, const struct sysargs *a)
 {
     struct file *f = fd_get(t, (long)(int)a->a[0]);
     if (!f || (f->flags & O_ACCMODE) == O_WRONLY)
@@ -338,7 +338,7 @@ long sys_readahead(struct task *t, const struct sysargs *a)
     return S_ISREG(f->inode->mode) ? 0 : -EINVAL;
 }
 
-long sys_fadvise64(struct task *t, const struct sysargs *a)
+long sys_fadvise64(struct thread *t, const struct sysargs *a)
 {
     struct file *f = fd_get(t, (long)(int)a->a[0]);
     if (!f)
@@ -352,7 +352,7 @@ long sys_fadvise64(struct task *t, const struct sysargs *a)
 
 /* flock: accepted, with no lock kept: lx's processes never wait for one another's locks
  * (docs/linux/files.md). */
-long sys_flock(struct task *t, const struct sysargs *a)
+long sys_flock(struct thread *t, const struct sysargs *a)
 {
     struct file *f = fd_get(t, (long)(int)a->a[0]);
     if (!f || (f->flags & O_PATH))

@@ -35,14 +35,14 @@
 static char path1[PATH_MAX], path2[PATH_MAX];
 static char last1[NAME_MAX + 1], last2[NAME_MAX + 1];
 
-static int get_path(struct task *t, l4_word_t u, char *buf)
+static int get_path(struct thread *t, l4_word_t u, char *buf)
 {
-    long n = strncpy_from_user(&t->mm, buf, u, PATH_MAX);
+    long n = strncpy_from_user(t->mm, buf, u, PATH_MAX);
     return n < 0 ? (int)n : 0;
 }
 
 /* The directory a *at call starts from (NULL: cwd, or the path is absolute). */
-static int at_dir(struct task *t, long dirfd, const char *path, struct inode **dir)
+static int at_dir(struct thread *t, long dirfd, const char *path, struct inode **dir)
 {
     *dir = NULL;
     if (path[0] == '/' || (int)dirfd == AT_FDCWD)
@@ -57,7 +57,7 @@ static int at_dir(struct task *t, long dirfd, const char *path, struct inode **d
 }
 
 /* Path at (dirfd, user path) into buf, then walked. */
-static struct inode *lookup_at(struct task *t, long dirfd, l4_word_t upath, char *buf,
+static struct inode *lookup_at(struct thread *t, long dirfd, l4_word_t upath, char *buf,
                                bool follow, int *err)
 {
     struct inode *dir;
@@ -66,7 +66,7 @@ static struct inode *lookup_at(struct task *t, long dirfd, l4_word_t upath, char
     return path_walk(t, dir, buf, follow, err);
 }
 
-static struct inode *parent_at(struct task *t, long dirfd, l4_word_t upath, char *buf,
+static struct inode *parent_at(struct thread *t, long dirfd, l4_word_t upath, char *buf,
                                char *last, bool *trailing, int *err)
 {
     struct inode *dir;
@@ -93,14 +93,14 @@ static int names_fixed(struct inode *dir, int err)
 }
 
 /* A name in dir, any file system. */
-static struct inode *child(struct task *t, struct inode *dir, const char *name)
+static struct inode *child(struct thread *t, struct inode *dir, const char *name)
 {
     return vfs_lookup(t, dir, name, strlen(name));
 }
 
 /* --- open, close ---------------------------------------------------------------------- */
 
-static long do_open(struct task *t, long dirfd, l4_word_t upath, unsigned flags,
+static long do_open(struct thread *t, long dirfd, l4_word_t upath, unsigned flags,
                     unsigned mode)
 {
     int err;
@@ -170,7 +170,7 @@ static long do_open(struct task *t, long dirfd, l4_word_t upath, unsigned flags,
 }
 
 /* O_TMPFILE: an unnamed regular file in the directory, gone at its last close. */
-static long open_tmpfile(struct task *t, long dirfd, l4_word_t upath, unsigned flags,
+static long open_tmpfile(struct thread *t, long dirfd, l4_word_t upath, unsigned flags,
                          unsigned mode)
 {
     unsigned acc = flags & O_ACCMODE;
@@ -203,7 +203,7 @@ static long open_tmpfile(struct task *t, long dirfd, l4_word_t upath, unsigned f
     return fd;
 }
 
-static long open_at(struct task *t, long dirfd, l4_word_t upath, unsigned flags, unsigned mode)
+static long open_at(struct thread *t, long dirfd, l4_word_t upath, unsigned flags, unsigned mode)
 {
     if ((flags & O_TMPFILE) == O_TMPFILE)
         return open_tmpfile(t, dirfd, upath, flags, mode);
@@ -212,56 +212,56 @@ static long open_at(struct task *t, long dirfd, l4_word_t upath, unsigned flags,
     return do_open(t, dirfd, upath, flags, mode);
 }
 
-long sys_open(struct task *t, const struct sysargs *a)
+long sys_open(struct thread *t, const struct sysargs *a)
 {
     return open_at(t, AT_FDCWD, a->a[0], (unsigned)a->a[1], (unsigned)a->a[2]);
 }
 
-long sys_openat(struct task *t, const struct sysargs *a)
+long sys_openat(struct thread *t, const struct sysargs *a)
 {
     return open_at(t, (long)a->a[0], a->a[1], (unsigned)a->a[2], (unsigned)a->a[3]);
 }
 
-long sys_creat(struct task *t, const struct sysargs *a)
+long sys_creat(struct thread *t, const struct sysargs *a)
 {
     return do_open(t, AT_FDCWD, a->a[0], O_CREAT | O_WRONLY | O_TRUNC, (unsigned)a->a[1]);
 }
 
-long sys_close(struct task *t, const struct sysargs *a)
+long sys_close(struct thread *t, const struct sysargs *a)
 {
     return fd_close(t, (int)a->a[0]);
 }
 
 /* --- the stat family ---------------------------------------------------------------------- */
 
-static long stat_out(struct task *t, struct inode *i, l4_word_t ubuf)
+static long stat_out(struct thread *t, struct inode *i, l4_word_t ubuf)
 {
     uint64_t st[18];
     vfs_stat_fill(i, st);
-    return copy_to_user(&t->mm, ubuf, st, sizeof st);
+    return copy_to_user(t->mm, ubuf, st, sizeof st);
 }
 
-long sys_stat(struct task *t, const struct sysargs *a)
+long sys_stat(struct thread *t, const struct sysargs *a)
 {
     int err;
     struct inode *i = lookup_at(t, AT_FDCWD, a->a[0], path1, true, &err);
     return i ? stat_out(t, i, a->a[1]) : err;
 }
 
-long sys_lstat(struct task *t, const struct sysargs *a)
+long sys_lstat(struct thread *t, const struct sysargs *a)
 {
     int err;
     struct inode *i = lookup_at(t, AT_FDCWD, a->a[0], path1, false, &err);
     return i ? stat_out(t, i, a->a[1]) : err;
 }
 
-long sys_fstat(struct task *t, const struct sysargs *a)
+long sys_fstat(struct thread *t, const struct sysargs *a)
 {
     struct file *f = fd_get(t, (int)a->a[0]);
     return f ? stat_out(t, f->inode, a->a[1]) : -EBADF;
 }
 
-long sys_newfstatat(struct task *t, const struct sysargs *a)
+long sys_newfstatat(struct thread *t, const struct sysargs *a)
 {
     unsigned flags = (unsigned)a->a[3];
     if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | 0x800 /* AT_NO_AUTOMOUNT */))
@@ -286,7 +286,7 @@ long sys_newfstatat(struct task *t, const struct sysargs *a)
 
 /* The entry at position f->pos of a directory: ".", "..", then the names by cookie
  * (tmpfs) or the file system's readdir (proc); false at the end. */
-static bool next_entry(struct task *t, struct file *f, struct dirent_out *e)
+static bool next_entry(struct thread *t, struct file *f, struct dirent_out *e)
 {
     struct inode *dir = f->inode;
     if (!dir->parent)
@@ -314,7 +314,7 @@ static bool next_entry(struct task *t, struct file *f, struct dirent_out *e)
 
 /* getdents64 (struct linux_dirent64) or the old getdents (struct linux_dirent: d_type in
  * the record's last byte). */
-static long do_getdents(struct task *t, const struct sysargs *a, bool is64)
+static long do_getdents(struct thread *t, const struct sysargs *a, bool is64)
 {
     struct file *f = fd_get(t, (int)a->a[0]);
     if (!f)
@@ -341,7 +341,7 @@ static long do_getdents(struct task *t, const struct sysargs *a, bool is64)
         else
             rec[reclen - 1] = (uint8_t)e.type;
         memcpy(rec + head, e.name, e.len);
-        if (copy_to_user(&t->mm, ubuf + done, rec, reclen))
+        if (copy_to_user(t->mm, ubuf + done, rec, reclen))
             return done ? (long)done : -EFAULT;
         done += reclen;
         f->pos = e.next;
@@ -350,12 +350,12 @@ static long do_getdents(struct task *t, const struct sysargs *a, bool is64)
     return (long)done;
 }
 
-long sys_getdents64(struct task *t, const struct sysargs *a)
+long sys_getdents64(struct thread *t, const struct sysargs *a)
 {
     return do_getdents(t, a, true);
 }
 
-long sys_getdents(struct task *t, const struct sysargs *a)
+long sys_getdents(struct thread *t, const struct sysargs *a)
 {
     return do_getdents(t, a, false);
 }
@@ -364,7 +364,7 @@ long sys_getdents(struct task *t, const struct sysargs *a)
  * its last component; EEXIST if the name is taken (or "." or ".."), ENOENT for a trailing
  * "/" unless the call allows it (mkdir, symlink), and what names_fixed says.  NULL with
  * *err. */
-static struct inode *new_name_dir(struct task *t, long dirfd, l4_word_t upath, bool trailing_ok,
+static struct inode *new_name_dir(struct thread *t, long dirfd, l4_word_t upath, bool trailing_ok,
                                   int *err)
 {
     bool trailing;
@@ -389,7 +389,7 @@ static long link_new(struct inode *dir, struct inode *i, int err)
     return err;
 }
 
-static long do_mkdir(struct task *t, long dirfd, l4_word_t upath, unsigned mode)
+static long do_mkdir(struct thread *t, long dirfd, l4_word_t upath, unsigned mode)
 {
     int err;
     struct inode *dir = new_name_dir(t, dirfd, upath, true, &err);
@@ -401,18 +401,18 @@ static long do_mkdir(struct task *t, long dirfd, l4_word_t upath, unsigned mode)
     return link_new(dir, i, 0);
 }
 
-long sys_mkdir(struct task *t, const struct sysargs *a)
+long sys_mkdir(struct thread *t, const struct sysargs *a)
 {
     return do_mkdir(t, AT_FDCWD, a->a[0], (unsigned)a->a[1]);
 }
 
-long sys_mkdirat(struct task *t, const struct sysargs *a)
+long sys_mkdirat(struct thread *t, const struct sysargs *a)
 {
     return do_mkdir(t, (long)a->a[0], a->a[1], (unsigned)a->a[2]);
 }
 
 /* mknod: FIFOs (fs/pipe/pipe.c), regular files, device and socket nodes (lx is root). */
-static long do_rmdir(struct task *t, long dirfd, l4_word_t upath)
+static long do_rmdir(struct thread *t, long dirfd, l4_word_t upath)
 {
     int err;
     bool trailing;
@@ -437,7 +437,7 @@ static long do_rmdir(struct task *t, long dirfd, l4_word_t upath)
     return tmpfs_unlink(dir, last1, strlen(last1));
 }
 
-static long do_unlink(struct task *t, long dirfd, l4_word_t upath)
+static long do_unlink(struct thread *t, long dirfd, l4_word_t upath)
 {
     int err;
     bool trailing;
@@ -458,17 +458,17 @@ static long do_unlink(struct task *t, long dirfd, l4_word_t upath)
     return tmpfs_unlink(dir, last1, strlen(last1));
 }
 
-long sys_rmdir(struct task *t, const struct sysargs *a)
+long sys_rmdir(struct thread *t, const struct sysargs *a)
 {
     return do_rmdir(t, AT_FDCWD, a->a[0]);
 }
 
-long sys_unlink(struct task *t, const struct sysargs *a)
+long sys_unlink(struct thread *t, const struct sysargs *a)
 {
     return do_unlink(t, AT_FDCWD, a->a[0]);
 }
 
-long sys_unlinkat(struct task *t, const struct sysargs *a)
+long sys_unlinkat(struct thread *t, const struct sysargs *a)
 {
     if (a->a[2] & ~(l4_word_t)AT_REMOVEDIR)
         return -EINVAL;
@@ -483,7 +483,7 @@ static bool is_under(struct inode *d, struct inode *ancestor)
     return d == ancestor;
 }
 
-static long do_rename(struct task *t, long ofd, l4_word_t uold, long nfd, l4_word_t unew,
+static long do_rename(struct thread *t, long ofd, l4_word_t uold, long nfd, l4_word_t unew,
                       unsigned flags)
 {
     if (flags & ~RENAME_NOREPLACE)
@@ -525,22 +525,22 @@ static long do_rename(struct task *t, long ofd, l4_word_t uold, long nfd, l4_wor
     return tmpfs_move(odir, last1, strlen(last1), ndir, last2, strlen(last2));
 }
 
-long sys_rename(struct task *t, const struct sysargs *a)
+long sys_rename(struct thread *t, const struct sysargs *a)
 {
     return do_rename(t, AT_FDCWD, a->a[0], AT_FDCWD, a->a[1], 0);
 }
 
-long sys_renameat(struct task *t, const struct sysargs *a)
+long sys_renameat(struct thread *t, const struct sysargs *a)
 {
     return do_rename(t, (long)a->a[0], a->a[1], (long)a->a[2], a->a[3], 0);
 }
 
-long sys_renameat2(struct task *t, const struct sysargs *a)
+long sys_renameat2(struct thread *t, const struct sysargs *a)
 {
     return do_rename(t, (long)a->a[0], a->a[1], (long)a->a[2], a->a[3], (unsigned)a->a[4]);
 }
 
-static long do_link(struct task *t, long ofd, l4_word_t uold, long nfd, l4_word_t unew,
+static long do_link(struct thread *t, long ofd, l4_word_t uold, long nfd, l4_word_t unew,
                     unsigned flags)
 {
     if (flags & ~(unsigned)(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH))
@@ -580,17 +580,17 @@ static long do_link(struct task *t, long ofd, l4_word_t uold, long nfd, l4_word_
     return tmpfs_link(ndir, last2, strlen(last2), src);
 }
 
-long sys_link(struct task *t, const struct sysargs *a)
+long sys_link(struct thread *t, const struct sysargs *a)
 {
     return do_link(t, AT_FDCWD, a->a[0], AT_FDCWD, a->a[1], 0);
 }
 
-long sys_linkat(struct task *t, const struct sysargs *a)
+long sys_linkat(struct thread *t, const struct sysargs *a)
 {
     return do_link(t, (long)a->a[0], a->a[1], (long)a->a[2], a->a[3], (unsigned)a->a[4]);
 }
 
-static long do_symlink(struct task *t, l4_word_t utarget, long nfd, l4_word_t unew)
+static long do_symlink(struct thread *t, l4_word_t utarget, long nfd, l4_word_t unew)
 {
     int err;
     if ((err = get_path(t, utarget, path2)))
@@ -606,17 +606,17 @@ static long do_symlink(struct task *t, l4_word_t utarget, long nfd, l4_word_t un
     return link_new(dir, i, tmpfs_set_target(i, path2, strlen(path2)));
 }
 
-long sys_symlink(struct task *t, const struct sysargs *a)
+long sys_symlink(struct thread *t, const struct sysargs *a)
 {
     return do_symlink(t, a->a[0], AT_FDCWD, a->a[1]);
 }
 
-long sys_symlinkat(struct task *t, const struct sysargs *a)
+long sys_symlinkat(struct thread *t, const struct sysargs *a)
 {
     return do_symlink(t, a->a[0], (long)a->a[1], a->a[2]);
 }
 
-static long do_readlink(struct task *t, long dirfd, l4_word_t upath, l4_word_t ubuf, long size)
+static long do_readlink(struct thread *t, long dirfd, l4_word_t upath, l4_word_t ubuf, long size)
 {
     if (size <= 0)
         return -EINVAL;
@@ -629,23 +629,23 @@ static long do_readlink(struct task *t, long dirfd, l4_word_t upath, l4_word_t u
     int n = vfs_readlink(t, i, path2, size < PATH_MAX ? (size_t)size : PATH_MAX);
     if (n < 0)
         return n;
-    err = copy_to_user(&t->mm, ubuf, path2, (size_t)n);
+    err = copy_to_user(t->mm, ubuf, path2, (size_t)n);
     return err ? err : n;
 }
 
-long sys_readlink(struct task *t, const struct sysargs *a)
+long sys_readlink(struct thread *t, const struct sysargs *a)
 {
     return do_readlink(t, AT_FDCWD, a->a[0], a->a[1], (long)a->a[2]);
 }
 
-long sys_readlinkat(struct task *t, const struct sysargs *a)
+long sys_readlinkat(struct thread *t, const struct sysargs *a)
 {
     return do_readlink(t, (long)a->a[0], a->a[1], a->a[2], (long)a->a[3]);
 }
 
 /* --- the working directory ----------------------------------------------------------------- */
 
-static long set_cwd(struct task *t, struct inode *i)
+static long set_cwd(struct thread *t, struct inode *i)
 {
     if (!S_ISDIR(i->mode))
         return -ENOTDIR;
@@ -655,31 +655,31 @@ static long set_cwd(struct task *t, struct inode *i)
     return 0;
 }
 
-long sys_chdir(struct task *t, const struct sysargs *a)
+long sys_chdir(struct thread *t, const struct sysargs *a)
 {
     int err;
     struct inode *i = lookup_at(t, AT_FDCWD, a->a[0], path1, true, &err);
     return i ? set_cwd(t, i) : err;
 }
 
-long sys_fchdir(struct task *t, const struct sysargs *a)
+long sys_fchdir(struct thread *t, const struct sysargs *a)
 {
     struct file *f = fd_get(t, (int)a->a[0]);
     return f ? set_cwd(t, f->inode) : -EBADF;
 }
 
-long sys_getcwd(struct task *t, const struct sysargs *a)
+long sys_getcwd(struct thread *t, const struct sysargs *a)
 {
     int n = vfs_getcwd(t, path1, a->a[1] < PATH_MAX ? a->a[1] : PATH_MAX);
     if (n < 0)
         return n;
-    int err = copy_to_user(&t->mm, a->a[0], path1, (size_t)n);
+    int err = copy_to_user(t->mm, a->a[0], path1, (size_t)n);
     return err ? err : n;
 }
 
 /* --- fds ------------------------------------------------------------------------------------ */
 
-static long dup_from(struct task *t, long oldfd, unsigned from, bool cloexec)
+static long dup_from(struct thread *t, long oldfd, unsigned from, bool cloexec)
 {
     struct file *f = fd_get(t, oldfd);
     if (!f)
@@ -691,7 +691,7 @@ static long dup_from(struct task *t, long oldfd, unsigned from, bool cloexec)
     return fd;
 }
 
-static long dup_to(struct task *t, long oldfd, long newfd, bool cloexec)
+static long dup_to(struct thread *t, long oldfd, long newfd, bool cloexec)
 {
     struct file *f = fd_get(t, oldfd);
     if (!f || newfd < 0 || newfd >= LX_NFDS)
@@ -704,26 +704,26 @@ static long dup_to(struct task *t, long oldfd, long newfd, bool cloexec)
     return newfd;
 }
 
-long sys_dup(struct task *t, const struct sysargs *a)
+long sys_dup(struct thread *t, const struct sysargs *a)
 {
     return dup_from(t, (int)a->a[0], 0, false);
 }
 
-long sys_dup2(struct task *t, const struct sysargs *a)
+long sys_dup2(struct thread *t, const struct sysargs *a)
 {
     if ((int)a->a[0] == (int)a->a[1])
         return fd_get(t, (int)a->a[0]) ? (long)(int)a->a[1] : -EBADF;
     return dup_to(t, (int)a->a[0], (int)a->a[1], false);
 }
 
-long sys_dup3(struct task *t, const struct sysargs *a)
+long sys_dup3(struct thread *t, const struct sysargs *a)
 {
     if (a->a[2] & ~(l4_word_t)O_CLOEXEC || (int)a->a[0] == (int)a->a[1])
         return -EINVAL;
     return dup_to(t, (int)a->a[0], (int)a->a[1], a->a[2] & O_CLOEXEC);
 }
 
-long sys_fcntl(struct task *t, const struct sysargs *a)
+long sys_fcntl(struct thread *t, const struct sysargs *a)
 {
     int fd = (int)a->a[0];
     struct file *f = fd_get(t, fd);
@@ -752,7 +752,7 @@ long sys_fcntl(struct task *t, const struct sysargs *a)
 
 /* --- attributes ------------------------------------------------------------------------------ */
 
-static long do_access(struct task *t, long dirfd, l4_word_t upath, unsigned mode,
+static long do_access(struct thread *t, long dirfd, l4_word_t upath, unsigned mode,
                       unsigned flags)
 {
     if (mode & ~7u || flags & ~(unsigned)(AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
@@ -766,17 +766,17 @@ static long do_access(struct task *t, long dirfd, l4_word_t upath, unsigned mode
     return 0;
 }
 
-long sys_access(struct task *t, const struct sysargs *a)
+long sys_access(struct thread *t, const struct sysargs *a)
 {
     return do_access(t, AT_FDCWD, a->a[0], (unsigned)a->a[1], 0);
 }
 
-long sys_faccessat(struct task *t, const struct sysargs *a)
+long sys_faccessat(struct thread *t, const struct sysargs *a)
 {
     return do_access(t, (long)a->a[0], a->a[1], (unsigned)a->a[2], 0);
 }
 
-long sys_faccessat2(struct task *t, const struct sysargs *a)
+long sys_faccessat2(struct thread *t, const struct sysargs *a)
 {
     return do_access(t, (long)a->a[0], a->a[1], (unsigned)a->a[2], (unsigned)a->a[3]);
 }
@@ -790,27 +790,27 @@ static long set_mode(struct inode *i, unsigned mode)
     return 0;
 }
 
-long sys_chmod(struct task *t, const struct sysargs *a)
+long sys_chmod(struct thread *t, const struct sysargs *a)
 {
     int err;
     struct inode *i = lookup_at(t, AT_FDCWD, a->a[0], path1, true, &err);
     return i ? set_mode(i, (unsigned)a->a[1]) : err;
 }
 
-long sys_fchmod(struct task *t, const struct sysargs *a)
+long sys_fchmod(struct thread *t, const struct sysargs *a)
 {
     struct file *f = fd_get(t, (int)a->a[0]);
     return f ? set_mode(f->inode, (unsigned)a->a[1]) : -EBADF;
 }
 
-long sys_fchmodat(struct task *t, const struct sysargs *a)
+long sys_fchmodat(struct thread *t, const struct sysargs *a)
 {
     int err;
     struct inode *i = lookup_at(t, (long)a->a[0], a->a[1], path1, true, &err);
     return i ? set_mode(i, (unsigned)a->a[2]) : err;
 }
 
-long sys_truncate(struct task *t, const struct sysargs *a)
+long sys_truncate(struct thread *t, const struct sysargs *a)
 {
     if ((long)a->a[1] < 0)
         return -EINVAL;
@@ -827,7 +827,7 @@ long sys_truncate(struct task *t, const struct sysargs *a)
     return tmpfs_truncate(i, a->a[1]);
 }
 
-long sys_ftruncate(struct task *t, const struct sysargs *a)
+long sys_ftruncate(struct thread *t, const struct sysargs *a)
 {
     struct file *f = fd_get(t, (int)a->a[0]);
     if (!f)
@@ -839,7 +839,7 @@ long sys_ftruncate(struct task *t, const struct sysargs *a)
     return tmpfs_truncate(f->inode, a->a[1]);
 }
 
-long sys_umask(struct task *t, const struct sysargs *a)
+long sys_umask(struct thread *t, const struct sysargs *a)
 {
     unsigned old = t->fs->umask;
     t->fs->umask = (unsigned)a->a[0] & 0777;
@@ -849,7 +849,7 @@ long sys_umask(struct task *t, const struct sysargs *a)
 /* --- statx ------------------------------------------------------------------------------ */
 
 /* The inode a path call with AT_EMPTY_PATH / AT_SYMLINK_NOFOLLOW means (path in path1). */
-static struct inode *resolve_at(struct task *t, long dirfd, l4_word_t upath, unsigned flags,
+static struct inode *resolve_at(struct thread *t, long dirfd, l4_word_t upath, unsigned flags,
                                 int *err)
 {
     if ((*err = get_path(t, upath, path1)))
@@ -868,7 +868,7 @@ static struct inode *resolve_at(struct task *t, long dirfd, l4_word_t upath, uns
     return path_walk(t, dir, path1, !(flags & AT_SYMLINK_NOFOLLOW), err);
 }
 
-long sys_statx(struct task *t, const struct sysargs *a)
+long sys_statx(struct thread *t, const struct sysargs *a)
 {
     unsigned flags = (unsigned)a->a[2], mask = (unsigned)a->a[3];
     if (flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | 0x800 | AT_STATX_SYNC_TYPE) ||
@@ -904,7 +904,7 @@ long sys_statx(struct task *t, const struct sysargs *a)
     PUT64(144, inode_sb(i) - mount_slot(0) + 1);    /* mnt_id */
 #undef PUT32
 #undef PUT64
-    return copy_to_user(&t->mm, a->a[4], x, sizeof x);
+    return copy_to_user(t->mm, a->a[4], x, sizeof x);
 }
 
 /* --- times ------------------------------------------------------------------------------ */
@@ -923,7 +923,7 @@ static long set_times(struct inode *i, const long ts[2])
 
 /* The common part of utimensat, futimesat, utimes, utime: times already checked and in
  * nanoseconds (NULL: now). */
-static long do_utimes(struct task *t, long dirfd, l4_word_t upath, const long *ns,
+static long do_utimes(struct thread *t, long dirfd, l4_word_t upath, const long *ns,
                       unsigned flags)
 {
     long now2[2] = { UTIME_NOW, UTIME_NOW };
@@ -946,11 +946,11 @@ static long do_utimes(struct task *t, long dirfd, l4_word_t upath, const long *n
     return i ? set_times(i, ns) : err;
 }
 
-long sys_utimensat(struct task *t, const struct sysargs *a)
+long sys_utimensat(struct thread *t, const struct sysargs *a)
 {
     long ts[4], ns[2];
     if (a->a[2]) {
-        if (copy_from_user(&t->mm, ts, a->a[2], sizeof ts))
+        if (copy_from_user(t->mm, ts, a->a[2], sizeof ts))
             return -EFAULT;
         for (int k = 0; k < 2; k++) {
             long nsec = ts[2 * k + 1];
@@ -966,13 +966,13 @@ long sys_utimensat(struct task *t, const struct sysargs *a)
 }
 
 /* struct timeval[2] at u (0: now) into nanoseconds. */
-static long timevals(struct task *t, l4_word_t u, long ns[2], long **p)
+static long timevals(struct thread *t, l4_word_t u, long ns[2], long **p)
 {
     *p = NULL;
     if (!u)
         return 0;
     long tv[4];
-    if (copy_from_user(&t->mm, tv, u, sizeof tv))
+    if (copy_from_user(t->mm, tv, u, sizeof tv))
         return -EFAULT;
     for (int k = 0; k < 2; k++) {
         if (tv[2 * k + 1] < 0 || tv[2 * k + 1] >= 1000000 || tv[2 * k] < 0)
@@ -983,13 +983,13 @@ static long timevals(struct task *t, l4_word_t u, long ns[2], long **p)
     return 0;
 }
 
-long sys_futimesat(struct task *t, const struct sysargs *a)
+long sys_futimesat(struct thread *t, const struct sysargs *a)
 {
     long ns[2], *p, e = timevals(t, a->a[2], ns, &p);
     return e ? e : do_utimes(t, (long)a->a[0], a->a[1], p, 0);
 }
 
-long sys_utimes(struct task *t, const struct sysargs *a)
+long sys_utimes(struct thread *t, const struct sysargs *a)
 {
     long ns[2], *p, e = timevals(t, a->a[1], ns, &p);
     if (e)
@@ -997,11 +997,11 @@ long sys_utimes(struct task *t, const struct sysargs *a)
     return a->a[0] ? do_utimes(t, AT_FDCWD, a->a[0], p, 0) : -EFAULT;
 }
 
-long sys_utime(struct task *t, const struct sysargs *a)
+long sys_utime(struct thread *t, const struct sysargs *a)
 {
     long tb[2], ns[2];
     if (a->a[1]) {
-        if (copy_from_user(&t->mm, tb, a->a[1], sizeof tb))
+        if (copy_from_user(t->mm, tb, a->a[1], sizeof tb))
             return -EFAULT;
         ns[0] = tb[0] * 1000000000, ns[1] = tb[1] * 1000000000;
     }
@@ -1026,7 +1026,7 @@ static long set_owner(struct inode *i, long uid, long gid)
     return 0;
 }
 
-static long do_chown(struct task *t, long dirfd, l4_word_t upath, long uid, long gid,
+static long do_chown(struct thread *t, long dirfd, l4_word_t upath, long uid, long gid,
                      unsigned flags)
 {
     if (flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
@@ -1036,22 +1036,22 @@ static long do_chown(struct task *t, long dirfd, l4_word_t upath, long uid, long
     return i ? set_owner(i, uid, gid) : err;
 }
 
-long sys_chown(struct task *t, const struct sysargs *a)
+long sys_chown(struct thread *t, const struct sysargs *a)
 {
     return do_chown(t, AT_FDCWD, a->a[0], (long)a->a[1], (long)a->a[2], 0);
 }
 
-long sys_lchown(struct task *t, const struct sysargs *a)
+long sys_lchown(struct thread *t, const struct sysargs *a)
 {
     return do_chown(t, AT_FDCWD, a->a[0], (long)a->a[1], (long)a->a[2], AT_SYMLINK_NOFOLLOW);
 }
 
-long sys_fchownat(struct task *t, const struct sysargs *a)
+long sys_fchownat(struct thread *t, const struct sysargs *a)
 {
     return do_chown(t, (long)a->a[0], a->a[1], (long)a->a[2], (long)a->a[3], (unsigned)a->a[4]);
 }
 
-long sys_fchown(struct task *t, const struct sysargs *a)
+long sys_fchown(struct thread *t, const struct sysargs *a)
 {
     struct file *f = fd_get(t, (int)a->a[0]);
     if (!f || (f->flags & O_PATH))
@@ -1061,7 +1061,7 @@ long sys_fchown(struct task *t, const struct sysargs *a)
 
 /* --- mknod ------------------------------------------------------------------------------ */
 
-static long do_mknod(struct task *t, long dirfd, l4_word_t upath, unsigned mode, uint64_t dev)
+static long do_mknod(struct thread *t, long dirfd, l4_word_t upath, unsigned mode, uint64_t dev)
 {
     unsigned type = mode & S_IFMT;
     if (!type)
@@ -1085,12 +1085,12 @@ static long do_mknod(struct task *t, long dirfd, l4_word_t upath, unsigned mode,
     return link_new(dir, i, 0);
 }
 
-long sys_mknod(struct task *t, const struct sysargs *a)
+long sys_mknod(struct thread *t, const struct sysargs *a)
 {
     return do_mknod(t, AT_FDCWD, a->a[0], (unsigned)a->a[1], a->a[2]);
 }
 
-long sys_mknodat(struct task *t, const struct sysargs *a)
+long sys_mknodat(struct thread *t, const struct sysargs *a)
 {
     return do_mknod(t, (long)a->a[0], a->a[1], (unsigned)a->a[2], a->a[3]);
 }

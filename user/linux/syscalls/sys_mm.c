@@ -37,9 +37,9 @@ static bool range_free(struct mm *mm, l4_word_t start, l4_word_t end)
     return true;
 }
 
-long sys_brk(struct task *t, const struct sysargs *a)
+long sys_brk(struct thread *t, const struct sysargs *a)
 {
-    struct mm *mm = &t->mm;
+    struct mm *mm = t->mm;
     l4_word_t want = a->a[0];
     /* As Linux: a failed or query call returns the current break. */
     if (want < mm->brk_start || want >= LX_USER_END)
@@ -58,7 +58,7 @@ long sys_brk(struct task *t, const struct sysargs *a)
 }
 
 /* The backing of a file mapping from fd into *r: 0, or Linux's error. */
-static int file_backing(struct task *t, long fd, l4_word_t off, unsigned type, unsigned prot,
+static int file_backing(struct thread *t, long fd, l4_word_t off, unsigned type, unsigned prot,
                         struct region *r)
 {
     struct file *f = fd_get(t, fd);
@@ -89,9 +89,9 @@ static int file_backing(struct task *t, long fd, l4_word_t off, unsigned type, u
     return 0;
 }
 
-long sys_mmap(struct task *t, const struct sysargs *a)
+long sys_mmap(struct thread *t, const struct sysargs *a)
 {
-    struct mm *mm = &t->mm;
+    struct mm *mm = t->mm;
     l4_word_t addr = a->a[0], len = a->a[1], prot = a->a[2], flags = a->a[3], off = a->a[5];
     long fd = (long)(int)a->a[4];
     if (off & ~LX_PAGE_MASK)
@@ -147,17 +147,17 @@ long sys_mmap(struct task *t, const struct sysargs *a)
     return e ? e : (long)addr;
 }
 
-long sys_munmap(struct task *t, const struct sysargs *a)
+long sys_munmap(struct thread *t, const struct sysargs *a)
 {
     l4_word_t addr = a->a[0], len = page_up(a->a[1]);
     if (!len || (addr & ~LX_PAGE_MASK) || addr > LX_USER_END - len)
         return -EINVAL;
     if (addr + len <= LX_MMAP_MIN)
         return 0;                       /* nothing of the process is there */
-    return mm_unmap(&t->mm, addr < LX_MMAP_MIN ? LX_MMAP_MIN : addr, addr + len);
+    return mm_unmap(t->mm, addr < LX_MMAP_MIN ? LX_MMAP_MIN : addr, addr + len);
 }
 
-long sys_mprotect(struct task *t, const struct sysargs *a)
+long sys_mprotect(struct thread *t, const struct sysargs *a)
 {
     l4_word_t addr = a->a[0], len = page_up(a->a[1]), prot = a->a[2];
     if ((addr & ~LX_PAGE_MASK) || (prot & ~7ul) || addr > LX_USER_END - len)
@@ -166,18 +166,18 @@ long sys_mprotect(struct task *t, const struct sysargs *a)
         return 0;
     if (addr < LX_MMAP_MIN)
         return -ENOMEM;
-    return mm_protect(&t->mm, addr, addr + len, (unsigned)prot);
+    return mm_protect(t->mm, addr, addr + len, (unsigned)prot);
 }
 
 /* mremap(old, old_len, new_len, flags, new_addr) */
-long sys_mremap(struct task *t, const struct sysargs *a)
+long sys_mremap(struct thread *t, const struct sysargs *a)
 {
-    return mm_remap(&t->mm, a->a[0], a->a[1], a->a[2], (unsigned)a->a[3], a->a[4]);
+    return mm_remap(t->mm, a->a[0], a->a[1], a->a[2], (unsigned)a->a[3], a->a[4]);
 }
 
 /* msync: the shared pages of a file are the file's own, so there is nothing to write back;
  * only the checks remain. */
-long sys_msync(struct task *t, const struct sysargs *a)
+long sys_msync(struct thread *t, const struct sysargs *a)
 {
     l4_word_t addr = a->a[0], len = page_up(a->a[1]), flags = a->a[2];
     if ((addr & ~LX_PAGE_MASK) || (flags & ~(l4_word_t)(MS_ASYNC | MS_INVALIDATE | MS_SYNC)) ||
@@ -187,14 +187,14 @@ long sys_msync(struct task *t, const struct sysargs *a)
         return -ENOMEM;
     if (!len)
         return 0;
-    if (addr > LX_USER_END - len || !mm_range_mapped(&t->mm, addr, addr + len))
+    if (addr > LX_USER_END - len || !mm_range_mapped(t->mm, addr, addr + len))
         return -ENOMEM;
     return 0;
 }
 
 /* madvise: MADV_DONTNEED drops private pages (anonymous ones read as zero again); the rest
  * of the advice Linux knows is accepted and changes nothing here. */
-long sys_madvise(struct task *t, const struct sysargs *a)
+long sys_madvise(struct thread *t, const struct sysargs *a)
 {
     l4_word_t addr = a->a[0], len = a->a[1], advice = a->a[2];
     enum { MADV_DONTNEED = 4, MADV_FREE = 8, MADV_REMOVE = 9, MADV_DONTNEED_LOCKED = 24,
@@ -213,6 +213,6 @@ long sys_madvise(struct task *t, const struct sysargs *a)
     if (addr > LX_USER_END - len)
         return -ENOMEM;
     if (advice == MADV_DONTNEED || advice == MADV_DONTNEED_LOCKED)
-        return mm_discard(&t->mm, addr, addr + len);
-    return mm_range_mapped(&t->mm, addr, addr + len) ? 0 : -ENOMEM;
+        return mm_discard(t->mm, addr, addr + len);
+    return mm_range_mapped(t->mm, addr, addr + len) ? 0 : -ENOMEM;
 }

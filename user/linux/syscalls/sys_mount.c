@@ -31,12 +31,12 @@
 
 static char target[PATH_MAX], type[64], source[64];
 
-long sys_mount(struct task *t, const struct sysargs *a)
+long sys_mount(struct thread *t, const struct sysargs *a)
 {
     unsigned long flags = a->a[3];
     if ((flags & MS_MGC_MSK) == MS_MGC_VAL)
         flags &= ~MS_MGC_MSK;       /* the old magic in the high bits means nothing */
-    long n = strncpy_from_user(&t->mm, target, a->a[1], sizeof target);
+    long n = strncpy_from_user(t->mm, target, a->a[1], sizeof target);
     if (n < 0)
         return n;
     int err;
@@ -57,10 +57,10 @@ long sys_mount(struct task *t, const struct sysargs *a)
         return -EINVAL;             /* not yet (docs/linux/files.md) */
     if (!a->a[2])
         return -EINVAL;
-    if ((n = strncpy_from_user(&t->mm, type, a->a[2], sizeof type)) < 0)
+    if ((n = strncpy_from_user(t->mm, type, a->a[2], sizeof type)) < 0)
         return n == -ENAMETOOLONG ? -ENODEV : n;
     source[0] = 0;
-    if (a->a[0] && (n = strncpy_from_user(&t->mm, source, a->a[0], sizeof source)) < 0 &&
+    if (a->a[0] && (n = strncpy_from_user(t->mm, source, a->a[0], sizeof source)) < 0 &&
         n != -ENAMETOOLONG)
         return n;
     source[sizeof source - 1] = 0;
@@ -73,13 +73,13 @@ long sys_mount(struct task *t, const struct sysargs *a)
     return vfs_mount(fs, on, source, flags & MS_KEPT);
 }
 
-long sys_umount2(struct task *t, const struct sysargs *a)
+long sys_umount2(struct thread *t, const struct sysargs *a)
 {
     unsigned flags = (unsigned)a->a[1];
     if (flags & ~(MNT_FORCE | MNT_DETACH | MNT_EXPIRE | UMOUNT_NOFOLLOW) ||
         ((flags & MNT_EXPIRE) && (flags & (MNT_FORCE | MNT_DETACH))))
         return -EINVAL;
-    long n = strncpy_from_user(&t->mm, target, a->a[0], sizeof target);
+    long n = strncpy_from_user(t->mm, target, a->a[0], sizeof target);
     if (n < 0)
         return n;
     int err;
@@ -100,7 +100,7 @@ struct lx_statfs {                  /* x86-64 struct statfs, 120 bytes */
     int64_t namelen, frsize, flags, spare[4];
 };
 
-static long statfs_out(struct task *t, struct inode *i, l4_word_t ubuf)
+static long statfs_out(struct thread *t, struct inode *i, l4_word_t ubuf)
 {
     struct super_block *sb = inode_sb(i);
     struct lx_statfs st;
@@ -117,12 +117,12 @@ static long statfs_out(struct task *t, struct inode *i, l4_word_t ubuf)
         st.files = st.blocks;
         st.ffree = st.bfree;
     }
-    return copy_to_user(&t->mm, ubuf, &st, sizeof st);
+    return copy_to_user(t->mm, ubuf, &st, sizeof st);
 }
 
-long sys_statfs(struct task *t, const struct sysargs *a)
+long sys_statfs(struct thread *t, const struct sysargs *a)
 {
-    long n = strncpy_from_user(&t->mm, target, a->a[0], sizeof target);
+    long n = strncpy_from_user(t->mm, target, a->a[0], sizeof target);
     if (n < 0)
         return n;
     int err;
@@ -130,7 +130,7 @@ long sys_statfs(struct task *t, const struct sysargs *a)
     return i ? statfs_out(t, i, a->a[1]) : err;
 }
 
-long sys_fstatfs(struct task *t, const struct sysargs *a)
+long sys_fstatfs(struct thread *t, const struct sysargs *a)
 {
     struct file *f = fd_get(t, (long)(int)a->a[0]);
     return f ? statfs_out(t, f->inode, a->a[1]) : -EBADF;

@@ -3,7 +3,7 @@
  * nothing is, the call parks on the queues the ops named, with its timeout as the park's
  * deadline (kept in t->wait_deadline: a rerun sees the same arguments, not the time spent);
  * a wake or the deadline runs it again.  ppoll's and pselect6's signal mask is stored in
- * t->wait_sigmask for the signal layer, which applies it while the call is parked. */
+ * t->park.u.poll for the signal layer, which applies it while the call is parked. */
 #include "syscalls/handlers.h"
 #include "lib/errno.h"
 #include "mm/usercopy.h"
@@ -23,55 +23,57 @@ struct pollfd { int fd; short events, revents; };
 static struct pollfd pfds[LX_NFDS];
 
 /* The first run sets the deadline from a timeout in ns (~0: none, wait forever). */
-static void set_deadline(struct task *t, uint64_t timeout)
+static void set_deadline(struct thread *t, uint64_t timeout)
 {
     if (park_retrying(t))
         return;
     uint64_t now = lx_now();
-    t->wait_deadline = timeout == ~0ull ? 0 : timeout ? now + timeout : now;
+    t->park.u.poll.deadline = timeout == ~0ull ? 0 : timeout ? now + timeout : now;
 }
 
 /* The deadline has passed: this run is the last (nothing ready: 0). */
-static bool timed_out(const struct task *t)
+static bool timed_out(const struct thread *t)
 {
-    return t->wait_deadline && lx_now() >= t->wait_deadline;
+    uint64_t end = t->park.u.poll.deadline;
+    return end && lx_now() >= end;
 }
 
-static uint64_t remaining(const struct task *t)
+static uint64_t remaining(const struct thread *t)
 {
-    uint64_t now = lx_now();
-    return t->wait_deadline > now ? t->wait_deadline - now : 0;
+    uint64_t now = lx_now(), end = t->park.u.poll.deadline;
+    return end > now ? end - now : 0;
 }
 
-static long wait_more(struct task *t)
+static long wait_more(struct thread *t)
 {
-    return park_call(t, t->wait_deadline);
+    return park_call(t, t->park.u.poll.deadline);
 }
 
 /* The end of the call (ready, timed out or failed): the mask no longer applies. */
-static long done(struct task *t, long r)
+static long done(struct thread *t, long r)
 {
-    t->wait_sigmask_set = false;
+    t->park.u.poll.sigmask_set = false;
     return r;
 }
 
-int poll_get_sigmask(struct task *t, l4_word_t umask, l4_word_t size)
+int poll_get_sigmask(struct thread *t, l4_word_t umask, l4_word_t size)
 {
+    struct park_poll *pp = &t->park.u.poll;     /* the caller took it: park_poll */
     if (!umask || park_retrying(t))
         return 0;
     if (size != 8)
         return -EINVAL;
-    if (copy_from_user(&t->mm, &t->wait_sigmask, umask, 8))
+    if (copy_from_user(t->mm, &pp->sigmask, umask, 8))
         return -EFAULT;
-    t->wait_sigmask_set = true;
+    pp->sigmask_set = true;
     return 0;
 }
 
-static long do_poll(struct task *t, l4_word_t ufds, l4_word_t nfds)
+static long do_poll(struct thread *t, l4_word_t ufds, l4_word_t nfds)
 {
     if (nfds > LX_NFDS)
         return -EINVAL;             /* more than RLIMIT_NOFILE */
-    if (copy_from_user(&t->mm, pfds, ufds, nfds * sizeof *pfds))
+    if (copy_from_user(t->mm, pfds, ufds, nfds * sizeof *pfds))
         return -EFAULT;
     bool last = timed_out(t);
     long n = 0;
@@ -87,23 +89,25 @@ static long do_poll(struct task *t, l4_word_t ufds, l4_word_t nfds)
     }
     if (!n && !last)
         return wait_more(t);
-    if (copy_to_user(&t->mm, ufds, pfds, nfds * sizeof *pfds))
+    if (copy_to_user(t->mm, ufds, pfds, nfds * sizeof *pfds))
         return -EFAULT;
     return n;
 }
 
-long sys_poll(struct task *t, const struct sysargs *a)
+long sys_poll(struct thread *t, const struct sysargs *a)
 {
+    park_poll(&t->park);
     long ms = (int)a->a[2];
     set_deadline(t, ms < 0 ? ~0ull : (uint64_t)ms * 1000000);
     return do_poll(t, a->a[0], a->a[1]);
 }
 
-long sys_ppoll(struct task *t, const struct sysargs *a)
+long sys_ppoll(struct thread *t, const struct sysargs *a)
 {
+    park_poll(&t->park);
     uint64_t timeout = ~0ull;
     int e;
-    if (a->a[2] && (e = timespec_get(&t->mm, a->a[2], &timeout)))
+    if (a->a[2] && (e = timespec_get(t->mm, a->a[2], &timeout)))
         return e;
     if ((e = poll_get_sigmask(t, a->a[3], a->a[4])))
         return e;
@@ -112,13 +116,13 @@ long sys_ppoll(struct task *t, const struct sysargs *a)
     if (r == LX_PARK)
         return r;
     /* Linux writes the time left back (the C libraries hide it). */
-    if (a->a[2] && r >= 0 && timespec_put(&t->mm, a->a[2], remaining(t)))
+    if (a->a[2] && r >= 0 && timespec_put(t->mm, a->a[2], remaining(t)))
         r = -EFAULT;
     return done(t, r);
 }
 
 /* select's three sets, each nfds bits rounded up to words (as Linux copies them). */
-static long do_select(struct task *t, long nfds, const l4_word_t uset[3])
+static long do_select(struct thread *t, long nfds, const l4_word_t uset[3])
 {
     static uint64_t in[3][FD_WORDS], out[3][FD_WORDS];
     if (nfds < 0)
@@ -129,7 +133,7 @@ static long do_select(struct task *t, long nfds, const l4_word_t uset[3])
     for (unsigned s = 0; s < 3; s++) {
         memset(in[s], 0, sizeof in[s]);
         memset(out[s], 0, sizeof out[s]);
-        if (uset[s] && copy_from_user(&t->mm, in[s], uset[s], bytes))
+        if (uset[s] && copy_from_user(t->mm, in[s], uset[s], bytes))
             return -EFAULT;
     }
     bool last = timed_out(t);
@@ -153,35 +157,37 @@ static long do_select(struct task *t, long nfds, const l4_word_t uset[3])
     if (!n && !last)
         return wait_more(t);
     for (unsigned s = 0; s < 3; s++)
-        if (uset[s] && copy_to_user(&t->mm, uset[s], out[s], bytes))
+        if (uset[s] && copy_to_user(t->mm, uset[s], out[s], bytes))
             return -EFAULT;
     return n;
 }
 
-long sys_select(struct task *t, const struct sysargs *a)
+long sys_select(struct thread *t, const struct sysargs *a)
 {
+    park_poll(&t->park);
     uint64_t timeout = ~0ull;
     int e;
-    if (a->a[4] && (e = timeval_get(&t->mm, a->a[4], &timeout)))
+    if (a->a[4] && (e = timeval_get(t->mm, a->a[4], &timeout)))
         return e;
     set_deadline(t, timeout);
     long r = do_select(t, (int)a->a[0], &a->a[1]);
     if (r == LX_PARK)
         return r;
-    if (a->a[4] && r >= 0 && timeval_put(&t->mm, a->a[4], remaining(t)))
+    if (a->a[4] && r >= 0 && timeval_put(t->mm, a->a[4], remaining(t)))
         r = -EFAULT;
     return r;
 }
 
-long sys_pselect6(struct task *t, const struct sysargs *a)
+long sys_pselect6(struct thread *t, const struct sysargs *a)
 {
+    park_poll(&t->park);
     uint64_t timeout = ~0ull;
     int e;
-    if (a->a[4] && (e = timespec_get(&t->mm, a->a[4], &timeout)))
+    if (a->a[4] && (e = timespec_get(t->mm, a->a[4], &timeout)))
         return e;
     if (a->a[5]) {                  /* { const sigset_t *mask; size_t size; } */
         l4_word_t ss[2];
-        if (copy_from_user(&t->mm, ss, a->a[5], sizeof ss))
+        if (copy_from_user(t->mm, ss, a->a[5], sizeof ss))
             return -EFAULT;
         if ((e = poll_get_sigmask(t, ss[0], ss[1])))
             return e;
@@ -190,7 +196,7 @@ long sys_pselect6(struct task *t, const struct sysargs *a)
     long r = do_select(t, (int)a->a[0], &a->a[1]);
     if (r == LX_PARK)
         return r;
-    if (a->a[4] && r >= 0 && timespec_put(&t->mm, a->a[4], remaining(t)))
+    if (a->a[4] && r >= 0 && timespec_put(t->mm, a->a[4], remaining(t)))
         r = -EFAULT;
     return done(t, r);
 }

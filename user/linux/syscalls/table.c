@@ -183,9 +183,9 @@ static const sys_handler table[LX_NSYSCALLS] = {
 static unsigned long unimplemented[LX_NSYSCALLS];
 static unsigned long out_of_range;
 
-static long call(struct task *t, const struct sysargs *a)
+static long call(struct thread *t, const struct sysargs *a)
 {
-    t->nsyscalls += !t->retrying;
+    t->nsyscalls += !t->park.retrying;
     if (a->nr < LX_NSYSCALLS && table[a->nr]) {
         cpu_enter(t);
         long r = table[a->nr](t, a);
@@ -194,7 +194,7 @@ static long call(struct task *t, const struct sysargs *a)
     }
     if (a->nr < LX_NSYSCALLS) {
         if (!unimplemented[a->nr]++)
-            printf("lx: pid %d: system call %lu (%s) not implemented\n", t->pid, a->nr,
+            printf("lx: pid %d: system call %lu (%s) not implemented\n", thread_pid(t), a->nr,
                    sys_names[a->nr] ? sys_names[a->nr] : "unassigned");
     } else {
         out_of_range++;
@@ -207,13 +207,13 @@ unsigned long syscall_unimplemented(unsigned nr)
     return nr < LX_NSYSCALLS ? unimplemented[nr] : 0;
 }
 
-long syscall_dispatch(struct task *t, const struct sysargs *a)
+long syscall_dispatch(struct thread *t, const struct sysargs *a)
 {
     long r = call(t, a);
     /* Pending signals are delivered on the way out of every call (signal/signal.c); an ERESTART
      * code (a handler that raised a signal to restart its call) never reaches the process. */
     bool restart = r >= -ERESTARTNOHAND && r <= -ERESTARTSYS;
-    if ((t->sigpending || restart) && r != LX_PARK && r != LX_NOREPLY && r != LX_REPLIED)
+    if ((signal_pending(t) || restart) && r != LX_PARK && r != LX_NOREPLY && r != LX_REPLIED)
         r = signal_syscall_return(t, a, r);
     return r;
 }

@@ -14,6 +14,7 @@
 #include "fs/proc/proc.h"
 #include "lib/errno.h"
 #include "lib/kmalloc.h"
+#include "mm/mm.h"
 #include "mm/usercopy.h"
 #include "signal/signal.h"
 #include "syscalls/handlers.h"
@@ -100,7 +101,7 @@ static int dir_path(struct inode *d, char *buf, size_t size)
 
 /* path as /proc/PID/exe shows it: absolute, the directories and a final symlink resolved
  * (a kmalloc'd copy); a path that is no file of the tree (a data module) stays as given. */
-static char *exe_name(struct task *t, const char *path)
+static char *exe_name(struct thread *t, const char *path)
 {
     static char cur[PATH_MAX], out[PATH_MAX];
     const char *result = path;
@@ -139,33 +140,34 @@ static char *exe_name(struct task *t, const char *path)
     return s;
 }
 
-const char *task_exe_path(const struct task *t)
+const char *task_exe_path(const struct process *p)
 {
-    return t->exe;
+    return p->exe;
 }
 
-struct inode *task_exe_inode(const struct task *t)
+struct inode *task_exe_inode(const struct process *p)
 {
-    return t->exe_inode;
+    return p->exe_inode;
 }
 
-/* The executable is file (NULL: look path up; none there: a data module). */
-static void set_exe(struct task *t, const char *path, struct inode *file)
+/* The executable is file (NULL: look path up, from t's cwd; none there: a data module). */
+static void set_exe(struct thread *t, const char *path, struct inode *file)
 {
-    task_drop_exe(t);
+    struct process *p = t->proc;
+    task_drop_exe(p);
     int err;
-    t->exe_inode = file ? file : path_walk(t, NULL, path, true, &err);
-    if (t->exe_inode)
-        inode_get(t->exe_inode);    /* runs even when renamed or unlinked, as in Linux */
-    t->exe = exe_name(t, path);
+    p->exe_inode = file ? file : path_walk(t, NULL, path, true, &err);
+    if (p->exe_inode)
+        inode_get(p->exe_inode);    /* runs even when renamed or unlinked, as in Linux */
+    p->exe = exe_name(t, path);
 }
 
-void task_set_exe(struct task *t, const char *path)
+void task_set_exe(struct thread *t, const char *path)
 {
     set_exe(t, path, NULL);
 }
 
-bool task_copy_exe(struct task *child, const struct task *parent)
+bool task_copy_exe(struct process *child, const struct process *parent)
 {
     child->exe = NULL;
     child->exe_inode = parent->exe_inode;
@@ -180,13 +182,13 @@ bool task_copy_exe(struct task *child, const struct task *parent)
     return true;
 }
 
-void task_drop_exe(struct task *t)
+void task_drop_exe(struct process *p)
 {
-    kfree(t->exe);
-    t->exe = NULL;
-    if (t->exe_inode)
-        inode_put(t->exe_inode);
-    t->exe_inode = NULL;
+    kfree(p->exe);
+    p->exe = NULL;
+    if (p->exe_inode)
+        inode_put(p->exe_inode);
+    p->exe_inode = NULL;
 }
 
 /* --- finding the image: files, scripts, /proc/self/exe ------------------------------------- */
@@ -196,7 +198,6 @@ static char strings[STRINGS_MAX];
 static size_t used;
 static char *argv[ARGS_MAX + 1], *envp[ARGS_MAX + 1];
 static int argc;
-static struct mm new_mm;
 
 /* A copy of s[0..n) in strings[]: NULL when there is no room (E2BIG). */
 static char *add_string(const char *s, size_t n)
@@ -213,15 +214,15 @@ static char *add_string(const char *s, size_t n)
 /* "/proc/self/exe" and "/proc/PID/exe": that process's executable instead, its file
  * itself (*file, even if renamed or unlinked since) or, for a data module, its name (the
  * /proc file system, where it exists, would say the same through its symlink). */
-static int proc_exe(struct task *t, struct inode **file)
+static int proc_exe(struct thread *t, struct inode **file)
 {
     const char *s = path;
     if (strncmp(s, "/proc/", 6))
         return 0;
     s += 6;
-    struct task *who = NULL;
+    struct process *who = NULL;
     if (!strncmp(s, "self/", 5)) {
-        who = t;
+        who = t->proc;
         s += 5;
     } else {
         int pid = 0;
@@ -231,8 +232,8 @@ static int proc_exe(struct task *t, struct inode **file)
             pid = pid * 10 + (*s++ - '0');
         if (*s++ != '/')
             return 0;
-        who = task_by_pid(pid);
-        if (!who || who->state != TASK_RUNNING)
+        who = process_by_pid(pid);
+        if (!who || who->state != PROCESS_LIVE)
             return -ENOENT;
     }
     if (strcmp(s, "exe"))
@@ -316,7 +317,7 @@ static int script_rewrite(char *hdr)
 
 /* The image behind path, through scripts and /proc/PID/exe (t NULL: a program lx starts,
  * from /).  path and argv may be rewritten. */
-static int find_image(struct task *t, const void **image, l4_word_t *size,
+static int find_image(struct thread *t, const void **image, l4_word_t *size,
                       struct inode **file)
 {
     for (int rewrites = 0;;) {
@@ -384,16 +385,16 @@ static int copy_vector(struct mm *mm, l4_word_t uvec, char **vec)
     return n;
 }
 
-long sys_execve(struct task *t, const struct sysargs *a)
+long sys_execve(struct thread *t, const struct sysargs *a)
 {
-    long n = strncpy_from_user(&t->mm, path, a->a[0], sizeof path);
+    long n = strncpy_from_user(t->mm, path, a->a[0], sizeof path);
     if (n < 0)
         return n;
     used = 0;
-    argc = copy_vector(&t->mm, a->a[1], argv);
+    argc = copy_vector(t->mm, a->a[1], argv);
     if (argc < 0)
         return argc;
-    int envc = copy_vector(&t->mm, a->a[2], envp);
+    int envc = copy_vector(t->mm, a->a[2], envp);
     if (envc < 0)
         return envc;
     if (argc == 0) {                /* Linux (5.18 on) runs it with argv { "", NULL } */
@@ -413,29 +414,28 @@ long sys_execve(struct task *t, const struct sysargs *a)
     if (e)
         return e;
     l4_word_t entry, sp;
-    if (!mm_init(&new_mm))
+    struct mm *nm = mm_new();
+    if (!nm)
         return -ENOMEM;
     if (image)
-        e = elf_load(&new_mm, image, size, execfn, argc, argv, envp, &entry, &sp);
+        e = elf_load(nm, image, size, execfn, argc, argv, envp, &entry, &sp);
     else
-        e = elf_load_file(&new_mm, file, execfn, argc, argv, envp, &entry, &sp);
+        e = elf_load_file(nm, file, execfn, argc, argv, envp, &entry, &sp);
     if (e) {
-        mm_destroy(&new_mm);        /* nothing of it was ever mapped */
+        mm_put(nm, false);          /* nothing of it was ever mapped */
         return e == -ENOEXEC || e == -E2BIG ? e : -ENOMEM;
     }
-    /* The point of no return: the old image goes. */
-    mm_release(&t->mm);
-    t->mm = new_mm;
-    new_mm.pgd = NULL;
-    new_mm.nregions = 0;
+    /* The point of no return: the old image goes (its pages out of the space first). */
+    mm_put(t->mm, true);
+    t->mm = nm;
     set_exe(t, path, file);         /* no path if memory is short */
-    t->execed = true;
-    task_set_comm(t, execfn);       /* as Linux: the name execve was given (a link's) */
+    t->proc->execed = true;
+    thread_set_comm(t, execfn);     /* as Linux: the name execve was given (a link's) */
     vfs_task_exec(t);               /* close-on-exec */
-    proc_task_exec(t, path, argc, argv);    /* /proc/N/exe, cmdline, comm */
+    process_set_cmdline(t->proc, argc, argv);   /* /proc/N/cmdline */
     signal_exec(t);                 /* handlers back to default (ignored stay ignored) */
     t->clear_child_tid = 0;
-    fork_vfork_done(t);             /* a vfork parent goes on (uses the MRs) */
+    fork_vfork_done(t->proc);       /* a vfork parent goes on (uses the MRs) */
     l4_set_mr(0, l4_tag_make(L4_FOREIGN_SET_REGS, L4_FREG_WORDS, 0));
     for (unsigned i = 1; i <= L4_FREG_WORDS; i++)
         l4_set_mr(i, 0);
@@ -444,8 +444,8 @@ long sys_execve(struct task *t, const struct sysargs *a)
     return LX_REPLIED;
 }
 
-struct task *exec_spawn(const char *prog, int nargs, char *const args[], char *const env[],
-                        int *err)
+struct process *exec_spawn(const char *prog, int nargs, char *const args[],
+                           char *const env[], int *err)
 {
     used = 0;
     size_t n = strlen(prog);
@@ -471,9 +471,9 @@ struct task *exec_spawn(const char *prog, int nargs, char *const args[], char *c
         *err = -ENOEXEC;            /* a written file: only through execve */
     if (*err)
         return NULL;
-    struct task *t = task_spawn(image, size, execfn, argc, argv, envp, err);
-    if (!t)
+    struct process *p = process_spawn(image, size, execfn, argc, argv, envp, err);
+    if (!p)
         return NULL;
-    set_exe(t, path, file);
-    return t;
+    set_exe(process_thread(p), path, file);
+    return p;
 }

@@ -109,10 +109,9 @@ static struct tty {
     bool lnext;                     /* the next character is literal (VLNEXT) */
     unsigned column;                /* output column (erasing tabs, ONOCR) */
     unsigned line_column;           /* the column where the line being edited began */
-    int session, pgrp;              /* the session it controls, its foreground group */
+    struct pid *session, *pgrp;     /* the session it controls, its foreground group (held) */
     struct waitq readers;
     uint64_t last_input;            /* lx_now() of the last byte (VTIME between bytes) */
-    uint64_t vtime_end[LX_MAX_TASKS];  /* MIN 0, TIME > 0: a parked read's end, by slot */
 } tty = {
     .tio = {
         .c_iflag = ICRNL | IXON,
@@ -501,51 +500,67 @@ static long op_read(struct file *f, char *buf, l4_word_t n, l4_word_t pos)
 
 static bool ctty_session_alive(void)
 {
-    struct task *l = task_by_pid(tty.session);
-    return l && l->state == TASK_RUNNING && l->sid == tty.session;
+    struct process *l = tty.session->proc;
+    return l && l->state == PROCESS_LIVE && l->session == tty.session;
+}
+
+/* The terminal's session and foreground group (NULL: none), references held. */
+static void set_ctty(struct pid *session, struct pid *pgrp)
+{
+    if (session)
+        pid_get(session);
+    if (pgrp)
+        pid_get(pgrp);
+    if (tty.session)
+        pid_put(tty.session);
+    if (tty.pgrp)
+        pid_put(tty.pgrp);
+    tty.session = session;
+    tty.pgrp = pgrp;
 }
 
 /* Is this tty t's controlling terminal?  (A session whose leader has gone without
  * tty_task_exit, which should not happen, loses it here too.) */
-static bool is_ctty(const struct task *t)
+static bool is_ctty(const struct thread *t)
 {
     if (tty.session && !ctty_session_alive())
-        tty.session = tty.pgrp = 0;
-    return tty.session && t->sid == tty.session;
+        set_ctty(NULL, NULL);
+    return tty.session && t->proc->session == tty.session;
 }
 
 /* SIGHUP and SIGCONT for the foreground group, but not for `leaving` (an ending leader). */
-static void hang_up(const struct task *leaving)
+static void hang_up(const struct process *leaving)
 {
-    for (unsigned i = 0; tty.pgrp && i < LX_MAX_TASKS; i++) {
-        struct task *p = task_slot(i);
-        if (p != leaving && p->state == TASK_RUNNING && p->pgid == tty.pgrp) {
-            signal_raise(p, SIGHUP);
-            signal_raise(p, SIGCONT);
-        }
-    }
-    tty.session = tty.pgrp = 0;
+    struct process *p, *n;
+    struct k_siginfo info = { .code = SI_KERNEL };
+    if (tty.pgrp)
+        list_each_safe(p, n, &tty.pgrp->pgrp, pgrp_link)
+            if (p != leaving && p->state == PROCESS_LIVE) {
+                signal_send(p, SIGHUP, &info);
+                signal_send(p, SIGCONT, &info);
+            }
+    set_ctty(NULL, NULL);
     waitq_wake(&tty.readers);
 }
 
-void tty_task_exit(struct task *t)
+void tty_task_exit(struct process *p)
 {
-    if (tty.session && t->pid == tty.session && t->sid == tty.session)
-        hang_up(t);
+    if (tty.session && p->pid == tty.session && p->session == tty.session)
+        hang_up(p);
 }
 
-static bool background(const struct task *t)
+static bool background(const struct thread *t)
 {
-    return is_ctty(t) && tty.pgrp && t->pgid != tty.pgrp;
+    return is_ctty(t) && tty.pgrp && t->proc->pgrp != tty.pgrp;
 }
 
-long tty_read(struct task *t, struct file *f, l4_word_t ubuf, l4_word_t n)
+long tty_read(struct thread *t, struct file *f, l4_word_t ubuf, l4_word_t n)
 {
     if ((long)n < 0)
         return -EINVAL;
     if ((f->flags & O_ACCMODE) == O_WRONLY || (f->flags & O_PATH))
         return -EBADF;
-    unsigned slot = (unsigned)(t - task_slot(0));
+    struct park_tty *pt = park_tty(&t->park);
     if (background(t)) {
         /* As Linux: EIO if the reader ignores or blocks SIGTTIN or nobody would continue
          * its group; else SIGTTIN for the group, and the read is restarted after SIGCONT
@@ -553,7 +568,7 @@ long tty_read(struct task *t, struct file *f, l4_word_t ubuf, l4_word_t n)
         int c = signal_tty_stop_check(t, SIGTTIN);
         if (c)
             return -EIO;
-        signal_raise_pgrp(t->pgid, SIGTTIN);
+        signal_raise_pgrp(t->proc->pgrp, SIGTTIN);
         return -ERESTARTSYS;
     }
     if (!console_has_input() || !n)
@@ -572,8 +587,8 @@ long tty_read(struct task *t, struct file *f, l4_word_t ubuf, l4_word_t n)
             ready = true;           /* polling read: whatever is there, maybe nothing */
         } else if (!vmin) {         /* a timer for the whole read, from its start */
             if (!park_retrying(t))
-                tty.vtime_end[slot] = now + vtime * DECISECOND;
-            deadline = tty.vtime_end[slot];
+                pt->vtime_end = now + vtime * DECISECOND;
+            deadline = pt->vtime_end;
             ready = avail || now >= deadline;
         } else if (vtime && avail) {    /* a timer between bytes, once one has come */
             deadline = tty.last_input + vtime * DECISECOND;
@@ -592,7 +607,7 @@ long tty_read(struct task *t, struct file *f, l4_word_t ubuf, l4_word_t n)
         }
     }
     unsigned took, k = peek(rbuf, want, &took);
-    if (k && copy_to_user(&t->mm, ubuf, rbuf, k))
+    if (k && copy_to_user(t->mm, ubuf, rbuf, k))
         return -EFAULT;             /* the bytes stay for the next read */
     consume(took);
     return k;
@@ -609,7 +624,7 @@ static long op_write(struct file *f, const char *buf, l4_word_t n, l4_word_t pos
     return (long)n;
 }
 
-long tty_write(struct task *t, struct file *f, l4_word_t ubuf, l4_word_t n)
+long tty_write(struct thread *t, struct file *f, l4_word_t ubuf, l4_word_t n)
 {
     static char wbuf[512];
     if ((long)n < 0)
@@ -623,7 +638,7 @@ long tty_write(struct task *t, struct file *f, l4_word_t ubuf, l4_word_t n)
         if (c < 0)
             return -EIO;
         if (!c) {
-            signal_raise_pgrp(t->pgid, SIGTTOU);
+            signal_raise_pgrp(t->proc->pgrp, SIGTTOU);
             return -ERESTARTSYS;
         }
     }
@@ -634,7 +649,7 @@ long tty_write(struct task *t, struct file *f, l4_word_t ubuf, l4_word_t n)
         l4_word_t page_left = LX_PAGE - ((ubuf + done) & ~LX_PAGE_MASK);
         if (k > page_left)
             k = page_left;
-        if (copy_from_user(&t->mm, wbuf, ubuf + done, k))
+        if (copy_from_user(t->mm, wbuf, ubuf + done, k))
             return done ? (long)done : -EFAULT;
         op_write(f, wbuf, k, 0);
         done += k;
@@ -644,7 +659,7 @@ long tty_write(struct task *t, struct file *f, l4_word_t ubuf, l4_word_t n)
 
 /* --- poll ------------------------------------------------------------------------------ */
 
-static unsigned op_poll(struct file *f, struct task *t)
+static unsigned op_poll(struct file *f, struct thread *t)
 {
     (void)f;
     unsigned r = POLLOUT | POLLWRNORM;
@@ -657,14 +672,16 @@ static unsigned op_poll(struct file *f, struct task *t)
 
 /* --- ioctl ----------------------------------------------------------------------------- */
 
-static bool group_in_session(int pgrp, int sid)
+/* The process group numbered pgrp if a live member of it is in session (else NULL). */
+static struct pid *group_in_session(int pgrp, const struct pid *session)
 {
-    for (unsigned i = 0; i < LX_MAX_TASKS; i++) {
-        struct task *p = task_slot(i);
-        if (p->state == TASK_RUNNING && p->pgid == pgrp && p->sid == sid)
-            return true;
-    }
-    return false;
+    struct pid *g = pid_find(pgrp);
+    struct process *p;
+    if (g)
+        list_each(p, &g->pgrp, pgrp_link)
+            if (p->state == PROCESS_LIVE && p->session == session)
+                return g;
+    return NULL;
 }
 
 static void set_termios(const struct ktermios *n)
@@ -696,10 +713,10 @@ struct serial_struct {
 };
 _Static_assert(sizeof(struct serial_struct) == 72, "Linux's struct serial_struct");
 
-static long op_ioctl(struct file *f, struct task *t, unsigned long cmd, l4_word_t arg)
+static long op_ioctl(struct file *f, struct thread *t, unsigned long cmd, l4_word_t arg)
 {
     (void)f;
-    struct mm *mm = &t->mm;
+    struct mm *mm = t->mm;
     switch (cmd) {
     case TCGETS:
         return copy_to_user(mm, arg, &tty.tio, sizeof tty.tio);
@@ -747,26 +764,25 @@ static long op_ioctl(struct file *f, struct task *t, unsigned long cmd, l4_word_
         return 0;
     }
     case TIOCSCTTY:
-        if (t->sid != t->pid)
+        if (t->proc->session != t->proc->pid)
             return -EPERM;          /* only a session leader */
         if (is_ctty(t))
             return 0;               /* already ours */
         if (tty.session && arg != 1)
             return -EPERM;          /* another session's; arg 1 steals it (we are root) */
-        tty.session = t->sid;
-        tty.pgrp = t->pgid;
+        set_ctty(t->proc->session, t->proc->pgrp);
         return 0;
     case TIOCNOTTY:
         if (!is_ctty(t))
             return -ENOTTY;
-        if (t->sid == t->pid)
+        if (t->proc->session == t->proc->pid)
             hang_up(NULL);          /* the leader gives it up for the whole session */
         return 0;
     case TIOCGPGRP:
     case TIOCGSID: {
         if (!is_ctty(t))
             return -ENOTTY;
-        int v = cmd == TIOCGPGRP ? tty.pgrp : tty.session;
+        int v = cmd == TIOCGPGRP ? (tty.pgrp ? tty.pgrp->nr : 0) : tty.session->nr;
         return copy_to_user(mm, arg, &v, sizeof v);
     }
     case TIOCSPGRP: {
@@ -777,18 +793,19 @@ static long op_ioctl(struct file *f, struct task *t, unsigned long cmd, l4_word_
             return -EFAULT;
         if (pgrp < 0)
             return -EINVAL;
-        if (!group_in_session(pgrp, t->sid))
+        struct pid *g = group_in_session(pgrp, t->proc->session);
+        if (!g)
             return -EPERM;
         if (background(t)) {        /* as Linux: SIGTTOU unless ignored or blocked */
             int c = signal_tty_stop_check(t, SIGTTOU);
             if (c < 0)
                 return -EIO;
             if (!c) {
-                signal_raise_pgrp(t->pgid, SIGTTOU);
+                signal_raise_pgrp(t->proc->pgrp, SIGTTOU);
                 return -ERESTARTSYS;
             }
         }
-        tty.pgrp = pgrp;
+        set_ctty(tty.session, g);
         waitq_wake(&tty.readers);   /* a parked background reader is one no longer */
         return 0;
     }
@@ -825,16 +842,15 @@ bool tty_file(const struct file *f)
     return f->ops == &tty_ops;
 }
 
-int tty_open(struct task *t, struct file *f, unsigned flags)
+int tty_open(struct thread *t, struct file *f, unsigned flags)
 {
     struct inode *i = f->inode;
     if (i->rdev_major == 5 && i->rdev_minor == 0)
         return is_ctty(t) ? 0 : -ENXIO;     /* /dev/tty: the controlling terminal */
     /* A session leader without a terminal gets ttyS0 (never /dev/console, as in Linux). */
-    if (!(flags & O_NOCTTY) && i->rdev_major == 4 && t->sid == t->pid && !is_ctty(t) &&
-        !tty.session) {
-        tty.session = t->sid;
-        tty.pgrp = t->pgid;
+    if (!(flags & O_NOCTTY) && i->rdev_major == 4 && t->proc->session == t->proc->pid &&
+        !is_ctty(t) && !tty.session) {
+        set_ctty(t->proc->session, t->proc->pgrp);
     }
     return 0;
 }

@@ -154,19 +154,19 @@ void file_put(struct file *f)
 
 /* --- the fd table ------------------------------------------------------------------------- */
 
-struct file *fd_get(struct task *t, long fd)
+struct file *fd_get(struct thread *t, long fd)
 {
     if (fd < 0 || fd >= LX_NFDS || !t->files)
         return NULL;
     return t->files->fd[fd];
 }
 
-bool fd_cloexec(struct task *t, unsigned fd)
+bool fd_cloexec(struct thread *t, unsigned fd)
 {
     return t->files->cloexec[fd / 64] >> (fd % 64) & 1;
 }
 
-void fd_set_cloexec(struct task *t, unsigned fd, bool on)
+void fd_set_cloexec(struct thread *t, unsigned fd, bool on)
 {
     if (on)
         t->files->cloexec[fd / 64] |= 1ull << (fd % 64);
@@ -174,7 +174,7 @@ void fd_set_cloexec(struct task *t, unsigned fd, bool on)
         t->files->cloexec[fd / 64] &= ~(1ull << (fd % 64));
 }
 
-int fd_install(struct task *t, struct file *f, unsigned from, bool cloexec)
+int fd_install(struct thread *t, struct file *f, unsigned from, bool cloexec)
 {
     for (unsigned fd = from; fd < LX_NFDS; fd++)
         if (!t->files->fd[fd]) {
@@ -185,7 +185,7 @@ int fd_install(struct task *t, struct file *f, unsigned from, bool cloexec)
     return -EMFILE;
 }
 
-int fd_close(struct task *t, long fd)
+int fd_close(struct thread *t, long fd)
 {
     struct file *f = fd_get(t, fd);
     if (!f)
@@ -230,7 +230,7 @@ void vfs_stat_fill(struct inode *i, void *buf)
 
 /* --- the process hooks ---------------------------------------------------------------------- */
 
-bool vfs_task_init(struct task *t)
+bool vfs_task_init(struct thread *t)
 {
     t->files = kmalloc(sizeof *t->files);
     t->fs = kmalloc(sizeof *t->fs);
@@ -255,7 +255,7 @@ bool vfs_task_init(struct task *t)
     return true;
 }
 
-void vfs_task_exit(struct task *t)
+void vfs_task_exit(struct thread *t)
 {
     if (t->files && --t->files->refs == 0) {
         for (unsigned fd = 0; fd < LX_NFDS; fd++)
@@ -271,7 +271,7 @@ void vfs_task_exit(struct task *t)
     t->fs = NULL;
 }
 
-bool vfs_task_fork(struct task *child, struct task *parent, bool share_files, bool share_fs)
+bool vfs_task_fork(struct thread *child, struct thread *parent, bool share_files, bool share_fs)
 {
     child->files = parent->files;
     child->fs = parent->fs;
@@ -291,15 +291,13 @@ bool vfs_task_fork(struct task *child, struct task *parent, bool share_files, bo
         child->fs->refs = 1;
         inode_get(child->fs->cwd);
     }
-    if (child->files && child->fs) {
-        proc_task_fork(child, parent);
+    if (child->files && child->fs)
         return true;
-    }
     vfs_task_exit(child);
     return false;
 }
 
-void vfs_task_exec(struct task *t)
+void vfs_task_exec(struct thread *t)
 {
     for (unsigned fd = 0; fd < LX_NFDS; fd++)
         if (t->files->fd[fd] && fd_cloexec(t, fd))

@@ -113,14 +113,14 @@ void vfs_umount_all(void)
     }
 }
 
-struct inode *vfs_lookup(struct task *t, struct inode *dir, const char *name, size_t len)
+struct inode *vfs_lookup(struct thread *t, struct inode *dir, const char *name, size_t len)
 {
     if (dir->iop)
         return dir->iop->lookup(t, dir, name, len);
     return tmpfs_lookup(dir, name, len);
 }
 
-int vfs_readlink(struct task *t, struct inode *i, char *buf, size_t size)
+int vfs_readlink(struct thread *t, struct inode *i, char *buf, size_t size)
 {
     if (i->iop && i->iop->get_link)
         return i->iop->get_link(t, i, buf, size);

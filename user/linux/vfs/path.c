@@ -8,7 +8,7 @@
 #include "task/process.h"
 #include <string.h>
 
-static struct inode *start_dir(struct task *t, struct inode *dir, const char *path)
+static struct inode *start_dir(struct thread *t, struct inode *dir, const char *path)
 {
     if (path[0] == '/' || !(dir = dir ? dir : t ? t->fs->cwd : NULL))
         dir = tmpfs_root;
@@ -29,9 +29,9 @@ static struct inode *dotdot(struct inode *dir)
 }
 
 /* A symlink: its target (or, for a magic link of /proc, the inode itself). */
-static struct inode *walk(struct task *t, struct inode *dir, const char *path, bool follow,
+static struct inode *walk(struct thread *t, struct inode *dir, const char *path, bool follow,
                           bool want_parent, char *last, bool *trailing, int *depth, int *err);
-static struct inode *follow_link(struct task *t, struct inode *dir, struct inode *i, int *depth,
+static struct inode *follow_link(struct thread *t, struct inode *dir, struct inode *i, int *depth,
                                  int *err)
 {
     if (++*depth > LX_SYMLOOP) {
@@ -61,7 +61,7 @@ static struct inode *follow_link(struct task *t, struct inode *dir, struct inode
 
 /* Walk path from dir; with want_parent stop before the last component (into last).  depth
  * counts the symlinks followed so far. */
-static struct inode *walk(struct task *t, struct inode *dir, const char *path, bool follow,
+static struct inode *walk(struct thread *t, struct inode *dir, const char *path, bool follow,
                           bool want_parent, char *last, bool *trailing, int *depth, int *err)
 {
     dir = start_dir(t, dir, path);
@@ -136,21 +136,21 @@ static struct inode *walk(struct task *t, struct inode *dir, const char *path, b
     }
 }
 
-struct inode *path_walk(struct task *t, struct inode *dir, const char *path, bool follow,
+struct inode *path_walk(struct thread *t, struct inode *dir, const char *path, bool follow,
                         int *err)
 {
     int depth = 0;
     return walk(t, dir, path, follow, false, NULL, NULL, &depth, err);
 }
 
-struct inode *path_parent(struct task *t, struct inode *dir, const char *path, char *last,
+struct inode *path_parent(struct thread *t, struct inode *dir, const char *path, char *last,
                           bool *trailing, int *err)
 {
     int depth = 0;
     return walk(t, dir, path, true, true, last, trailing, &depth, err);
 }
 
-int vfs_getcwd(struct task *t, char *buf, size_t size)
+int vfs_getcwd(struct thread *t, char *buf, size_t size)
 {
     int n = vfs_path_of(t->fs->cwd, buf, size);
     return n < 0 ? n : n + 1;

@@ -17,16 +17,16 @@
 
 /* What f's poll op says now (NULL op: readable and writable); with t, t is put on the
  * queues whose wake may change it. */
-static inline unsigned file_poll(struct file *f, struct task *t)
+static inline unsigned file_poll(struct file *f, struct thread *t)
 {
     if (f->ops->poll)
         return f->ops->poll(f, t);
     return POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM;
 }
 
-/* ppoll/pselect6/epoll_pwait's signal mask (syscalls/sys_poll.c): kept in the task for the
- * wait, for the signal layer; 0, -EINVAL (size not 8) or -EFAULT.  A rerun keeps the first
- * one. */
-int poll_get_sigmask(struct task *t, l4_word_t umask, l4_word_t size);
+/* ppoll/pselect6/epoll_pwait's signal mask (syscalls/sys_poll.c): kept in the thread's
+ * park.u.poll (the caller has taken it with park_poll) for the wait, for the signal layer;
+ * 0, -EINVAL (size not 8) or -EFAULT.  A rerun keeps the first one. */
+int poll_get_sigmask(struct thread *t, l4_word_t umask, l4_word_t size);
 
 #endif

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct task;
+struct thread;
 
 #define S_IFMT   0170000
 #define S_IFSOCK 0140000
@@ -105,9 +105,9 @@ struct file_ops {
     bool seekable;
     /* POLLIN/POLLOUT/POLLHUP/POLLERR bits ready now; with t non-NULL, also put t on the
      * wait queues whose wake may change them (park/park.c).  NULL: always readable and writable. */
-    unsigned (*poll)(struct file *f, struct task *t);
+    unsigned (*poll)(struct file *f, struct thread *t);
     /* ioctl(2) on the file; NULL: -ENOTTY. */
-    long (*ioctl)(struct file *f, struct task *t, unsigned long cmd, l4_word_t arg);
+    long (*ioctl)(struct file *f, struct thread *t, unsigned long cmd, l4_word_t arg);
     void (*release)(struct file *f);    /* the last reference is gone */
 };
 
@@ -129,15 +129,15 @@ struct dirent_out {                 /* one directory entry, for getdents */
     unsigned long next;             /* the position after this entry */
 };
 struct inode_ops {                  /* a file system other than tmpfs (proc) */
-    struct inode *(*lookup)(struct task *t, struct inode *dir, const char *name, size_t len);
+    struct inode *(*lookup)(struct thread *t, struct inode *dir, const char *name, size_t len);
     /* The first entry at position >= pos (0 is the first after "." and ".."), with the
      * position after it; false past the last. */
-    bool (*readdir)(struct task *t, struct inode *dir, unsigned long pos,
+    bool (*readdir)(struct thread *t, struct inode *dir, unsigned long pos,
                     struct dirent_out *out);
     /* A symlink's target into buf (size bytes): its length or -errno. */
-    int (*get_link)(struct task *t, struct inode *i, char *buf, size_t size);
+    int (*get_link)(struct thread *t, struct inode *i, char *buf, size_t size);
     /* A "magic" link (/proc/N/fd/M, exe): the inode itself, not the target's path. */
-    struct inode *(*follow)(struct task *t, struct inode *i, int *err);
+    struct inode *(*follow)(struct thread *t, struct inode *i, int *err);
     /* A directory's name in its parent into buf (NAME_MAX + 1): its length or -errno. */
     int (*name)(struct inode *dir, char *buf);
 };
@@ -177,9 +177,9 @@ struct super_block *mount_slot(unsigned i);
  * Directories by their parents; other files by a search of the tree. */
 int vfs_path_of(struct inode *i, char *buf, size_t size);
 /* A symlink's target (tmpfs: its text; proc: computed) into buf: length or -errno. */
-int vfs_readlink(struct task *t, struct inode *i, char *buf, size_t size);
+int vfs_readlink(struct thread *t, struct inode *i, char *buf, size_t size);
 /* A name in dir (any file system). */
-struct inode *vfs_lookup(struct task *t, struct inode *dir, const char *name, size_t len);
+struct inode *vfs_lookup(struct thread *t, struct inode *dir, const char *name, size_t len);
 /* --- /dev (fs/dev.c): the standard nodes where the initramfs has none --- */
 void dev_populate(void);
 /* A character device's operations (vfs/file.c): for nodes major:minor opened from now on;
@@ -231,33 +231,33 @@ long cpio_unpack(const char *data, l4_word_t size);
 /* --- vfs/path.c ---------------------------------------------------------------------------- */
 /* Resolve path from dir (NULL: the task's cwd); follow a final symlink if follow.  The
  * inode, not referenced (valid until the next change of the tree), or NULL with *err. */
-struct inode *path_walk(struct task *t, struct inode *dir, const char *path, bool follow,
+struct inode *path_walk(struct thread *t, struct inode *dir, const char *path, bool follow,
                         int *err);
 /* The directory of path's last component and that component (into last, NAME_MAX + 1).
  * *trailing: the path ended in '/'. */
-struct inode *path_parent(struct task *t, struct inode *dir, const char *path, char *last,
+struct inode *path_parent(struct thread *t, struct inode *dir, const char *path, char *last,
                           bool *trailing, int *err);
-int vfs_getcwd(struct task *t, char *buf, size_t size);   /* length with NUL, or -errno */
+int vfs_getcwd(struct thread *t, char *buf, size_t size);   /* length with NUL, or -errno */
 
 /* --- vfs/file.c ---------------------------------------------------------------------------- */
 struct file *file_open(struct inode *i, unsigned flags);   /* refs 1; NULL when exhausted */
 void file_get(struct file *f);
 void file_put(struct file *f);
-struct file *fd_get(struct task *t, long fd);           /* NULL: EBADF */
-int fd_install(struct task *t, struct file *f, unsigned from, bool cloexec); /* fd or -EMFILE */
-int fd_close(struct task *t, long fd);
-bool fd_cloexec(struct task *t, unsigned fd);
-void fd_set_cloexec(struct task *t, unsigned fd, bool on);
+struct file *fd_get(struct thread *t, long fd);           /* NULL: EBADF */
+int fd_install(struct thread *t, struct file *f, unsigned from, bool cloexec); /* fd or -EMFILE */
+int fd_close(struct thread *t, long fd);
+bool fd_cloexec(struct thread *t, unsigned fd);
+void fd_set_cloexec(struct thread *t, unsigned fd, bool on);
 void vfs_stat_fill(struct inode *i, void *statbuf);     /* Linux's struct stat, 144 bytes */
 
 /* The task hooks: a new process gets fds 0-2 on the console and / as cwd. */
-bool vfs_task_init(struct task *t);
-void vfs_task_exit(struct task *t);     /* closes everything */
+bool vfs_task_init(struct thread *t);
+void vfs_task_exit(struct thread *t);     /* closes everything */
 /* fork/clone: the child shares the parent's fd table (CLONE_FILES) and cwd/umask
  * (CLONE_FS) or gets copies (the same open files); false when memory is short.  execve's
  * part is vfs_task_exec: the CLOEXEC fds close. */
-bool vfs_task_fork(struct task *child, struct task *parent, bool share_files, bool share_fs);
-void vfs_task_exec(struct task *t);
+bool vfs_task_fork(struct thread *child, struct thread *parent, bool share_files, bool share_fs);
+void vfs_task_exec(struct thread *t);
 void vfs_shutdown(void);                /* the end of the run: the file system goes */
 
 #endif

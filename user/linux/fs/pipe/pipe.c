@@ -90,7 +90,7 @@ static long pipe_write(struct file *f, const char *buf, l4_word_t n, l4_word_t p
     return done ? (long)done : -ENOMEM;
 }
 
-static unsigned pipe_poll(struct file *f, struct task *t)
+static unsigned pipe_poll(struct file *f, struct thread *t)
 {
     struct pipe *p = f->inode->pipe;
     unsigned mask = 0;
@@ -115,14 +115,14 @@ static unsigned pipe_poll(struct file *f, struct task *t)
     return mask;
 }
 
-static long pipe_ioctl(struct file *f, struct task *t, unsigned long cmd, l4_word_t arg)
+static long pipe_ioctl(struct file *f, struct thread *t, unsigned long cmd, l4_word_t arg)
 {
     if (cmd != FIONREAD)
         return -ENOTTY;
     if (!f->inode->pipe || (f->flags & O_PATH))
         return -EBADF;
     int n = (int)f->inode->pipe->count;
-    return copy_to_user(&t->mm, arg, &n, sizeof n);
+    return copy_to_user(t->mm, arg, &n, sizeof n);
 }
 
 static void pipe_free(struct inode *i)
@@ -170,14 +170,14 @@ int pipe_fifo_open(struct inode *i, unsigned flags)
     return 0;
 }
 
-l4_word_t pipe_io_partial(const struct task *t)
+l4_word_t pipe_io_partial(const struct thread *t)
 {
-    return t->io_done;
+    return t->park.u.io.done;
 }
 
 /* --- pipe, pipe2 -------------------------------------------------------------------------- */
 
-static long do_pipe(struct task *t, l4_word_t ufds, l4_word_t flags)
+static long do_pipe(struct thread *t, l4_word_t ufds, l4_word_t flags)
 {
     if (flags & ~(l4_word_t)(O_CLOEXEC | O_NONBLOCK))
         return -EINVAL;             /* O_DIRECT (packet mode) and O_NOTIFICATION_PIPE: no */
@@ -193,7 +193,7 @@ static long do_pipe(struct task *t, l4_word_t ufds, l4_word_t flags)
         r = NULL;                   /* the fd table's now */
         if ((fds[1] = fd_install(t, w, 0, cloexec)) >= 0) {
             inode_put(i);
-            if (!copy_to_user(&t->mm, ufds, fds, sizeof fds))
+            if (!copy_to_user(t->mm, ufds, fds, sizeof fds))
                 return 0;
             fd_close(t, fds[0]);    /* Linux installs them only after the copy */
             fd_close(t, fds[1]);
@@ -210,12 +210,12 @@ static long do_pipe(struct task *t, l4_word_t ufds, l4_word_t flags)
     return fds[0];
 }
 
-long sys_pipe(struct task *t, const struct sysargs *a)
+long sys_pipe(struct thread *t, const struct sysargs *a)
 {
     return do_pipe(t, a->a[0], 0);
 }
 
-long sys_pipe2(struct task *t, const struct sysargs *a)
+long sys_pipe2(struct thread *t, const struct sysargs *a)
 {
     return do_pipe(t, a->a[0], a->a[1]);
 }

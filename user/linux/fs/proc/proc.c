@@ -102,7 +102,7 @@ static bool pid_held(struct proc_fs *fs, int pid, struct inode *parent)
 static void sweep(struct proc_fs *fs)
 {
     for (struct proc_inode *p = fs->all; p; p = p->next) {
-        if (p->kind != P_PID || task_by_pid(p->pid) || pid_held(fs, p->pid, p->i.parent))
+        if (p->kind != P_PID || process_by_pid(p->pid) || pid_held(fs, p->pid, p->i.parent))
             continue;
         int pid = p->pid;
         for (struct proc_inode **pp = &fs->all; *pp;) {
@@ -147,18 +147,25 @@ static struct inode *lookup_in(struct inode *dir, const struct entry *e, size_t 
     return NULL;
 }
 
-static struct inode *proc_lookup(struct task *t, struct inode *dir, const char *name,
+/* The first thread of live process pid (its files, cwd), or NULL. */
+static struct thread *live_thread(int pid)
+{
+    struct process *p = process_by_pid(pid);
+    return p && p->state == PROCESS_LIVE ? process_thread(p) : NULL;
+}
+
+static struct inode *proc_lookup(struct thread *t, struct inode *dir, const char *name,
                                  size_t len)
 {
     (void)t;
     struct proc_inode *d = pi_of(dir);
-    struct task *p;
+    struct thread *p;
     switch (d->kind) {
     case P_ROOT: {
         long pid = number(name, len);
         if (pid < 0)
             return lookup_in(dir, root_entries, N(root_entries), 0, name, len);
-        if (!(p = task_by_pid((int)pid)))
+        if (!process_by_pid((int)pid))
             return NULL;
         sweep(fs_of(dir));
         char buf[16];
@@ -168,13 +175,13 @@ static struct inode *proc_lookup(struct task *t, struct inode *dir, const char *
     case P_LX:
         return lookup_in(dir, lx_entries, N(lx_entries), 0, name, len);
     case P_PID:
-        if (!task_by_pid(d->pid))
+        if (!process_by_pid(d->pid))
             return NULL;
         return lookup_in(dir, pid_entries, N(pid_entries), d->pid, name, len);
     case P_FD: {
         long fd = number(name, len);
-        p = task_by_pid(d->pid);
-        if (fd < 0 || !p || p->state != TASK_RUNNING || !fd_get(p, fd))
+        p = live_thread(d->pid);
+        if (fd < 0 || !p || !fd_get(p, fd))
             return NULL;
         char buf[16];
         snprintf(buf, sizeof buf, "%ld", fd);
@@ -195,7 +202,7 @@ static void fill(struct dirent_out *out, const char *name, unsigned long ino, un
     out->next = next;
 }
 
-static bool proc_readdir(struct task *t, struct inode *dir, unsigned long pos,
+static bool proc_readdir(struct thread *t, struct inode *dir, unsigned long pos,
                          struct dirent_out *out)
 {
     (void)t;
@@ -211,13 +218,13 @@ static bool proc_readdir(struct task *t, struct inode *dir, unsigned long pos,
         e = lx_entries, n = N(lx_entries);
         break;
     case P_PID:
-        if (!task_by_pid(d->pid))
+        if (!process_by_pid(d->pid))
             return false;
         e = pid_entries, n = N(pid_entries);
         break;
     case P_FD: {
-        struct task *p = task_by_pid(d->pid);
-        for (; p && p->state == TASK_RUNNING && pos < LX_NFDS; pos++)
+        struct thread *p = live_thread(d->pid);
+        for (; p && pos < LX_NFDS; pos++)
             if (fd_get(p, (long)pos)) {
                 snprintf(num, sizeof num, "%lu", pos);
                 fill(out, num, ino_of(P_FDLINK, d->pid, (int)pos), S_IFLNK, pos + 1);
@@ -234,18 +241,15 @@ static bool proc_readdir(struct task *t, struct inode *dir, unsigned long pos,
     }
     if (d->kind != P_ROOT)
         return false;
-    /* The processes in pid order: the position after the fixed entries is the pid. */
-    struct task *next = NULL;
-    for (unsigned s = 0; s < LX_MAX_TASKS; s++) {
-        struct task *p = task_slot(s);
-        if (p->state != TASK_FREE && p->pid > 0 && (unsigned long)p->pid >= pos - n &&
-            (!next || p->pid < next->pid))
-            next = p;
-    }
+    /* The processes in pid order (the pid table's): the position after the fixed entries
+     * is the pid. */
+    struct pid *next = pid_find_ge(pos - n > PID_MAX ? PID_MAX : (int)(pos - n));
+    while (next && !next->proc)
+        next = pid_find_ge(next->nr + 1);   /* a number in use by a group or session only */
     if (!next)
         return false;
-    snprintf(num, sizeof num, "%d", next->pid);
-    fill(out, num, ino_of(P_PID, next->pid, -1), S_IFDIR, n + (unsigned long)next->pid + 1);
+    snprintf(num, sizeof num, "%d", next->nr);
+    fill(out, num, ino_of(P_PID, next->nr, -1), S_IFDIR, n + (unsigned long)next->nr + 1);
     return true;
 }
 
@@ -265,18 +269,19 @@ static int file_name(struct inode *i, char *buf, size_t size)
 }
 
 /* The target's text, whole, into tmp (PATH_MAX): its length or -errno. */
-static int link_text(struct task *t, struct proc_inode *p, char *tmp)
+static int link_text(struct thread *t, struct proc_inode *p, char *tmp)
 {
-    struct task *o = task_by_pid(p->pid);
+    struct process *op = process_by_pid(p->pid);
+    struct thread *o = live_thread(p->pid);
     switch (p->kind) {
     case P_SELF:
-        return snprintf(tmp, PATH_MAX, "%d", t ? t->pid : 0);
+        return snprintf(tmp, PATH_MAX, "%d", t ? thread_pid(t) : 0);
     case P_EXE:
-        return o ? snprintf(tmp, PATH_MAX, "%s", proc_task_exe(o)) : -ENOENT;
+        return op ? snprintf(tmp, PATH_MAX, "%s", op->exe ? op->exe : "") : -ENOENT;
     case P_CWD:
         return o && o->fs ? vfs_path_of(o->fs->cwd, tmp, PATH_MAX) : -ENOENT;
     case P_FDLINK: {
-        struct file *f = o && o->state == TASK_RUNNING ? fd_get(o, p->fd) : NULL;
+        struct file *f = o ? fd_get(o, p->fd) : NULL;
         return f ? file_name(f->inode, tmp, PATH_MAX) : -ENOENT;
     }
     default:
@@ -285,7 +290,7 @@ static int link_text(struct task *t, struct proc_inode *p, char *tmp)
 }
 
 /* readlink: cut to size, as Linux cuts it (no NUL). */
-static int proc_get_link(struct task *t, struct inode *i, char *buf, size_t size)
+static int proc_get_link(struct thread *t, struct inode *i, char *buf, size_t size)
 {
     static char tmp[PATH_MAX];
     int n = link_text(t, pi_of(i), tmp);
@@ -298,18 +303,18 @@ static int proc_get_link(struct task *t, struct inode *i, char *buf, size_t size
 }
 
 /* fd/N and cwd lead to the file itself, whatever its name (or none). */
-static struct inode *proc_follow(struct task *t, struct inode *i, int *err)
+static struct inode *proc_follow(struct thread *t, struct inode *i, int *err)
 {
     struct proc_inode *p = pi_of(i);
-    struct task *o = task_by_pid(p->pid);
+    struct thread *o = live_thread(p->pid);
     *err = -ENOENT;
     if (p->kind == P_SELF) {
         char tmp[16];
-        snprintf(tmp, sizeof tmp, "%d", t ? t->pid : 0);
+        snprintf(tmp, sizeof tmp, "%d", t ? thread_pid(t) : 0);
         struct inode *r = proc_lookup(t, i->parent, tmp, strlen(tmp));
         return r;
     }
-    if (!o || o->state != TASK_RUNNING)
+    if (!o)
         return NULL;
     if (p->kind == P_CWD)
         return o->fs->cwd;
@@ -319,9 +324,9 @@ static struct inode *proc_follow(struct task *t, struct inode *i, int *err)
     }
     /* exe: the file itself (task/exec.c holds it: it works after a rename or unlink), else by
      * its path (resolved at exec; one into /proc could loop) */
-    if (task_exe_inode(o))
-        return task_exe_inode(o);
-    const char *exe = proc_task_exe(o);
+    if (task_exe_inode(o->proc))
+        return task_exe_inode(o->proc);
+    const char *exe = o->proc->exe ? o->proc->exe : "";
     if (!strncmp(exe, "/proc/", 6)) {
         *err = -ELOOP;
         return NULL;

@@ -1,21 +1,9 @@
 /* proc, the process file system (docs/linux/files.md, "/proc"): a mountable type whose
- * files are made when read, from lx's tables.  Shared by fs/proc/ and the hooks in
- * vfs/file.c (fork), task/exec.c and task/process.c (exec, spawn). */
+ * files are made when read, from the processes (task/process.h). */
 #ifndef LX_FS_PROC_PROC_H
 #define LX_FS_PROC_PROC_H
 
 #include "vfs/vfs.h"
-
-/* --- per-process facts proc shows that struct task does not keep (info.c) --------------- */
-/* A process started or exec'ed path with argv: its exe, cmdline and comm. */
-void proc_task_exec(struct task *t, const char *path, int argc, char *const argv[]);
-void proc_task_fork(struct task *child, struct task *parent);   /* the child inherits them */
-/* The executable's path (the one accessor: the task's own field once exec keeps it). */
-const char *proc_task_exe(struct task *t);
-const char *proc_task_comm(struct task *t);          /* at most 15 bytes */
-/* The argument strings, each with its NUL; *len their total. */
-const char *proc_task_cmdline(struct task *t, size_t *len);
-unsigned long proc_task_start(struct task *t);       /* microseconds after boot */
 
 /* --- the file system (proc.c) and its files (show.c) ----------------------------------- */
 enum proc_kind {

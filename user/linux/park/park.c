@@ -6,8 +6,10 @@
  * `syscall`.  When a queue is woken or the deadline passes, lx runs the same handler again
  * with the same arguments (park_retrying() tells it so): it finishes, or parks again.  This
  * is the wait loop of a kernel's sleeping call turned inside out, and it means one mechanism
- * for every kind of wait: a signal ends a parked call by park_cancel() (EINTR or a restart,
- * the signal layer decides).
+ * for every kind of wait.  A signal ends a parked call by park_cancel(); what it ends with is
+ * the call's own business, named when it parked (park_call's intr, or park_call_fn's
+ * function: a partial count, the time left), which the signal layer turns into EINTR, a
+ * restart or the value itself.
  *
  * A wait queue is a list of waiter entries; a wake moves the waiters' threads onto the ready
  * list (once each) and empties the queue; a call that leaves the park (it runs again, is
@@ -108,8 +110,10 @@ bool park_retrying(const struct thread *t)
     return t->park.retrying;
 }
 
-long park_call(struct thread *t, uint64_t deadline)
+long park_call(struct thread *t, uint64_t deadline, long intr)
 {
+    t->park.intr = intr;
+    t->park.intr_fn = NULL;
     if (t->park.wait_lost) {
         t->park.wait_lost = false;
         uint64_t soon = lx_now() + LOST_WAIT_NS;
@@ -129,6 +133,18 @@ static void unpark(struct thread *t)
     list_del(&t->park.ready_link);
     t->park.kind = PARK_NONE;
     t->park.takes = 0;
+}
+
+long park_call_fn(struct thread *t, uint64_t deadline, park_intr_fn fn)
+{
+    park_call(t, deadline, 0);
+    t->park.intr_fn = fn;
+    return LX_PARK;
+}
+
+long park_interrupted(struct thread *t)
+{
+    return t->park.intr_fn ? t->park.intr_fn(t) : t->park.intr;
 }
 
 bool park_cancel(struct thread *t)

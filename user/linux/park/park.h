@@ -59,11 +59,12 @@ struct park_io {                    /* read, write, readv, writev */
 };
 struct park_poll {                  /* poll, ppoll, select, pselect6, epoll_wait ... */
     uint64_t deadline;              /* lx_now() when it ends; 0: none */
-    uint64_t sigmask;               /* ppoll/pselect6's mask */
-    bool sigmask_set;
+    l4_word_t ufds, nfds;           /* poll: its fds (the restart block takes them) */
 };
-struct park_sleep {                 /* nanosleep, clock_nanosleep */
-    uint64_t deadline;              /* lx_now() when it ends */
+struct park_sleep {                 /* nanosleep, clock_nanosleep, their restart */
+    uint64_t deadline;              /* lx_now() when it ends; 0: never (a CPU-time sleep) */
+    l4_word_t urem;                 /* where the time left goes when interrupted (0: nowhere) */
+    bool abs;                       /* TIMER_ABSTIME: interrupted, it restarts as it was */
 };
 struct park_sigwait {               /* rt_sigtimedwait */
     uint64_t deadline;              /* 0: none */
@@ -73,6 +74,22 @@ struct park_tty {                   /* a tty read */
 };
 
 #define PARK_INLINE_WAITERS 2       /* waiter entries without kmalloc (most calls need one) */
+
+/* How a parked call ends when a signal interrupts it: its result, which the signal layer
+ * turns into what the process sees (an ERESTART code: EINTR or a restart; anything else as it
+ * is).  A fixed result or a function of the call's progress (a partial count, the time left). */
+typedef long (*park_intr_fn)(struct thread *t);
+
+/* Linux's restart block (the thread's): a call interrupted with -ERESTART_RESTARTBLOCK and no
+ * handler to run goes on through restart_syscall(2), which calls fn (NULL: EINTR).  What fn
+ * needs is here (a sleep's end, a poll's end), not in the call's arguments. */
+struct restart_block {
+    long (*fn)(struct thread *t);
+    union {
+        struct { uint64_t deadline; l4_word_t urem; } sleep;
+        struct { l4_word_t ufds, nfds; uint64_t deadline; } poll;
+    } u;
+};
 
 struct park {
     enum park_kind kind;
@@ -85,6 +102,8 @@ struct park {
     struct waiter inline_waiters[PARK_INLINE_WAITERS];
     bool wait_lost;                 /* an entry could not be made: retry on a short deadline */
     struct timer deadline;          /* armed: the call runs again at that time */
+    long intr;                      /* a signal interrupts the call: its result ... */
+    park_intr_fn intr_fn;           /* ... or this function's (non-NULL) */
     enum park_use use;
     union {
         struct park_fork fork;
@@ -100,8 +119,15 @@ struct park {
 void park_init(struct thread *t);   /* a new thread's */
 void park_wake(struct thread *t);   /* t's parked call runs again */
 /* Park t's call (after waitq_add on what it waits for): returns LX_PARK for the handler to
- * return.  deadline: lx_now() value at which the call runs again anyway; 0 for none. */
-long park_call(struct thread *t, uint64_t deadline);
+ * return.  deadline: lx_now() value at which the call runs again anyway; 0 for none.  intr:
+ * the call's result if a signal interrupts it, as Linux's wait would return it:
+ * -ERESTARTSYS (restarted after a handler with SA_RESTART, or when none runs; else EINTR),
+ * -ERESTARTNOHAND (restarted only when no handler runs), -ERESTARTNOINTR (always restarted)
+ * or -EINTR; park_call_fn: a function of the call's progress says it. */
+long park_call(struct thread *t, uint64_t deadline, long intr);
+long park_call_fn(struct thread *t, uint64_t deadline, park_intr_fn fn);
+/* A signal interrupts t's parked call: the result it ends with (the signal layer's). */
+long park_interrupted(struct thread *t);
 bool park_retrying(const struct thread *t);   /* the handler runs for a parked call */
 /* End t's parked call without running it (a signal): true if it was parked; the caller
  * answers it. */

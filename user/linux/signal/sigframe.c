@@ -112,7 +112,8 @@ void sigframe_siginfo(int sig, const struct k_siginfo *info, void *out)
 }
 
 int sigframe_setup(struct thread *t, int sig, const struct k_sigaction *ka,
-                   const struct k_siginfo *info, uint64_t oldmask, l4_word_t *regs)
+                   const struct k_siginfo *info, uint64_t oldmask, l4_word_t *regs,
+                   l4_word_t fpsrc)
 {
     if (!(ka->flags & SA_RESTORER))
         return -EFAULT;             /* x86-64 has no kernel-provided return path */
@@ -137,10 +138,17 @@ int sigframe_setup(struct thread *t, int sig, const struct k_sigaction *ka,
     memset(buf, 0, len);
     struct rt_sigframe *f = (struct rt_sigframe *)buf;
     uint8_t *fx = buf + (fp - frame);
-    fx[0] = 0x7F, fx[1] = 0x03;                     /* FCW 0x37F */
-    uint32_t mxcsr = 0x1F80, mask = 0xFFFF;
-    memcpy(fx + 24, &mxcsr, 4);
-    memcpy(fx + 28, &mask, 4);
+    if (fpsrc) {
+        /* The interrupted code's state, from the frame rt_sigreturn returns from (read
+         * before this frame, which may lie where that one does, is written). */
+        if (copy_from_user(t->mm, fx, fpsrc, FPSTATE_SIZE))
+            return -EFAULT;
+    } else {
+        fx[0] = 0x7F, fx[1] = 0x03;                 /* FCW 0x37F */
+        uint32_t mxcsr = 0x1F80, mask = 0xFFFF;
+        memcpy(fx + 24, &mxcsr, 4);
+        memcpy(fx + 28, &mask, 4);
+    }
 
     f->pretcode = ka->restorer;
     f->uc.uc_flags = UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS;
@@ -176,7 +184,7 @@ int sigframe_setup(struct thread *t, int sig, const struct k_sigaction *ka,
         t->sig.ss_sp = t->sig.ss_size = 0;
         t->sig.ss_flags = 0;
     }
-    R(RIP) = sigpage_entry();       /* saves the FPU state, then jumps to R11 */
+    R(RIP) = fpsrc ? sigpage_entry_nosave() : sigpage_entry();   /* then jumps to R11 */
     R(R11) = ka->handler;
     R(RSP) = frame;
     R(RDI) = (l4_word_t)sig;
@@ -186,7 +194,7 @@ int sigframe_setup(struct thread *t, int sig, const struct k_sigaction *ka,
     return 0;
 }
 
-int sigframe_restore(struct thread *t, l4_word_t rsp, l4_word_t *regs)
+int sigframe_restore(struct thread *t, l4_word_t rsp, l4_word_t *regs, l4_word_t *fpstate)
 {
     struct ucontext uc;
     l4_word_t frame = rsp - 8;
@@ -198,16 +206,9 @@ int sigframe_restore(struct thread *t, l4_word_t rsp, l4_word_t *regs)
     R(RDI) = sc->rdi, R(RSI) = sc->rsi, R(RBP) = sc->rbp, R(RBX) = sc->rbx;
     R(RDX) = sc->rdx, R(RAX) = sc->rax, R(RCX) = sc->rcx, R(RSP) = sc->rsp;
     R(RIP) = sc->rip, R(RFLAGS) = sc->eflags;
-    if (sc->fpstate) {
-        /* The FPU state comes back in user mode, through the signal page: it restores the
-         * area, then takes RSP from area + 464 and RIP from there (sigpage.c). */
-        l4_word_t area = sc->fpstate, back = sc->rsp - 136, rip = sc->rip;
-        if ((area & 15) || copy_to_user(t->mm, back, &rip, sizeof rip) ||
-            copy_to_user(t->mm, area + 464, &back, sizeof back))
-            return -EFAULT;
-        R(RSP) = area;
-        R(RIP) = sigpage_return();
-    }
+    if (sc->fpstate & 15)
+        return -EFAULT;
+    *fpstate = sc->fpstate;
     t->sig.blocked = uc.uc_sigmask & ~(SIGBIT(SIGKILL) | SIGBIT(SIGSTOP));
     /* The alternate stack as it was, unless we are on it (Linux ignores the EPERM). */
     const struct ustack *ss = &uc.uc_stack;
@@ -223,4 +224,35 @@ int sigframe_restore(struct thread *t, l4_word_t rsp, l4_word_t *regs)
         }
     }
     return 0;
+}
+
+int sigframe_return(struct thread *t, l4_word_t *regs, l4_word_t area)
+{
+    if (!area)
+        return 0;
+    /* The FPU state comes back in user mode, through the signal page: it restores the area,
+     * then takes RSP from area + 464 and RIP from 136 bytes below the interrupted RSP, where
+     * these words go (sigpage.c). */
+    l4_word_t back = R(RSP) - 136, rip = R(RIP);
+    if (copy_to_user(t->mm, back, &rip, sizeof rip) ||
+        copy_to_user(t->mm, area + 464, &back, sizeof back))
+        return -EFAULT;
+    R(RSP) = area;
+    R(RIP) = sigpage_return();
+    return 0;
+}
+
+void sigframe_unwind_return(struct thread *t, l4_word_t *regs, l4_word_t *fpstate)
+{
+    int step = sigpage_return_step(R(RIP));
+    l4_word_t back = R(RSP), rip;
+    if (step < 0)
+        return;
+    if (step < 2 && copy_from_user(t->mm, &back, R(RSP) + 464, sizeof back))
+        return;
+    if (copy_from_user(t->mm, &rip, back, sizeof rip))
+        return;
+    *fpstate = step == 0 ? R(RSP) : 0;
+    R(RIP) = rip;
+    R(RSP) = back + 136;            /* `ret $128`: the address word and the 128 bytes */
 }

@@ -85,11 +85,15 @@ static int next_signal(const struct thread *t)
 }
 
 /* Take sig off t's pending sets (its own first, as Linux's dequeue_signal); its siginfo. */
+static void itimer_rearm(struct process *p);
+
 struct k_siginfo signal_dequeue(struct thread *t, int sig)
 {
     struct sigpending *q = (t->sig.pending.set & SIGBIT(sig)) ? &t->sig.pending
                                                                : &t->proc->sig.shared;
     q->set &= ~SIGBIT(sig);
+    if (sig == SIGALRM && q == &t->proc->sig.shared)
+        itimer_rearm(t->proc);
     return q->info[sig - 1];
 }
 
@@ -285,24 +289,65 @@ static uint64_t drop_ignored(struct thread *t)
     return d;
 }
 
-/* A call that ended with an ERESTART code: EINTR, or RAX = the number and RIP back onto
- * the `syscall` instruction (ka: the handler that runs; NULL: none). */
+#define NR_restart_syscall 219
+
+static bool is_restart(long r)
+{
+    return r == -ERESTARTSYS || r == -ERESTARTNOHAND || r == -ERESTARTNOINTR ||
+           r == -ERESTART_RESTARTBLOCK;
+}
+
+/* The temporary mask of rt_sigsuspend, ppoll, pselect6 and epoll_pwait. */
+void signal_set_temp_mask(struct thread *t, uint64_t mask)
+{
+    if (!t->sig.restore_mask) {
+        t->sig.saved_mask = t->sig.blocked;
+        t->sig.restore_mask = true;
+    }
+    t->sig.blocked = mask & ~UNBLOCKABLE;
+}
+
+void signal_restore_temp_mask(struct thread *t)
+{
+    if (t->sig.restore_mask) {
+        t->sig.blocked = t->sig.saved_mask;
+        t->sig.restore_mask = false;
+    }
+}
+
+/* A call that ended with an ERESTART code: EINTR, or RAX = the number (restart_syscall's for
+ * -ERESTART_RESTARTBLOCK) and RIP back onto the `syscall` instruction (ka: the handler that
+ * runs; NULL: none).  The classes are Linux's (arch/x86/kernel/signal.c). */
 static void restart_fixup(struct thread *t, l4_word_t *regs, const struct k_sigaction *ka)
 {
     long rax = (long)R(RAX);
     bool restart;
+    l4_word_t nr = t->sig.result_nr;
     switch (-rax) {
     case ERESTARTNOHAND: restart = !ka; break;
+    case ERESTART_RESTARTBLOCK: restart = !ka; nr = NR_restart_syscall; break;
     case ERESTARTSYS: restart = !ka || (ka->flags & SA_RESTART); break;
     case ERESTARTNOINTR: restart = true; break;
     default: return;
     }
     if (restart) {
-        R(RAX) = t->sig.result_nr;
+        R(RAX) = nr;
         R(RIP) -= 2;
     } else {
         R(RAX) = (l4_word_t)-EINTR;
     }
+}
+
+/* An interrupted call r runs again, inside lx (no handler runs: the process does not see
+ * the restart): the same call, or restart_syscall for -ERESTART_RESTARTBLOCK.  A temporary
+ * mask goes first, as Linux puts the saved mask back when no handler is invoked. */
+static void restart_call(struct thread *t, const struct sysargs *a, long r)
+{
+    struct sysargs c = *a;
+    if (r == -ERESTART_RESTARTBLOCK)
+        c.nr = NR_restart_syscall;
+    signal_restore_temp_mask(t);
+    park_restart(t, &c);
 }
 
 static void set_regs_reply(const l4_word_t *regs)
@@ -312,9 +357,29 @@ static void set_regs_reply(const l4_word_t *regs)
         l4_set_mr(L4_FREG_RIP + i, regs[i]);
 }
 
-bool signal_deliver(struct thread *t, l4_word_t *regs, bool in_syscall, bool force_set)
+/* The registers of a thread leaving rt_sigreturn without a new frame: through the signal
+ * page, which restores the frame's FPU state (fpsrc: its area, 0 none); false if that cannot
+ * be set up (the process is killed). */
+static bool return_path(struct thread *t, l4_word_t *regs, l4_word_t fpsrc)
+{
+    if (!sigframe_return(t, regs, fpsrc))
+        return true;
+    printf("lx: pid %d: bad signal frame at %lx: killed by SIGSEGV\n", thread_pid(t), R(RSP));
+    die(t, SIGSEGV);
+    return false;
+}
+
+/* Delivery (signal_deliver, signal_return): fpsrc is the FPU area of the frame rt_sigreturn
+ * returns from, whose state a new frame takes (0: the registers hold it). */
+static bool deliver(struct thread *t, l4_word_t *regs, bool in_syscall, bool force_set,
+                    l4_word_t fpsrc)
 {
     int sig;
+    /* Caught on the signal page's way back from a handler (its registers are the page's,
+     * RSP inside the old frame): a frame goes where the interrupted code's stack is, with
+     * its FPU state, never below the frame being left. */
+    if (!fpsrc && !in_syscall)
+        sigframe_unwind_return(t, regs, &fpsrc);
     while ((sig = next_signal(t))) {
         struct k_siginfo info = signal_dequeue(t, sig);
         struct k_sigaction *ka = action(t, sig);
@@ -330,6 +395,9 @@ bool signal_deliver(struct thread *t, l4_word_t *regs, bool in_syscall, bool for
                     continue;
                 if (in_syscall)
                     restart_fixup(t, regs, NULL);
+                signal_restore_temp_mask(t);
+                if (!return_path(t, regs, fpsrc))
+                    return false;
                 for (unsigned i = 0; i < L4_FREG_WORDS; i++)
                     t->sig.hold_regs[i] = regs[i];
                 t->sig.hold = SIG_HOLD_REGS;
@@ -344,7 +412,7 @@ bool signal_deliver(struct thread *t, l4_word_t *regs, bool in_syscall, bool for
             restart_fixup(t, regs, ka);
         uint64_t oldmask = t->sig.restore_mask ? t->sig.saved_mask : t->sig.blocked;
         t->sig.restore_mask = false;
-        if (sigframe_setup(t, sig, ka, &info, oldmask, regs)) {
+        if (sigframe_setup(t, sig, ka, &info, oldmask, regs, fpsrc)) {
             printf("lx: pid %d: cannot write the frame for signal %d at %lx: killed by SIGSEGV\n",
                    thread_pid(t), sig, R(RSP));
             die(t, SIGSEGV);
@@ -359,10 +427,9 @@ bool signal_deliver(struct thread *t, l4_word_t *regs, bool in_syscall, bool for
     }
     if (in_syscall)
         restart_fixup(t, regs, NULL);
-    if (t->sig.restore_mask) {
-        t->sig.blocked = t->sig.saved_mask;
-        t->sig.restore_mask = false;
-    }
+    signal_restore_temp_mask(t);
+    if (!return_path(t, regs, fpsrc))
+        return false;
     if (in_syscall || force_set)
         set_regs_reply(regs);
     else
@@ -370,15 +437,26 @@ bool signal_deliver(struct thread *t, l4_word_t *regs, bool in_syscall, bool for
     return true;
 }
 
+bool signal_deliver(struct thread *t, l4_word_t *regs, bool in_syscall, bool force_set)
+{
+    return deliver(t, regs, in_syscall, force_set, 0);
+}
+
+bool signal_return(struct thread *t, l4_word_t *regs, l4_word_t fpstate)
+{
+    t->restart.fn = NULL;           /* a handler ran: nothing left to restart (Linux's) */
+    return deliver(t, regs, false, true, fpstate);
+}
+
 long signal_syscall_return(struct thread *t, const struct sysargs *a, long r)
 {
     if (t->proc->state != PROCESS_LIVE)
         return r;
-    bool restart = r == -ERESTARTSYS || r == -ERESTARTNOHAND || r == -ERESTARTNOINTR;
+    bool restart = is_restart(r);
     if (!drop_ignored(t)) {
         if (!restart)
             return r;
-        park_restart(t, a);         /* the interrupted call runs again */
+        restart_call(t, a, r);      /* the interrupted call runs again */
         return LX_NOREPLY;
     }
     /* A default action needs no registers; a handler needs them all. */
@@ -396,6 +474,8 @@ long signal_syscall_return(struct thread *t, const struct sysargs *a, long r)
          * it) waits for SIGCONT. */
         if (a != &t->park.call)
             t->park.call = *a;
+        if (restart)
+            signal_restore_temp_mask(t);
         t->sig.hold = restart ? SIG_HOLD_CALL : SIG_HOLD_RESULT;
         t->sig.hold_value = r;
         stop(t, sig);
@@ -541,32 +621,28 @@ void signal_note_slow(struct thread *t)
         note(t);
 }
 
+/* ITIMER_REAL fired: SIGALRM.  Its next period is armed when the signal is taken
+ * (signal_dequeue), as Linux's dequeue_signal does: while one is pending no more come, and a
+ * period shorter than a delivery cannot keep the process in its handler for ever. */
 void signal_itimer_fired(struct timer *tm)
 {
     struct process *p = container_of(tm, struct process, sig.real);
-    uint64_t iv = p->sig.real_interval;
-    if (iv) {
-        uint64_t at = tm->when + iv, now = lx_now();
-        timer_arm(tm, at > now ? at : now + iv);    /* missed periods are not made up */
-    }
     struct k_siginfo info = { .code = SI_KERNEL };
     signal_send(p, SIGALRM, &info);
 }
 
-/* The interrupted call's result (signal(7)): the sleeps and waits for events or signals
- * give EINTR when a handler runs; the rest restart with SA_RESTART. */
-static long interrupted_result(l4_word_t nr)
+/* SIGALRM was taken: a periodic ITIMER_REAL's next expiry, the first period boundary after
+ * now (missed periods are not made up: Linux's hrtimer_forward). */
+static void itimer_rearm(struct process *p)
 {
-    switch (nr) {
-    case 7: case 23: case 34: case 35: case 130: case 230: case 232: case 270: case 271:
-    case 281: case 441:     /* poll select pause nanosleep rt_sigsuspend clock_nanosleep
-                             * epoll_wait pselect6 ppoll epoll_pwait epoll_pwait2 */
-        return -ERESTARTNOHAND;
-    case 128:               /* rt_sigtimedwait */
-        return -EINTR;
-    default:
-        return -ERESTARTSYS;
-    }
+    struct timer *tm = &p->sig.real;
+    uint64_t iv = p->sig.real_interval, now = lx_now();
+    if (!iv || tm->armed)
+        return;
+    uint64_t at = tm->when + iv;
+    if (at <= now)
+        at += ((now - at) / iv + 1) * iv;
+    timer_arm(tm, at);
 }
 
 /* Answer t's call (or send its next reply) with what signal_syscall_return says. */
@@ -585,7 +661,7 @@ static void resume_held(struct thread *t)
     t->sig.hold = SIG_HOLD_NONE;
     switch (h) {
     case SIG_HOLD_CALL:
-        park_restart(t, &t->park.call);     /* the interrupted call runs again */
+        restart_call(t, &t->park.call, t->sig.hold_value);  /* the interrupted call again */
         break;
     case SIG_HOLD_RESULT:
         answer(t, signal_syscall_return(t, &t->park.call, t->sig.hold_value));
@@ -629,9 +705,11 @@ void signal_run(void)
             }
             if (!drop_ignored(t))
                 continue;
+            /* The call's own result (park_call): a partial count, the time left, an
+             * ERESTART class; never decided here by the call's number. */
+            long r = park_interrupted(t);
             park_cancel(t);
-            answer(t, signal_syscall_return(t, &t->park.call,
-                                            interrupted_result(t->park.call.nr)));
+            answer(t, signal_syscall_return(t, &t->park.call, r));
         } else if (t->park.kind == PARK_NONE && deliverable(t)) {
             /* It runs user code (or its next message is on its way): the INTERRUPT
              * message brings its registers. */

@@ -110,6 +110,11 @@ static inline void signal_note(struct thread *t)
     if (signal_pending(t))
         signal_note_slow(t);
 }
+/* A call's own mask for its duration (rt_sigsuspend, ppoll, pselect6, epoll_pwait): the old
+ * one comes back when the call ends (signal_restore_temp_mask) or, if a signal the new mask
+ * lets in interrupts it, through the handler's frame (Linux's saved_sigmask). */
+void signal_set_temp_mask(struct thread *t, uint64_t mask);
+void signal_restore_temp_mask(struct thread *t);
 /* ITIMER_REAL (struct proc_sigstate.real) fired. */
 void signal_itimer_fired(struct timer *tm);
 /* Messages (main.c): true if the MRs hold the reply. */
@@ -124,6 +129,11 @@ bool signal_waiting_regs(const struct thread *t);
  * default action, or nothing; in_syscall: RAX holds a call's result.  True if the MRs hold
  * the SET_REGS reply. */
 bool signal_deliver(struct thread *t, l4_word_t *regs, bool in_syscall, bool force_set);
+/* rt_sigreturn: regs (the frame's, RIP and RSP those of the interrupted code) and the frame's
+ * FPU area at user address fpstate (0: none): a signal deliverable now gets its frame on the
+ * interrupted code's stack with that FPU state, as on Linux (one frame at a time); otherwise
+ * the thread returns through the signal page.  True if the MRs hold the reply. */
+bool signal_return(struct thread *t, l4_word_t *regs, l4_word_t fpstate);
 /* The signal state's lifetime: new actions (all default; NULL: no memory); fork (the child's
  * actions copied or, with CLONE_SIGHAND, shared; mask and alternate stack inherited); execve
  * (handlers back to default); a thread or a process that ends. */

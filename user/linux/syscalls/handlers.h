@@ -130,6 +130,7 @@ long sys_rt_sigaction(struct thread *, const struct sysargs *);
 long sys_rt_sigprocmask(struct thread *, const struct sysargs *);
 long sys_rt_sigpending(struct thread *, const struct sysargs *);
 long sys_rt_sigreturn(struct thread *, const struct sysargs *);
+long sys_restart_syscall(struct thread *, const struct sysargs *);
 long sys_sigaltstack(struct thread *, const struct sysargs *);
 long sys_kill(struct thread *, const struct sysargs *);
 long sys_tkill(struct thread *, const struct sysargs *);
@@ -198,10 +199,5 @@ long sys_getsid(struct thread *, const struct sysargs *);
 /* task/wait.c: wait4, waitid */
 long sys_wait4(struct thread *, const struct sysargs *);
 long sys_waitid(struct thread *, const struct sysargs *);
-
-/* syscalls/sys_time.c: a nanosleep/clock_nanosleep parked on its deadline that a signal
- * ends: writes the remaining time where the call asked (relative sleeps) and returns -EINTR.
- * For the signal layer (not called yet: issue 13 item 5). */
-long clock_sleep_interrupted(struct thread *t);
 
 #endif

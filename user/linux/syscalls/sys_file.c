@@ -70,6 +70,15 @@ static long do_io(struct thread *t, struct file *f, l4_word_t buf, l4_word_t n, 
     return 0;
 }
 
+/* A signal interrupts a parked read or write: the bytes moved so far, if any (Linux's pipe
+ * and tty return the partial count, never EINTR, after progress), else a restart (with
+ * SA_RESTART or no handler) or EINTR.  A read parks only before it moved anything. */
+static long io_interrupted(struct thread *t)
+{
+    l4_word_t done = t->park.u.io.done;
+    return done ? (long)done : -ERESTARTSYS;
+}
+
 /* The end of a run of read/write/readv/writev that moved `done` bytes and stopped with err.
  * A file that would wait (-EAGAIN) parks a caller without O_NONBLOCK on the queues its poll
  * op names (docs/linux/pipes.md): a read that moved nothing, or a write, whose progress is
@@ -81,7 +90,7 @@ static long io_end(struct thread *t, struct file *f, bool write, l4_word_t done,
     if (err == -EAGAIN && !(f->flags & O_NONBLOCK) && f->ops->poll && (write || !done)) {
         io->done += done;
         f->ops->poll(f, t);
-        return park_call(t, 0);
+        return park_call_fn(t, 0, io_interrupted);
     }
     l4_word_t total = io->done + done;
     io->done = 0;

@@ -76,13 +76,23 @@ long sys_rt_sigpending(struct thread *t, const struct sysargs *a)
 
 long sys_rt_sigreturn(struct thread *t, const struct sysargs *a)
 {
-    l4_word_t regs[L4_FREG_WORDS];
-    if (sigframe_restore(t, a->rsp, regs)) {
+    l4_word_t regs[L4_FREG_WORDS], fpstate;
+    if (sigframe_restore(t, a->rsp, regs, &fpstate)) {
         process_fault_kill(t, SIGSEGV, "bad signal frame", a->rsp - 8, a->rip);
         return LX_NOREPLY;
     }
-    /* Signals the restored mask lets through come now, on top of the restored state. */
-    return signal_deliver(t, regs, false, true) ? LX_REPLIED : LX_NOREPLY;
+    /* Signals the restored mask lets through come now, on the restored state: a new frame
+     * where the interrupted code's stack is, not below the one being left. */
+    return signal_return(t, regs, fpstate) ? LX_REPLIED : LX_NOREPLY;
+}
+
+/* restart_syscall(2): the interrupted call the restart block describes goes on (a sleep for
+ * the time that was left, a poll until its deadline); nothing described: EINTR, as Linux's
+ * do_no_restart_syscall. */
+long sys_restart_syscall(struct thread *t, const struct sysargs *a)
+{
+    (void)a;
+    return t->restart.fn ? t->restart.fn(t) : -EINTR;
 }
 
 struct ustack {
@@ -186,7 +196,7 @@ long sys_tgkill(struct thread *t, const struct sysargs *a)
 long sys_pause(struct thread *t, const struct sysargs *a)
 {
     (void)a;
-    return park_call(t, 0);
+    return park_call(t, 0, -ERESTARTNOHAND);
 }
 
 long sys_rt_sigsuspend(struct thread *t, const struct sysargs *a)
@@ -197,11 +207,9 @@ long sys_rt_sigsuspend(struct thread *t, const struct sysargs *a)
             return -EINVAL;
         if (copy_from_user(t->mm, &mask, a->a[0], sizeof mask))
             return -EFAULT;
-        t->sig.saved_mask = t->sig.blocked;
-        t->sig.restore_mask = true;         /* the frame records the old mask */
-        t->sig.blocked = mask & ~UNBLOCKABLE;
+        signal_set_temp_mask(t, mask);      /* the frame records the old mask */
     }
-    return park_call(t, 0);
+    return park_call(t, 0, -ERESTARTNOHAND);
 }
 
 /* rt_sigtimedwait(set, info, timeout, size): a pending signal of the set is taken without
@@ -245,7 +253,7 @@ long sys_rt_sigtimedwait(struct thread *t, const struct sysargs *a)
         w->deadline = lx_now() + ns + (uint64_t)ts[1];
     }
     t->park.takes = set;
-    return park_call(t, w->deadline);
+    return park_call(t, w->deadline, -EINTR);   /* never restarted (signal(7)) */
 }
 
 /* --- ITIMER_REAL: one timer per process in the timer structure (park/timer.c) --- */
@@ -266,6 +274,14 @@ static void itimer_set(struct process *p, uint64_t value, uint64_t interval)
         timer_arm(&p->sig.real, lx_now() + value);
     else
         timer_cancel(&p->sig.real);
+}
+
+/* A timeval (checked: not negative) in ns, at most Linux's KTIME_MAX (about 292 years). */
+static uint64_t timeval_ns(int64_t sec, int64_t usec)
+{
+    if ((uint64_t)sec >= (uint64_t)INT64_MAX / NSEC)
+        return (uint64_t)INT64_MAX;
+    return (uint64_t)sec * NSEC + (uint64_t)usec * 1000;
 }
 
 static void to_timeval(uint64_t ns, int64_t tv[2])
@@ -317,11 +333,7 @@ long sys_setitimer(struct thread *t, const struct sysargs *a)
     remaining(t->proc, &value, &interval);
     to_timeval(interval, old);
     to_timeval(value, old + 2);
-    for (unsigned i = 0; i < 4; i += 2)
-        if (it[i] > 1000000000)
-            it[i] = 1000000000;     /* about 31 years: as good as never */
-    uint64_t iv = (uint64_t)it[0] * NSEC + (uint64_t)it[1] * 1000;
-    uint64_t v = (uint64_t)it[2] * NSEC + (uint64_t)it[3] * 1000;
+    uint64_t iv = timeval_ns(it[0], it[1]), v = timeval_ns(it[2], it[3]);
     itimer_set(t->proc, v, iv);
     if (a->a[2] && copy_to_user(t->mm, a->a[2], old, sizeof old))
         return -EFAULT;

@@ -136,63 +136,106 @@ long sys_sched_yield(struct thread *t, const struct sysargs *a)
     return 0;                       /* the reply lets it run; the kernel schedules */
 }
 
-/* A sleep until deadline (lx_now()), parked: wakes only by its deadline (or a signal). */
-static long sleep_until(struct thread *t, uint64_t deadline)
+/* --- sleeps -------------------------------------------------------------------------------- */
+
+/* Interrupted: an absolute sleep restarts as it was (-ERESTARTNOHAND); a relative one writes
+ * the time left to rem (if given; EFAULT if it cannot) and goes on through restart_syscall
+ * until the same deadline (-ERESTART_RESTARTBLOCK), as Linux's hrtimer_nanosleep. */
+static long sleep_restart(struct thread *t);
+
+static long sleep_interrupted(struct thread *t)
 {
-    if (lx_now() >= deadline)
-        return 0;
-    t->park.u.sleep.deadline = deadline;
-    return park_call(t, deadline);
+    const struct park_sleep *sl = &t->park.u.sleep;
+    if (sl->abs)
+        return -ERESTARTNOHAND;
+    uint64_t now = lx_now();
+    if (sl->urem && timespec_put(t->mm, sl->urem, sl->deadline > now ? sl->deadline - now : 0))
+        return -EFAULT;
+    t->restart.fn = sleep_restart;
+    t->restart.u.sleep.deadline = sl->deadline;
+    t->restart.u.sleep.urem = sl->urem;
+    return -ERESTART_RESTARTBLOCK;
 }
 
-static long do_sleep(struct thread *t, int clk, bool abs, l4_word_t ureq)
+/* A sleep until the deadline in its scratch (lx_now(); 0: until a signal), parked. */
+static long sleep_until(struct thread *t)
+{
+    uint64_t end = t->park.u.sleep.deadline;
+    if (end && lx_now() >= end)
+        return 0;
+    return park_call_fn(t, end, sleep_interrupted);
+}
+
+static long sleep_restart(struct thread *t)
+{
+    struct park_sleep *sl = park_sleep(&t->park);
+    if (!park_retrying(t)) {
+        sl->deadline = t->restart.u.sleep.deadline;
+        sl->urem = t->restart.u.sleep.urem;
+    }
+    return sleep_until(t);
+}
+
+/* Which clocks sleep (Linux's k_clock.nsleep): 0, or the error before the request is read
+ * (EINVAL for no such clock, EOPNOTSUPP for one that cannot sleep: the thread CPU clock, the
+ * raw and coarse ones, the clock-fd ids). */
+static int sleep_clock_check(long clk)
+{
+    switch (clk) {
+    case CLOCK_REALTIME: case CLOCK_MONOTONIC: case CLOCK_BOOTTIME: case CLOCK_TAI:
+    case CLOCK_PROCESS_CPUTIME_ID:
+        return 0;
+    case CLOCK_THREAD_CPUTIME_ID: case CLOCK_MONOTONIC_RAW: case CLOCK_REALTIME_COARSE:
+    case CLOCK_MONOTONIC_COARSE:
+        return -EOPNOTSUPP;
+    }
+    if (clk < 0)                    /* CPU clocks of other processes, clock fds */
+        return (clk & 7) == 3 ? -EOPNOTSUPP : 0;
+    return -EINVAL;
+}
+
+static long do_sleep(struct thread *t, long clk, bool abs, l4_word_t ureq, l4_word_t urem)
 {
     struct park_sleep *sl = park_sleep(&t->park);
     if (park_retrying(t))
-        return sleep_until(t, sl->deadline);
+        return sleep_until(t);
     uint64_t ns, now = lx_now();
-    int e;
-    switch (clk) {
-    case CLOCK_REALTIME: case CLOCK_MONOTONIC: case CLOCK_BOOTTIME: case CLOCK_TAI:
-        break;
-    case CLOCK_THREAD_CPUTIME_ID:
-        return -EINVAL;
-    default:
-        return clk == CLOCK_PROCESS_CPUTIME_ID ? -EOPNOTSUPP : -EINVAL;
-    }
+    int e = sleep_clock_check(clk);
+    if (e)
+        return e;
     if ((e = timespec_get(t->mm, ureq, &ns)))
         return e;
+    sl->abs = abs;
+    sl->urem = abs ? 0 : urem;
+    if (clk < 0)
+        return -EINVAL;             /* another process's CPU clock: lx has none of them */
+    if (clk == CLOCK_PROCESS_CPUTIME_ID) {
+        /* Until the process has used that much CPU time: it uses none while it sleeps (one
+         * thread), so a time not reached yet is reached never, as on Linux. */
+        uint64_t cpu = cpu_process_ns(t->proc);
+        if (abs ? ns <= cpu : !ns)
+            return 0;
+        sl->deadline = 0;
+        return sleep_until(t);
+    }
     if (abs && (clk == CLOCK_REALTIME || clk == CLOCK_TAI)) {
         int64_t d = (int64_t)(ns > (uint64_t)INT64_MAX ? INT64_MAX : ns) - clock_realtime_offset();
-        return sleep_until(t, d > 0 ? (uint64_t)d : 1);
+        sl->deadline = d > 0 ? (uint64_t)d : 1;
+    } else if (abs) {
+        sl->deadline = ns ? ns : 1;
+    } else {
+        sl->deadline = ns > ~0ull - now ? ~0ull : now + ns;
     }
-    if (abs)
-        return sleep_until(t, ns ? ns : 1);
-    return sleep_until(t, ns > ~0ull - now ? ~0ull : now + ns);
+    return sleep_until(t);
 }
 
 long sys_nanosleep(struct thread *t, const struct sysargs *a)
 {
-    return do_sleep(t, CLOCK_MONOTONIC, false, a->a[0]);
+    return do_sleep(t, CLOCK_MONOTONIC, false, a->a[0], a->a[1]);
 }
 
+/* Flags other than TIMER_ABSTIME are ignored, as by Linux. */
 long sys_clock_nanosleep(struct thread *t, const struct sysargs *a)
 {
-    if (a->a[1] & ~(l4_word_t)TIMER_ABSTIME)
-        return -EINVAL;
-    return do_sleep(t, (int)a->a[0], a->a[1] & TIMER_ABSTIME, a->a[2]);
-}
-
-long clock_sleep_interrupted(struct thread *t)
-{
-    l4_word_t urem = 0;
-    const struct sysargs *c = &t->park.call;
-    if (c->nr == 35)                                        /* nanosleep(req, rem) */
-        urem = c->a[1];
-    else if (c->nr == 230 && !(c->a[1] & TIMER_ABSTIME))    /* clock_nanosleep */
-        urem = c->a[3];
-    uint64_t now = lx_now(), end = t->park.u.sleep.deadline;
-    if (urem)
-        timespec_put(t->mm, urem, end > now ? end - now : 0);
-    return -EINTR;
+    return do_sleep(t, (long)(int)a->a[0], a->a[1] & TIMER_ABSTIME, a->a[2], a->a[3]);
 }

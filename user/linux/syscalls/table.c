@@ -138,6 +138,7 @@ static const sys_handler table[LX_NSYSCALLS] = {
     [213] = sys_epoll_create,
     [217] = sys_getdents64,
     [218] = sys_set_tid_address,
+    [219] = sys_restart_syscall,
     [221] = sys_fadvise64,
     [227] = sys_clock_settime,
     [228] = sys_clock_gettime,

@@ -38,6 +38,7 @@ struct thread {
     uint64_t utime, stime;          /* estimated CPU time (TSC ticks): cputime.c */
     char comm[16];                  /* its name: the executable's, or prctl(PR_SET_NAME) */
     struct park park;               /* park/: the call lx has not answered yet */
+    struct restart_block restart;   /* park/: how restart_syscall(2) goes on */
 };
 
 /* The thread whose L4 id this is (every message looks it up), or NULL. */

@@ -84,7 +84,7 @@ long sys_wait4(struct thread *t, const struct sysargs *a)
     if (options & WNOHANG)
         return 0;
     waitq_add(&t->proc->child_wait, t);
-    return park_call(t, 0);
+    return park_call(t, 0, -ERESTARTSYS);
 }
 
 /* waitid(idtype, id, infop, options, rusage): the same children, reported as a siginfo
@@ -136,7 +136,7 @@ long sys_waitid(struct thread *t, const struct sysargs *a)
         return -ECHILD;
     if (!found && !(options & WNOHANG)) {
         waitq_add(&t->proc->child_wait, t);
-        return park_call(t, 0);
+        return park_call(t, 0, -ERESTARTSYS);
     }
     uint8_t si[128];
     if (found) {

@@ -603,7 +603,7 @@ long tty_read(struct thread *t, struct file *f, l4_word_t ubuf, l4_word_t n)
                 return -EAGAIN;
         } else {
             waitq_add(&tty.readers, t);
-            return park_call(t, deadline);
+            return park_call(t, deadline, -ERESTARTSYS);
         }
     }
     unsigned took, k = peek(rbuf, want, &took);

@@ -173,7 +173,7 @@ static long do_wait(struct thread *t, long epfd, l4_word_t uev, long max, uint64
     }
     if (n || last)
         return n;
-    return park_call(t, pp->deadline);
+    return park_call(t, pp->deadline, -EINTR);  /* never restarted (signal(7)) */
 }
 
 long sys_epoll_wait(struct thread *t, const struct sysargs *a)
@@ -187,15 +187,12 @@ long sys_epoll_wait(struct thread *t, const struct sysargs *a)
 long sys_epoll_pwait(struct thread *t, const struct sysargs *a)
 {
     park_poll(&t->park);
-    int e = poll_get_sigmask(t, a->a[4], a->a[5]);
+    int e = poll_set_sigmask(t, a->a[4], a->a[5]);
     if (e)
         return e;
     long ms = (int)a->a[3];
-    long r = do_wait(t, (long)a->a[0], a->a[1], (int)a->a[2],
-                     ms < 0 ? ~0ull : (uint64_t)ms * 1000000);
-    if (r != LX_PARK)
-        t->park.u.poll.sigmask_set = false;
-    return r;
+    return poll_done(t, do_wait(t, (long)a->a[0], a->a[1], (int)a->a[2],
+                                ms < 0 ? ~0ull : (uint64_t)ms * 1000000));
 }
 
 long sys_epoll_pwait2(struct thread *t, const struct sysargs *a)
@@ -205,10 +202,7 @@ long sys_epoll_pwait2(struct thread *t, const struct sysargs *a)
     int e;
     if (a->a[3] && !park_retrying(t) && (e = timespec_get(t->mm, a->a[3], &timeout)))
         return e;
-    if ((e = poll_get_sigmask(t, a->a[4], a->a[5])))
+    if ((e = poll_set_sigmask(t, a->a[4], a->a[5])))
         return e;
-    long r = do_wait(t, (long)a->a[0], a->a[1], (int)a->a[2], timeout);
-    if (r != LX_PARK)
-        t->park.u.poll.sigmask_set = false;
-    return r;
+    return poll_done(t, do_wait(t, (long)a->a[0], a->a[1], (int)a->a[2], timeout));
 }

@@ -170,11 +170,6 @@ int pipe_fifo_open(struct inode *i, unsigned flags)
     return 0;
 }
 
-l4_word_t pipe_io_partial(const struct thread *t)
-{
-    return t->park.u.io.done;
-}
-
 /* --- pipe, pipe2 -------------------------------------------------------------------------- */
 
 static long do_pipe(struct thread *t, l4_word_t ufds, l4_word_t flags)

@@ -12,9 +12,4 @@ extern const struct file_ops pipe_ops;
 /* A FIFO being opened: its pipe (made on first open) counts the new end; 0 or -ENOMEM. */
 int pipe_fifo_open(struct inode *i, unsigned flags);
 
-/* A write or writev parked with part of its bytes moved (park.u.io) that a signal ends:
- * the value to answer (that count, as Linux does), or 0 if nothing moved (then EINTR or a
- * restart, as for any parked call).  For the signal layer. */
-l4_word_t pipe_io_partial(const struct thread *t);
-
 #endif

@@ -22,14 +22,7 @@ MISSING: dict[str, str] = {}
 # Bugs in lx that a case shows (none known today).
 BUGS: dict[str, str] = {}
 
-NOT_RUN_ON_PECAN: dict[str, str] = {
-    # lx runs its timers on every message: a 3 us ITIMER_REAL is due again whenever the
-    # process's next message (rt_sigreturn) arrives, so the handler runs back to back and the
-    # spinning loop never gets on (a livelock of that process).  The frames no longer pile up
-    # (one at a time, on the interrupted stack).  Gone with the timer thread (issue 13 item 7).
-    "glibc/itimer": "livelock until timers fire from lx's timer thread",
-    "musl/itimer": "livelock until timers fire from lx's timer thread",
-}
+NOT_RUN_ON_PECAN: dict[str, str] = {}
 
 NORMALISE: dict[str, list[tuple[str, str]]] = {
     # ash prints a job's end (`Killed`) only when the `wait` builtin's own waitpid reaps it

@@ -17,7 +17,7 @@
 #include "lib/server.h"
 #include "mm/mm.h"
 #include "park/park.h"
-#include "park/timer.h"
+#include "park/timer_thread.h"
 #include "signal/signal.h"
 #include "signal/sigpage.h"
 #include "syscalls/table.h"
@@ -48,6 +48,7 @@ static unsigned nprograms, next_program;
 static bool poweroff;
 static const char *initrd;
 l4_word_t lx_self;
+bool lx_work;
 
 static char *const envp[] = { "HOME=/", "PATH=/bin:/usr/bin", "TERM=linux", NULL };
 
@@ -219,14 +220,21 @@ static bool serve_exception(struct thread *t)
     return signal_exception(t);
 }
 
-/* One message from thread `from`: true if the MRs now hold the reply. */
-static bool serve(l4_word_t from, l4_word_t tag)
+/* A message from one of lx's own threads: true if the MRs hold the reply. */
+static bool serve_own(l4_word_t from, l4_word_t tag)
 {
     if (console_is_input(from))
         return console_input(tag);  /* console input: the tty (tty/console.c, tty/tty.c) */
+    timer_thread_message(from, tag);    /* a tick: answered after the loop's work */
+    return false;                   /* else not a thread of ours (or one that ended) */
+}
+
+/* One message from thread `from`: true if the MRs now hold the reply. */
+static bool serve(l4_word_t from, l4_word_t tag)
+{
     struct thread *t = thread_by_l4(from);
-    if (!t)
-        return false;               /* not a thread of ours (or one that ended) */
+    if (__builtin_expect(!t, 0))
+        return serve_own(from, tag);
     bool reply;
     if (l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL))
         reply = serve_syscall(t);
@@ -252,18 +260,21 @@ static bool serve(l4_word_t from, l4_word_t tag)
     return reply;
 }
 
-/* The receive timeout until the next deadline (park/timer.c). */
-static uint16_t receive_timeout(void)
+/* The loop's work besides answering messages (lx_work): timers the timer thread says are
+ * due, woken calls, signals for threads lx does not hold, ended processes, the next program;
+ * until none is left.  Clobbers the MRs. */
+static void loop_work(void)
 {
-    uint64_t next = timer_next();
-    if (next == ~0ull)
-        return L4_NEVER;
-    uint64_t now = lx_now();
-    if (next <= now)
-        return L4_ZERO_TIME;
-    /* Round up to whole microseconds: waking early only costs another round. */
-    uint64_t us = (next - now + 999) / 1000;
-    return us > L4_MAX_PERIOD_US ? L4_NEVER : l4_period_from_us(us);
+    do {
+        lx_work = false;
+        timer_thread_work();
+        park_run();
+        signal_run();
+        exit_flush();
+        if (!process_nr_live)
+            start_next();
+    } while (lx_work);
+    timer_thread_answer();
 }
 
 int main(void)
@@ -279,39 +290,25 @@ int main(void)
     parse_cmdline();
     mount_root();
     console_init();                 /* console=serial: the tty on the serial driver */
+    timer_thread_init();            /* deadlines fire through it */
     map_programs();
     printf("lx: Linux server, %lu KiB of memory, %u program(s)\n", ts->heap_size >> 10,
            nprograms);
     root_report();
     start_next();
-    /* The loop: serve a message, answer it; parked calls that were woken or whose
-     * deadline passed run again before the next wait (whose timeout is the next deadline),
-     * signals go to threads lx does not hold, ended processes are freed.  With nothing of
-     * that this is one reply-and-wait per message. */
+    /* The loop: serve a message, answer it and wait for the next, with no timeout (the
+     * kernel's fast path; deadlines come as the timer thread's messages); when the message
+     * left other work (lx_work), it is answered first, then the work is done.  With nothing
+     * of that this is one reply-and-wait per message, whatever others wait for. */
     l4_word_t from, tag = l4_wait(&from);
     for (;;) {
         bool reply = !l4_ipc_failed(tag) && serve(from, tag);
-        uint16_t timeout = L4_NEVER;
-        /* One cheap test per message: anything woken, to signal, ended, or timed at all? */
-        if (__builtin_expect(park_busy() || signal_busy() || exit_pending() ||
-                             timer_next() != ~0ull, 0)) {
-            if (reply && (park_busy() || signal_busy() || timer_next() <= lx_now())) {
-                l4_reply(from);     /* answered first: what follows clobbers the MRs */
-                reply = false;
-            }
-            do {
-                timer_run(lx_now());
-                park_run();
-                signal_run();
-            } while (park_busy() || signal_busy());
-            if (reply && !process_nr_live)
-                l4_reply(from), reply = false;
-            exit_flush();
-            if (!process_nr_live)
-                start_next();       /* clobbers the MRs: only when nobody waits for a reply */
-            timeout = receive_timeout();
+        if (__builtin_expect(lx_work, 0)) {
+            if (reply)
+                l4_reply(from);     /* answered first: the work clobbers the MRs */
+            reply = false;
+            loop_work();
         }
-        tag = reply ? l4_reply_wait_timeout(from, timeout, &from)
-                    : l4_wait_timeout(timeout, &from);
+        tag = reply ? l4_reply_wait(from, &from) : l4_wait(&from);
     }
 }

@@ -17,6 +17,7 @@
  * timer (timer.c) whose firing is a wake.  Nothing here looks at threads that are not woken. */
 #include "park/park.h"
 #include "lib/kmalloc.h"
+#include "lib/server.h"
 #include "park/waitq.h"
 #include "syscalls/table.h"
 #include "task/thread.h"
@@ -101,8 +102,10 @@ void waitq_drop_all(struct thread *t)
 
 void park_wake(struct thread *t)
 {
-    if (t->park.kind == PARK_CALL && !list_linked(&t->park.ready_link))
+    if (t->park.kind == PARK_CALL && !list_linked(&t->park.ready_link)) {
         list_add_tail(&ready, &t->park.ready_link);
+        lx_work = true;
+    }
 }
 
 bool park_retrying(const struct thread *t)

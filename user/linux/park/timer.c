@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 static struct timer *root;
+void (*timer_changed)(uint64_t next);
 
 void timer_init(struct timer *tm, void (*fire)(struct timer *tm))
 {
@@ -85,6 +86,8 @@ void timer_arm(struct timer *tm, uint64_t when)
     tm->when = when;
     tm->armed = true;
     root = meld(root, tm);
+    if (root == tm && timer_changed)
+        timer_changed(when);
 }
 
 void timer_cancel(struct timer *tm)

@@ -23,5 +23,8 @@ void timer_cancel(struct timer *tm);                /* not armed: nothing */
 uint64_t timer_next(void);
 /* Fire every timer due at `now`, earliest first; returns how many fired. */
 unsigned timer_run(uint64_t now);
+/* Called (if set) when an armed timer becomes the earliest: the timer thread may have to
+ * wake sooner (timer_thread.c). */
+extern void (*timer_changed)(uint64_t next);
 
 #endif

@@ -23,6 +23,7 @@
 #include "signal/signal.h"
 #include "signal/sigframe.h"
 #include "lib/kmalloc.h"
+#include "lib/server.h"
 #include "time/clock.h"
 #include <stdio.h>
 
@@ -107,8 +108,10 @@ void signal_discard(struct process *p, uint64_t mask)
 
 static void note(struct thread *t)
 {
-    if (!list_linked(&t->sig.kick_link))
+    if (!list_linked(&t->sig.kick_link)) {
         list_add_tail(&kick, &t->sig.kick_link);
+        lx_work = true;
+    }
 }
 
 bool signal_busy(void)

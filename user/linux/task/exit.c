@@ -5,6 +5,7 @@
  * still look at its thread after the handler ended the process. */
 #include "task/process.h"
 #include "lib/kmalloc.h"
+#include "lib/server.h"
 #include "mm/mm.h"
 #include "signal/signal.h"
 #include "task/clone.h"
@@ -119,6 +120,7 @@ void process_free(struct process *p)
     pid_put(p->pid);
     list_del(&p->all_link);
     list_add_tail(&dead_processes, &p->all_link);
+    lx_work = true;
 }
 
 bool exit_pending(void)

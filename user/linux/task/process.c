@@ -61,26 +61,26 @@ struct process *process_new(int *err)
     return p;
 }
 
+/* *ref (linked into its list by link) becomes to, in to's list (head), references moved. */
+static void relink(struct pid **ref, struct list *link, struct pid *to, struct list *head)
+{
+    pid_get(to);
+    if (*ref) {
+        list_del(link);
+        pid_put(*ref);
+    }
+    *ref = to;
+    list_add_tail(head, link);
+}
+
 void process_set_pgrp(struct process *p, struct pid *pgrp)
 {
-    pid_get(pgrp);
-    if (p->pgrp) {
-        list_del(&p->pgrp_link);
-        pid_put(p->pgrp);
-    }
-    p->pgrp = pgrp;
-    list_add_tail(&pgrp->pgrp, &p->pgrp_link);
+    relink(&p->pgrp, &p->pgrp_link, pgrp, &pgrp->pgrp);
 }
 
 void process_set_session(struct process *p, struct pid *session)
 {
-    pid_get(session);
-    if (p->session) {
-        list_del(&p->session_link);
-        pid_put(p->session);
-    }
-    p->session = session;
-    list_add_tail(&session->session, &p->session_link);
+    relink(&p->session, &p->session_link, session, &session->session);
 }
 
 void process_attach(struct process *p, struct process *parent, struct pid *pgrp,

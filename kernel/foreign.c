@@ -1,9 +1,9 @@
 /* The foreign system-call ABI (docs/linux-abi.md).  A thread of a foreign space cannot make
  * X.2 system calls: whatever it does that enters the kernel becomes a Call to its space's
  * handler, composed from its registers by the arch glue, and the handler's reply sets them.
- * The UTCB of such a thread is mapped for the kernel only (space_utcb_frame), so its MRs are
- * the kernel's scratch: nothing is saved around these calls, and the program cannot forge a
- * reply or redirect its faults by writing its TCRs. */
+ * The UTCB of such a thread is kernel memory mapped nowhere in its space (space_utcb_alloc),
+ * so its MRs are the kernel's scratch: nothing is saved around these calls, and the program
+ * cannot forge a reply or redirect its faults by writing its TCRs. */
 #include "foreign.h"
 #include "ipc.h"
 #include "space.h"
@@ -35,6 +35,10 @@ word_t foreign_check_control(struct space *s, bool on, word_t handler)
 
 void foreign_set_control(struct space *s, bool on, word_t handler)
 {
+    /* The bit decides whether the UTCB area holds UTCB pages or the program's mappings: it
+     * starts empty either way (no thread is active, foreign_check_control). */
+    if (on != s->foreign)
+        space_clear_utcb_area(s);
     s->foreign = on;
     s->foreign_handler = on ? handler : 0;
     space_update_ipc_slow(s);

@@ -110,8 +110,10 @@ void invariants_check(const char *where)
     if (cur != idle_tcb)
         REQUIRE(sp > (word_t)cur + TCB_STACK_BOTTOM + 512 && sp <= tcb_kstack_top(cur),
                 "kernel stack of %lx at %lx, beyond its end (at %s)", cur->gid, sp, where);
-    if (cur != idle_tcb)
+    if (cur != idle_tcb) {
         check_stack_depth(cur, where);
+        arch_check_user_frame(cur, where);      /* every call site is on a way to user mode */
+    }
     REQUIRE(cur == idle_tcb || cur->state == TS_READY, "at %s: current %lx in state %u",
             where, cur->gid, cur->state);
     check_ready_queues();

@@ -1,4 +1,4 @@
-/* Address spaces: creation, the KIP and UTCB areas, destruction. */
+/* Address spaces: creation, the KIP and UTCB areas, UTCB memory, destruction. */
 #include "space.h"
 #include "tcb.h"
 #include "mapdb.h"
@@ -14,8 +14,12 @@
 #include <l4/fpage.h>
 #include <l4/message.h>
 #include <l4/pecan.h>
+#include <l4/utcb.h>
 
 static struct slab_cache space_cache = SLAB_CACHE_INIT("space", struct space);
+/* The UTCBs of foreign threads: kernel memory mapped nowhere in their space (docs/linux-abi.md
+ * §2).  Three to a page, where a page-backed UTCB shares its page with three others. */
+static struct slab_cache foreign_utcb_cache = { .name = "foreign utcb", .objsize = L4_UTCB_SIZE };
 struct space kernel_space;
 struct space *sigma0_space;
 
@@ -52,11 +56,12 @@ bool space_in_kip_area(const struct space *s, word_t va, word_t size)
     return s->kip_area && va < end && va + size > base;
 }
 
+/* Only an ordinary space's UTCB area holds UTCBs: a foreign space's is the program's. */
 bool space_in_utcb_area(const struct space *s, word_t va, word_t size)
 {
     word_t base = l4_fpage_base(s->utcb_area);
     word_t end = base + (1ul << l4_fpage_order(s->utcb_area));
-    return s->utcb_area && va < end && va + size > base;
+    return s->utcb_area && !s->foreign && va < end && va + size > base;
 }
 
 static bool valid_area(word_t fp, unsigned min_order)
@@ -153,7 +158,8 @@ word_t space_control(struct tcb *self, word_t spec, word_t ctl, word_t kip_area,
     return L4_ERR_OK;
 }
 
-void *space_utcb_frame(struct space *s, word_t location)
+/* The backed UTCB page of an ordinary space at `location`, as the kernel reaches it. */
+static void *utcb_page_frame(struct space *s, word_t location)
 {
     struct pt_ref ref;
     if (pt_find_leaf(s, location & ~(PAGE_SIZE - 1), &ref) && ref.level == 0 && !*ref.node)
@@ -161,24 +167,33 @@ void *space_utcb_frame(struct space *s, word_t location)
     return NULL;
 }
 
-int space_utcb_back(struct space *s, word_t location)
+void *space_utcb_alloc(struct space *s, word_t location)
 {
+    if (s->foreign)
+        return slab_alloc(&foreign_utcb_cache);
+    void *u = utcb_page_frame(s, location);
+    if (u)
+        return u;
     word_t page = location & ~(PAGE_SIZE - 1);
     struct pt_ref ref;
-    if (space_utcb_frame(s, location))
-        return L4_ERR_OK;
     if (pt_walk(s, page, 0, true, &ref) != PT_OK)
-        return L4_ERR_NO_MEM;
+        return NULL;
     void *frame = kmem_alloc_page();
     if (!frame)
-        return L4_ERR_NO_MEM;
+        return NULL;
     mapdb_flush_range(s, page, PAGE_SIZE, true);
     *ref.pte = pte_make_leaf(physmap_to_phys(frame), PTE_RIGHTS_R | PTE_RIGHTS_W, 0, 0);
-    if (s->foreign)
-        *ref.pte = pte_kernel_only(*ref.pte);   /* its threads' MRs are the kernel's (foreign.c) */
     *ref.node = NULL;
     space_tlb_invalidate(s, page, PAGE_SIZE);
-    return L4_ERR_OK;
+    return (char *)frame + (location & (PAGE_SIZE - 1));
+}
+
+void space_utcb_free(struct space *s, void *utcb)
+{
+    /* An ordinary space's UTCB pages stay until the space goes: another thread may share
+     * the page, or take the same location again. */
+    if (s->foreign)
+        slab_free(&foreign_utcb_cache, utcb);
 }
 
 void space_add_thread(struct space *s, struct tcb *t)
@@ -208,10 +223,20 @@ static void free_kernel_leaf(struct pt_ref *ref, void *ctx)
 {
     struct space *s = ctx;
     if (*ref->node)
-        panic("space_destroy: mapping at %lx survived", ref->va);
+        panic("space: mapping at %lx survived its flush", ref->va);
     if (ref->level == 0 && space_in_utcb_area(s, ref->va, PAGE_SIZE))
         kmem_free_page(phys_to_virt(pte_frame(*ref->pte, 0)));
     *ref->pte = 0;
+}
+
+void space_clear_utcb_area(struct space *s)
+{
+    word_t base = l4_fpage_base(s->utcb_area), size = 1ul << l4_fpage_order(s->utcb_area);
+    if (!space_initialised(s))
+        return;
+    mapdb_flush_range(s, base, size, true);
+    pt_for_each_leaf(s, base, base + size, free_kernel_leaf, s);
+    space_tlb_invalidate(s, base, size);
 }
 
 void space_destroy(struct space *s)

@@ -20,7 +20,7 @@ struct space {
     bool ipc_slow;              /* redirector or foreign: IPC from here takes the C path
                                  * (the fast path tests this one byte) */
     word_t kip_area;            /* fpage; 0 while the space is not initialised */
-    word_t utcb_area;           /* fpage */
+    word_t utcb_area;           /* fpage; in a foreign space only the valid UTCB locations */
     word_t foreign_handler;     /* global id: receives the kernel messages of its threads */
     word_t redirector;          /* global id or nilthread (Manual §5.10, contract decision 5) */
     unsigned nthreads;
@@ -43,12 +43,19 @@ word_t space_control(struct tcb *self, word_t spec, word_t ctl, word_t kip_area,
                      word_t utcb_area, word_t redirector, word_t handler, word_t *old_ctl);
 bool space_initialised(const struct space *s);
 bool space_in_kip_area(const struct space *s, word_t va, word_t size);
+/* Whether [va, va + size) overlaps the UTCB area of an ordinary space: the kernel's there
+ * (a foreign space's UTCB area reserves no addresses, docs/linux-abi.md §2). */
 bool space_in_utcb_area(const struct space *s, word_t va, word_t size);
-/* Back the UTCB at `location` with a kernel frame unless it is (L4_ERR_NO_MEM if memory ran
- * out; then nothing changed but page tables).  The last fallible step of an activation. */
-int space_utcb_back(struct space *s, word_t location);
-/* The kernel address of the backed UTCB at `location` (NULL: not backed). */
-void *space_utcb_frame(struct space *s, word_t location);
+/* Memory for the UTCB of a thread being activated at `location` in s, as the kernel reaches
+ * it: in an ordinary space the page of the UTCB area, backed now unless it is; in a foreign
+ * space the thread's own, mapped nowhere.  NULL if memory ran out (then nothing changed but
+ * page tables).  The last fallible step of an activation. */
+void *space_utcb_alloc(struct space *s, word_t location);
+/* The UTCB of a thread of s that is deleted (what space_utcb_alloc gave it). */
+void space_utcb_free(struct space *s, void *utcb);
+/* Empty the UTCB area before the foreign bit changes (no thread of s is active): UTCB
+ * pages left by deleted threads, or the program's mappings there.  Cannot fail. */
+void space_clear_utcb_area(struct space *s);
 void space_add_thread(struct space *s, struct tcb *t);
 void space_remove_thread(struct space *s, struct tcb *t);
 /* Recompute ipc_slow after the redirector changed. */

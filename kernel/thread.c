@@ -68,23 +68,26 @@ struct tcb *thread_create(word_t gid, struct space *space, word_t scheduler)
 }
 
 /* A UTCB location for thread t (NULL: one being created) in space s: aligned, inside the
- * UTCB area, and not the UTCB of another active thread there (activation would clear it). */
+ * UTCB area, and in an ordinary space not the UTCB of another active thread there
+ * (activation would clear it).  In a foreign space every thread has a UTCB of its own, and
+ * the location is only a name (docs/linux-abi.md §2): threads may share one. */
 static bool utcb_location_valid(struct space *s, word_t loc, struct tcb *t)
 {
     if ((loc & (L4_UTCB_SIZE - 1)) || !space_initialised(s) ||
         loc < l4_fpage_base(s->utcb_area) ||
         loc + L4_UTCB_SIZE - l4_fpage_base(s->utcb_area) > (1ul << l4_fpage_size_log2(s->utcb_area)))
         return false;
+    if (s->foreign)
+        return true;
     for (struct tcb *o = s->threads; o; o = o->space_next)
         if (o != t && o->mr && o->utcb_location == loc)
             return false;
     return true;
 }
 
-/* Activation once the UTCB frame is there (space_utcb_back): cannot fail. */
-static void activate_backed(struct tcb *t, word_t pager)
+/* Activation with the UTCB memory space_utcb_alloc gave: cannot fail. */
+static void activate_backed(struct tcb *t, word_t pager, char *u)
 {
-    char *u = space_utcb_frame(t->space, t->utcb_location);
     memset(u, 0, L4_UTCB_SIZE);
     t->mr = (word_t *)(u + L4_UTCB_MR0_OFFSET);
     t->local_id = t->utcb_location + L4_UTCB_MR0_OFFSET;
@@ -102,10 +105,10 @@ int thread_activate(struct tcb *t, word_t pager)
 {
     if (!utcb_location_valid(t->space, t->utcb_location, t))
         return L4_ERR_UTCB_AREA;
-    int e = space_utcb_back(t->space, t->utcb_location);
-    if (e)
-        return e;
-    activate_backed(t, pager);
+    char *u = space_utcb_alloc(t->space, t->utcb_location);
+    if (!u)
+        return L4_ERR_NO_MEM;
+    activate_backed(t, pager, u);
     return L4_ERR_OK;
 }
 
@@ -115,6 +118,7 @@ void thread_start_cont(struct tcb *t)
         /* Started by ExchangeRegisters: run at the IP/SP it has now. */
     } else if (t->wake == WAKE_DONE && l4_tag_u(t->mr[0]) >= 2) {
         arch_thread_init_frame(t, t->mr[1], t->mr[2]);
+        t->flags |= TF_USER_STATE;          /* the IP is the starter's word: checked below */
         /* Pecan: a third word is the exception handler, which no other thread could set
          * in this UTCB (docs/x2-deviations.md; the root task's ROOT_TASK_CREATE). */
         if (l4_tag_u(t->mr[0]) >= 3)
@@ -153,8 +157,13 @@ void thread_return_to_user_checks(struct tcb *t)
         t->flags &= ~TF_FOREIGN_INTR;
         foreign_interrupt(t);
     }
-    /* ExchangeRegisters or an exception reply may have set a RIP the CPU cannot return to:
-     * that is the thread's general-protection fault, not the kernel's (contract §4.1). */
+    /* A start message, ExchangeRegisters, an exception reply or a foreign SET_REGS may have
+     * set a RIP the CPU cannot return to (sysret and iretq would #GP in the kernel, on the
+     * user's stack for sysret): that is the thread's general-protection fault, not the
+     * kernel's (contract §4.1).  Each of them sets TF_USER_STATE, which also keeps the IPC
+     * fast paths (they skip these checks) away; the debug kernel checks every frame on its
+     * way out (entry_checks.c), which is how the start message's missing flag was found.  A
+     * check without the flag would cost every C-path return about 10 instructions. */
     if (t->flags & TF_USER_STATE) {
         t->flags &= ~TF_USER_STATE;
         while (!arch_canonical(arch_user_ip(t)))
@@ -208,6 +217,9 @@ void thread_delete(struct tcb *t)
     t->gid = 0;
     t->state = TS_FREE;
     if (s) {
+        if (t->mr)
+            space_utcb_free(s, (char *)t->mr - L4_UTCB_MR0_OFFSET);
+        t->mr = NULL;
         space_remove_thread(s, t);
         if (s->nthreads == 0)
             space_destroy(s);
@@ -270,15 +282,15 @@ static word_t modify(struct tcb *self, struct tcb *t, word_t dest, word_t space_
             return L4_ERR_UTCB_AREA;
     }
     bool activate = pager != L4_NILTHREAD && !active;
+    char *u = NULL;
     if (activate) {
         if (!space_initialised(target))
             return L4_ERR_INVALID_SPACE;
         if (loc == ~0ul || !utcb_location_valid(target, loc, t))
             return L4_ERR_UTCB_AREA;
-        /* Allocate: the UTCB frame in the space the thread will be in. */
-        word_t e = space_utcb_back(target, loc);
-        if (e)
-            return e;
+        /* Allocate: the UTCB in the space the thread will be in. */
+        if (!(u = space_utcb_alloc(target, loc)))
+            return L4_ERR_NO_MEM;
     }
 
     /* Apply: nothing below can fail. */
@@ -298,7 +310,7 @@ static word_t modify(struct tcb *self, struct tcb *t, word_t dest, word_t space_
             utcb_set(t, L4_UTCB_MY_GLOBAL_ID, dest);
     }
     if (activate)
-        activate_backed(t, pager);
+        activate_backed(t, pager, u);
     else if (pager != L4_NILTHREAD)
         utcb_set(t, L4_UTCB_PAGER, pager);
     return L4_ERR_OK;
@@ -325,13 +337,16 @@ static word_t create(word_t dest, word_t space_spec, word_t sched, word_t pager,
             return L4_ERR_UTCB_AREA;
     }
 
-    /* Allocate: the space, the TCB's frames, the UTCB frame; on failure, free what was. */
+    /* Allocate: the space, the TCB's frames, the UTCB; on failure, free what was. */
     word_t no = l4_thread_no(dest);
     if (new_space && !(target = space_create()))
         return L4_ERR_NO_MEM;
+    char *u = NULL;
     word_t e = thread_back(no) ? L4_ERR_OK : L4_ERR_NO_MEM;
-    if (!e && pager != L4_NILTHREAD && (e = space_utcb_back(target, utcb)))
+    if (!e && pager != L4_NILTHREAD && !(u = space_utcb_alloc(target, utcb))) {
+        e = L4_ERR_NO_MEM;
         arch_tcb_release((word_t)tcb_of_number(no));
+    }
     if (e) {
         if (new_space)
             space_destroy(target);
@@ -342,7 +357,7 @@ static word_t create(word_t dest, word_t space_spec, word_t sched, word_t pager,
     struct tcb *nt = tcb_init(dest, target, sched);
     nt->utcb_location = utcb;
     if (pager != L4_NILTHREAD)
-        activate_backed(nt, pager);
+        activate_backed(nt, pager, u);
     return L4_ERR_OK;
 }
 

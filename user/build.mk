@@ -15,9 +15,10 @@ TESTLIB := user/tests/testlib.c user/tests/cmdline.c
 $(eval $(call user_program,test_boot,user/tests/test_boot.c user/sigma0/regions.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_faults,user/tests/test_faults.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_ipc,user/tests/test_ipc.c user/tests/testutil.c $(TESTLIB),0x1000000))
-$(eval $(call user_program,test_fuzz,user/tests/test_fuzz.c user/tests/testutil.c $(TESTLIB),0x1000000))
+$(eval $(call user_program,test_fuzz,user/tests/test_fuzz.c user/tests/fuzz_desc.c user/tests/fuzz_desc_thread.c user/tests/fuzz_segmodel.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_preemption,user/tests/test_preemption.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_foreign,user/tests/test_foreign.c user/tests/testutil.c $(TESTLIB),0x1000000))
+$(eval $(call user_program,test_cpustate,user/tests/test_cpustate.c user/tests/probe.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_propagation,user/tests/test_propagation.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_strings,user/tests/test_strings.c user/tests/testutil.c $(TESTLIB),0x1000000))
 
@@ -34,6 +35,8 @@ $(eval $(call user_program,test_kmem,user/tests/test_kmem.c user/tests/agent.c u
 $(eval $(call user_program,test_tcontrol,user/tests/test_tcontrol.c user/tests/testutil.c $(TESTLIB),0x1000000))
 # Started by the root task as a boot module (not a root task itself).
 $(eval $(call user_program,test_tasks,user/tests/test_tasks.c user/tests/testlib.c,0x400000))
+$(eval $(call user_program,test_root_limits,user/tests/test_root_limits.c user/tests/testlib.c,0x400000))
+$(eval $(call user_program,test_root_oom,user/tests/test_root_oom.c user/tests/testlib.c,0x400000))
 $(eval $(call user_program,test_servers,user/tests/test_servers.c user/tests/testlib.c,0x400000))
 $(eval $(call user_program,test_datamod,user/tests/test_datamod.c user/tests/testlib.c,0x400000))
 

@@ -614,6 +614,25 @@ static void kip_utcb_areas(void)
     end();
 }
 
+/* A foreign space's UTCB area holds no UTCBs (their memory is the kernel's, mapped nowhere):
+ * its pages are the program's, mapped into and from like any other (docs/linux-abi.md §2). */
+static void foreign_utcb_area_is_the_programs(void)
+{
+    begin();
+    h_set_areas(C, 0x1000, 12, 0x8000, 15);
+    C->foreign = true;
+    MAP(S0, 0x9600000, A, 0x10000000, KB4 * 8, 7);
+    MAP(A, 0x10000000, C, 0x8000, KB4 * 8, 7);
+    expect_range(C, 0x8000, KB4 * 8, 0x9600000, 7, 0, "the whole UTCB area takes mappings");
+    MAP(C, 0x9000, D, 0x40000000, KB4, 5);
+    expect_map(D, 0x40000000, 0x9601000, 5, 0, "a page of it maps on");
+    mapdb_flush_range(C, 0x8000, KB4 * 8, true);
+    expect_range_none(C, 0x8000, KB4 * 8, "and flushes as any other");
+    expect_none(D, 0x40000000, "... with what was derived from it");
+    TREE("foreign UTCB area");
+    end();
+}
+
 static void no_cycles(void)
 {
     begin();
@@ -853,6 +872,7 @@ static const struct uc_case cases[] = {
     UC_CASE(status_bits),
     UC_CASE(grant_keeps_status),
     UC_CASE(kip_utcb_areas),
+    UC_CASE(foreign_utcb_area_is_the_programs),
     UC_CASE(no_cycles),
     UC_CASE(self_map),
     UC_CASE(flush_all),

@@ -23,3 +23,16 @@ def test_table_entries_are_named_and_defined():
     for nr, h in handlers.items():
         assert nr in names, f"{nr} has a handler but no name"
         assert re.search(rf"^long {h}\(", sources, re.M), f"{h} is not defined"
+
+
+def test_every_entry_has_a_status_and_partial_ones_a_note():
+    text = lx_syscalls.TABLE.read_text()
+    body = text[text.index("table[LX_NSYSCALLS]"):]
+    body = body[:body.index("};")]
+    spelled = re.findall(r"^\s*\[(\d+)\]\s*=", body, re.M)
+    entries = lx_syscalls.entries()
+    assert len(spelled) == len(entries), "an entry the generator cannot read"
+    for nr, (status, handler, note) in entries.items():
+        assert (handler is None) == (status == "NONE"), nr
+        if status in ("PARTIAL", "STUB", "NONE"):
+            assert note, f"{nr}: a {status.lower()} entry says why"

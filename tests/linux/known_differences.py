@@ -24,7 +24,13 @@ BUGS: dict[str, str] = {}
 
 NOT_RUN_ON_PECAN: dict[str, str] = {}
 
+# Linux's kernel messages ("[    1.96] tmpfs: Bad value for 'size'"), printed on the console
+# the runner shares with the case's output; lx logs no such lines for a refused option.
+_KERNEL_LOG = (r"(?m)^\[ *\d+\.\d+\] [^\n]*\n", "")
+
 NORMALISE: dict[str, list[tuple[str, str]]] = {
+    "musl/tmpfs": [_KERNEL_LOG],
+    "glibc/tmpfs": [_KERNEL_LOG],
     # ash prints a job's end (`Killed`) only when the `wait` builtin's own waitpid reaps it
     # after waiting; a job already dead when `wait` starts is reaped by a nonblocking
     # waitpid first and nothing is printed (lx's wait4 trace: `sh -c 'sleep 1 & kill -KILL

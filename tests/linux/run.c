@@ -163,7 +163,7 @@ int main(int argc, char **argv)
     int poweroff = argc > 1 && strcmp(argv[1], "-p") == 0;
     int first = poweroff ? 2 : 1;
 
-    /* /proc for ps and friends on Linux; lx may not have mount (an error is fine). */
+    /* /proc for ps and friends, on Linux and on lx (an error is fine: it may be there). */
     mount("proc", "/proc", "proc", 0, NULL);
     if (mkdir(WORK, 0755) < 0 && errno != EEXIST)
         say("run: mkdir %s: errno %d\n", WORK, errno);

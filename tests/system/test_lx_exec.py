@@ -86,7 +86,7 @@ def patched(data, e_type=None, stack_flags=None, interp=False):
 def build_initramfs():
     me = SELFTEST.read_bytes()
     entries = [newc.directory("bin"), newc.directory("etc"), newc.directory("dev"),
-               newc.directory("tmp", 0o1777),
+               newc.directory("tmp", 0o1777), newc.directory("proc", 0o555),
                newc.regular("bin/lxselftest", me, 0o755),
                newc.regular("bin/lxselftest-pie", SELFTEST_PIE.read_bytes(), 0o755),
                newc.regular("bin/xstack", patched(me, stack_flags=7), 0o755),

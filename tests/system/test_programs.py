@@ -13,6 +13,8 @@ DEDICATED = {
     "test_kmem",      # test_kernel_memory.py (small kernel pool)
     "test_tcontrol",  # test_thread_control.py (small kernel pool)
     "test_tasks",     # test_root_task.py (a boot module of the real root task)
+    "test_root_limits",  # test_root_limits.py (boot module of the root task, large pool)
+    "test_root_oom",  # test_root_limits.py (boot module of a root task with a small pool)
     "test_servers",   # test_server_robustness.py (boot module next to the serial driver)
     "test_datamod",   # test_boot_modules.py (boot module next to a 1.5 GiB data module)
 }

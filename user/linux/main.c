@@ -26,7 +26,8 @@
 #include "task/process.h"
 #include "time/clock.h"
 #include "tty/console.h"
-#include "vfs/vfs.h"
+#include "tty/tty.h"
+#include "vfs/file.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,8 +39,6 @@
 struct program {
     int argc;
     char *argv[LX_ARGV_MAX + 1];
-    const void *image;
-    l4_word_t size;
 };
 
 static char cmdline[L4_TASK_CMDLINE_MAX];
@@ -87,9 +86,11 @@ static void map_programs(void)
 {
     for (unsigned i = 0; i < nprograms; i++) {
         struct program *p = &programs[i];
+        const void *image;
+        l4_word_t size;
         if (!p->argc || p->argv[0][0] == '/')
             continue;               /* a path: resolved when it starts */
-        if (exec_image_lookup(p->argv[0], &p->image, &p->size))
+        if (exec_image_lookup(p->argv[0], &image, &size))
             printf("lx: no data module %s\n", p->argv[0]);
     }
 }
@@ -130,25 +131,19 @@ static void mount_root(void)
     dev_populate();                 /* the standard /dev nodes the archive lacks */
 }
 
-/* Start programs until one runs; with none left, the end of the run. */
+/* Start programs until one runs (paths: files of the tree; bare names: data modules, both
+ * through exec_spawn as execve would run them); with none left, the end of the run. */
 static void start_next(void)
 {
     while (next_program < nprograms) {
         struct program *p = &programs[next_program++];
-        if (p->argc && p->argv[0][0] == '/') {
-            int e;                  /* files of the tree, #! scripts too (task/exec.c) */
-            if (exec_spawn(p->argv[0], p->argc, p->argv, envp, &e))
-                return;
-            printf("lx: cannot run %s (error %d)\n", p->argv[0], -e);
+        int e;
+        if (!p->argc)
             continue;
-        }
-        struct process *pr = p->image ? process_spawn(p->image, p->size,
-                                                      p->argc ? p->argv[0] : "", p->argc,
-                                                      p->argv, envp, NULL) : NULL;
-        if (pr) {
-            task_set_exe(process_thread(pr), p->argv[0]);
+        if (exec_spawn(p->argv[0], p->argc, p->argv, envp, &e))
             return;
-        }
+        if (p->argv[0][0] == '/' || e != -ENOENT)     /* a missing module: said above */
+            printf("lx: cannot run %s (error %d)\n", p->argv[0], -e);
     }
     vfs_shutdown();                 /* the file system's pages too: the pool is complete */
     printf("lx: no processes left, %lu pages free\n", page_free_count());
@@ -290,6 +285,7 @@ int main(void)
     parse_cmdline();
     mount_root();
     console_init();                 /* console=serial: the tty on the serial driver */
+    tty_init();                     /* its device numbers (5:0, 5:1, 4:64) */
     timer_thread_init();            /* deadlines fire through it */
     map_programs();
     printf("lx: Linux server, %lu KiB of memory, %u program(s)\n", ts->heap_size >> 10,

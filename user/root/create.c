@@ -4,16 +4,6 @@
 #include "root.h"
 #include <stdio.h>
 
-struct task *new_task(void)
-{
-    for (unsigned i = 0; i < MAX_TASKS; i++)
-        if (!tasks[i].used) {
-            tasks[i] = (struct task){ .used = true };
-            return &tasks[i];
-        }
-    return NULL;
-}
-
 /* An area fpage as SpaceControl takes it, checked more strictly than the kernel does: the
  * base must be aligned to the size (the kernel would silently round it down). */
 static bool area_ok(l4_word_t fp, unsigned min_log2)
@@ -30,7 +20,7 @@ static l4_word_t undo(l4_word_t tid, struct task *t, l4_word_t err)
 {
     l4_thread_control(tid, 0, 0, 0, ~0ul);          /* the space goes with its last thread */
     free_thread_id(tid);
-    t->used = false;
+    task_release(t);
     return err;
 }
 
@@ -70,7 +60,7 @@ l4_word_t task_create(l4_word_t creator, l4_word_t *tidp)
     l4_word_t tid = t ? new_thread_id() : 0;
     if (!tid) {
         if (t)
-            t->used = false;
+            task_release(t);
         return L4_ERR_NO_MEM;
     }
     /* A foreign task's handler (docs/linux-abi.md) is its pager.  Started by us: we are the partner of its start message, its pager TCR names the

@@ -7,16 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-struct task tasks[MAX_TASKS];
-
-struct task *task_of(l4_word_t tid)
-{
-    for (unsigned i = 0; i < MAX_TASKS; i++)
-        if (tasks[i].used && tasks[i].tid == tid)
-            return &tasks[i];
-    return NULL;
-}
-
 /* Boot modules and the boot information lie in boot-loader memory, which sigma0 hands out by
  * physical address.  We see it in our physical window, at ROOT_PHYS_WINDOW + its address:
  * away from our heap and areas wherever the kernel put it, and aligned as it is, so that one
@@ -38,36 +28,7 @@ l4_word_t phys_map(l4_word_t start, l4_word_t size)
     return ROOT_PHYS_WINDOW + start;
 }
 
-struct region *add_region(struct task *t, l4_word_t start, l4_word_t end,
-                          l4_word_t backing, unsigned rights, bool owned)
-{
-    if (t->nregions == MAX_REGIONS)
-        return NULL;
-    struct region *r = &t->regions[t->nregions++];
-    *r = (struct region){ start, end, backing, NULL, rights, owned };
-    return r;
-}
-
-/* Everything root holds for t goes back to its pool: owned backing, anonymous pages and
- * their tables.  The kernel's part (space, threads) is the caller's business. */
-void task_release(struct task *t)
-{
-    for (unsigned i = 0; i < t->nregions; i++) {
-        struct region *r = &t->regions[i];
-        l4_word_t pages = (r->end - r->start) >> 12;
-        if (r->owned && r->backing)
-            root_free((void *)r->backing, r->end - r->start);
-        if (r->anon) {
-            for (l4_word_t j = 0; j < pages; j++)
-                if (r->anon[j])
-                    root_free((void *)(ROOT_HEAP + ((l4_word_t)(r->anon[j] - 1) << 12)), 4096);
-            root_free(r->anon, pages * sizeof(uint32_t));
-        }
-    }
-    memset(t, 0, sizeof(*t));
-}
-
-static l4_word_t option(const char *cmdline, const char *key, l4_word_t dflt)
+l4_word_t cmdline_option(const char *cmdline, const char *key, l4_word_t dflt)
 {
     size_t n = strlen(key);
     for (const char *p = cmdline; (p = strstr(p, key)); p++)
@@ -108,16 +69,14 @@ void name_of_path(char *out, size_t n, const char *cmdline)
 
 struct task *load_module(l4_word_t phys, l4_word_t size, const char *cmdline)
 {
-    struct task *t = NULL;
-    for (unsigned i = 0; i < MAX_TASKS && !t; i++)
-        if (!tasks[i].used)
-            t = &tasks[i];
+    struct task *t = new_task();
     l4_word_t start = t ? phys_map(phys, size) : 0;
     if (!start) {
         printf("root: %s: no room or module not accessible\n", cmdline);
+        if (t)
+            task_release(t);
         return NULL;
     }
-    memset(t, 0, sizeof(*t));
     name_of_path(t->name, sizeof(t->name), cmdline);
 
     struct elf_image img;
@@ -156,34 +115,32 @@ struct task *load_module(l4_word_t phys, l4_word_t size, const char *cmdline)
     ts->magic = L4_TASK_START_MAGIC;
     ts->root = l4_my_global_id();
     ts->heap_base = TASK_HEAP_BASE;
-    ts->heap_size = option(cmdline, "heap", 16) << 20;
+    ts->heap_size = cmdline_option(cmdline, "heap", 16) << 20;
     strncpy(ts->cmdline, cmdline, sizeof(ts->cmdline) - 1);
     if (!add_region(t, TASK_STACK_TOP - TASK_STACK_SIZE, TASK_STACK_TOP, 0, L4_R | L4_W, true) ||
         (ts->heap_size &&
          !add_region(t, TASK_HEAP_BASE, TASK_HEAP_BASE + ts->heap_size, 0,
-                     L4_R | L4_W | (option(cmdline, "heapx", 0) ? L4_X : 0), true))) {
+                     L4_R | L4_W | (cmdline_option(cmdline, "heapx", 0) ? L4_X : 0), true))) {
         printf("root: %s: too many segments\n", t->name);
         goto fail;
     }
 
     /* The space and its first thread, paged by us. */
     l4_word_t me = l4_my_global_id(), tid = new_thread_id(), old;
-    if (!tid ||
-        !l4_thread_control(tid, tid, me, 0, ~0ul) ||
-        !l4_space_control(tid, 0, l4_fpage_log2(TASK_KIP_AREA, 12),
-                          l4_fpage_log2(TASK_UTCB_AREA, TASK_UTCB_LOG2), 0, &old) ||
-        !l4_thread_control(tid, tid, 0, me, TASK_UTCB_AREA) ||
-        !register_thread(tid, t, me)) {
+    bool made = tid && l4_thread_control(tid, tid, me, 0, ~0ul) &&
+                l4_space_control(tid, 0, l4_fpage_log2(TASK_KIP_AREA, 12),
+                                 l4_fpage_log2(TASK_UTCB_AREA, TASK_UTCB_LOG2), 0, &old) &&
+                l4_thread_control(tid, tid, 0, me, TASK_UTCB_AREA);
+    if (!made || !register_thread(tid, t, me)) {
         printf("root: %s: cannot create its space (error %lu)\n", t->name,
-               tid ? l4_error_code() : (l4_word_t)L4_ERR_NO_MEM);
+               tid && !made ? l4_error_code() : (l4_word_t)L4_ERR_NO_MEM);
         if (tid) {
             l4_thread_control(tid, 0, 0, 0, ~0ul);      /* the space goes with it */
             free_thread_id(tid);
         }
         goto fail;
     }
-    l4_schedule(tid, ~0ul, ~0ul, option(cmdline, "prio", 100), ~0ul, &old);
-    t->used = true;
+    l4_schedule(tid, ~0ul, ~0ul, cmdline_option(cmdline, "prio", 100), ~0ul, &old);
     t->trusted = true;                          /* boot modules are trusted servers */
     t->tid = tid;
     l4_set_mr(0, l4_tag_make(0, 2, 0));

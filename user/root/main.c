@@ -18,12 +18,17 @@ static void start_modules(void)
     for (unsigned i = 0; i < h->num_entries; i++, r = (const void *)((const char *)r + r->offset_next)) {
         if (r->type != L4_BOOTREC_MODULE)
             continue;
+        const struct l4_bootrec_module *m = (const void *)r;
+        const char *cmdline = m->cmdline_offset ? (const char *)m + m->cmdline_offset : "";
         if (self) {
+            /* Our own options: pool=N limits our memory to N MiB (a test's way to run
+             * root out of memory). */
+            l4_word_t pool_mib = cmdline_option(cmdline, "pool", ROOT_HEAP_SIZE >> 20);
+            if (pool_mib < ROOT_HEAP_SIZE >> 20)
+                root_pool_limit(pool_mib << 20);
             self = false;
             continue;
         }
-        const struct l4_bootrec_module *m = (const void *)r;
-        const char *cmdline = m->cmdline_offset ? (const char *)m + m->cmdline_offset : "";
         if (cmdline_has_word(cmdline, "data"))
             data_add(m->start, m->size, cmdline);
         else

@@ -8,6 +8,7 @@
 #define MAX_PAGES  (ROOT_HEAP_SIZE >> 12)
 
 static l4_word_t limit = ROOT_HEAP;            /* [ROOT_HEAP, limit) is ours, from sigma0 */
+static l4_word_t pool_end = ROOT_HEAP + ROOT_HEAP_SIZE;    /* limit never passes it */
 static uint64_t used[MAX_PAGES / 64];          /* one bit per page: handed out */
 static l4_word_t pages_used, hint;             /* hint: no free page below it */
 
@@ -15,7 +16,7 @@ static bool grow(void)
 {
     /* A block lands at an address aligned to its size: only while limit is (before any
      * single page was taken), else it would cover pages we have. */
-    if (!(limit & ((1ul << CHUNK_LOG2) - 1)) && limit + (1ul << CHUNK_LOG2) <= ROOT_HEAP + ROOT_HEAP_SIZE) {
+    if (!(limit & ((1ul << CHUNK_LOG2) - 1)) && limit + (1ul << CHUNK_LOG2) <= pool_end) {
         l4_word_t got = l4_sigma0_get_any(l4_sigma0_tid(), CHUNK_LOG2, l4_fpage_log2(limit, CHUNK_LOG2));
         if (!l4_is_nil_fpage(got)) {
             limit += 1ul << CHUNK_LOG2;
@@ -23,7 +24,7 @@ static bool grow(void)
         }
     }
     /* No 2 MiB block left: take single pages. */
-    if (limit + 4096 > ROOT_HEAP + ROOT_HEAP_SIZE ||
+    if (limit + 4096 > pool_end ||
         l4_is_nil_fpage(l4_sigma0_get_any(l4_sigma0_tid(), 12, l4_fpage_log2(limit, 12))))
         return false;
     limit += 4096;
@@ -98,4 +99,10 @@ l4_word_t root_pages_used(void)
 l4_word_t root_pages_taken(void)
 {
     return (limit - ROOT_HEAP) >> 12;
+}
+
+void root_pool_limit(l4_word_t bytes)
+{
+    if (bytes < pool_end - ROOT_HEAP)
+        pool_end = ROOT_HEAP + (bytes & ~0xFFFul);
 }

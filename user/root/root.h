@@ -4,13 +4,11 @@
 
 #include <libl4.h>
 
-#define MAX_TASKS    1024           /* as many as thread numbers (threads.c); a 4 MiB kernel
-                                       pool holds about 100 spaces */
-#define MAX_REGIONS  16
+#define MAX_REGIONS  16             /* per loaded task */
 #define MAX_DATA     16             /* data modules */
 
 /* Root's own memory: blocks from sigma0 mapped at ROOT_HEAP (root_alloc), at most
- * ROOT_HEAP_SIZE. */
+ * ROOT_HEAP_SIZE (less with the option pool=N on root's command line, N MiB). */
 #define ROOT_HEAP       0x40000000ul
 #define ROOT_HEAP_SIZE  (1ul << 30)
 
@@ -38,16 +36,26 @@ struct region {
     bool owned;
 };
 
+/* A task root loaded or created.  Records come from root's pool and go back to it with the
+ * task's last thread (task_release). */
 struct task {
-    bool used, trusted;                 /* trusted: may use the root service */
+    bool trusted;                       /* may use the root service */
     l4_word_t tid;                      /* first thread */
     l4_word_t creator;                  /* for service-created tasks: who may delete them */
-    struct region regions[MAX_REGIONS];
+    struct region *regions;             /* MAX_REGIONS, made with the first (loaded tasks) */
     unsigned nregions;
+    struct thread_rec *threads;         /* root's records of its threads */
+    unsigned nthreads;
     char name[64];
 };
 
-extern struct task tasks[MAX_TASKS];
+/* A thread root created, found from its id in O(1) (threads.c). */
+struct thread_rec {
+    l4_word_t tid;
+    struct task *task;                  /* the task the thread belongs to */
+    l4_word_t creator;                  /* who may delete it */
+    struct thread_rec *next, *prev;     /* in task->threads */
+};
 
 /* A boot module that is a file, not a program (its command line has the word `data`). */
 struct data_module {
@@ -61,28 +69,46 @@ void *root_alloc_page(void);
 void root_free(void *p, l4_word_t size);    /* back to root's pool */
 l4_word_t root_pages_used(void);            /* pages handed out */
 l4_word_t root_pages_taken(void);           /* pages taken from sigma0 (never returned) */
+void root_pool_limit(l4_word_t bytes);      /* at most this much from sigma0 (from boot) */
+
+/* records.c: small records of one size, in pages that go back to the pool when empty */
+struct record_page;
+struct record_cache {
+    unsigned size;                          /* at least 64 bytes: 63 records a page at most */
+    struct record_page *open;               /* pages with a free slot */
+};
+#define RECORD_SIZE(bytes)  ((bytes) < 64 ? 64u : (unsigned)(((bytes) + 15) & ~15ul))
+#define RECORD_CACHE(type)  { .size = RECORD_SIZE(sizeof(type)) }
+void *record_alloc(struct record_cache *c);     /* zeroed; NULL if out of memory */
+void record_free(struct record_cache *c, void *r);
+
+/* tasks.c: task records */
+struct task *new_task(void);                /* NULL if out of memory */
+struct region *add_region(struct task *t, l4_word_t start, l4_word_t end,
+                          l4_word_t backing, unsigned rights, bool owned);
+void task_release(struct task *t);          /* frees its memory and its record */
+l4_word_t task_count(void);
 
 /* loader.c */
 l4_word_t phys_map(l4_word_t start, l4_word_t size);   /* where it is in our space; 0: refused */
 struct task *load_module(l4_word_t phys, l4_word_t size, const char *cmdline);
-struct task *task_of(l4_word_t tid);
-struct region *add_region(struct task *t, l4_word_t start, l4_word_t end,
-                          l4_word_t backing, unsigned rights, bool owned);
-void task_release(struct task *t);          /* frees its memory and its slot */
 void name_of_path(char *out, size_t n, const char *cmdline);
 bool cmdline_has_word(const char *cmdline, const char *word);
+l4_word_t cmdline_option(const char *cmdline, const char *key, l4_word_t dflt);
 
 /* data.c */
 bool data_add(l4_word_t phys, l4_word_t size, const char *cmdline);
 const struct data_module *data_find(l4_word_t a, l4_word_t b);
 
-/* threads.c */
-l4_word_t new_thread_id(void);
+/* threads.c: thread ids and root's records of its threads */
+l4_word_t new_thread_id(void);              /* 0: none left, or out of memory */
 void free_thread_id(l4_word_t tid);
-
-/* service.c: which task a thread belongs to (root's records) */
-bool register_thread(l4_word_t tid, struct task *t, l4_word_t creator);    /* false: table full */
+bool register_thread(l4_word_t tid, struct task *t, l4_word_t creator);    /* false: no memory */
+void forget_thread(struct thread_rec *r);   /* the record and the number go */
+struct thread_rec *rec_of(l4_word_t tid);
 struct task *task_of_thread(l4_word_t tid);
+l4_word_t thread_records(void);
+l4_word_t thread_table_pages(void);         /* the number table's pages (kept) */
 
 /* service.c: the request being served */
 l4_word_t arg(unsigned i);                  /* MRi, or 0 beyond the request's u */
@@ -90,7 +116,6 @@ l4_word_t global(l4_word_t id);             /* a local id names nothing here: 0 
 
 /* create.c: ROOT_TASK_CREATE for `creator`; an L4 error code, 0 and *tid on success */
 l4_word_t task_create(l4_word_t creator, l4_word_t *tid);
-struct task *new_task(void);
 
 /* data.c: ROOT_DATA_MAP */
 l4_word_t data_map(struct task *t, l4_word_t a, l4_word_t b, l4_word_t addr, l4_word_t *size);

@@ -4,40 +4,6 @@
 #include "root.h"
 #include <stdio.h>
 
-#define MAX_THREADS 1024            /* one per thread number (threads.c) */
-
-struct thread_rec {
-    l4_word_t tid;
-    struct task *task;          /* the task the thread belongs to */
-    l4_word_t creator;          /* who may delete it */
-};
-
-static struct thread_rec threads[MAX_THREADS];
-
-bool register_thread(l4_word_t tid, struct task *t, l4_word_t creator)
-{
-    for (unsigned i = 0; i < MAX_THREADS; i++)
-        if (!threads[i].tid) {
-            threads[i] = (struct thread_rec){ tid, t, creator };
-            return true;
-        }
-    return false;
-}
-
-static struct thread_rec *rec_of(l4_word_t tid)
-{
-    for (unsigned i = 0; i < MAX_THREADS; i++)
-        if (threads[i].tid == tid)
-            return &threads[i];
-    return NULL;
-}
-
-struct task *task_of_thread(l4_word_t tid)
-{
-    struct thread_rec *r = rec_of(tid);
-    return r ? r->task : NULL;
-}
-
 static void result(l4_word_t value, l4_word_t error)
 {
     l4_set_mr(0, l4_tag_make(0, 2, 0));
@@ -122,9 +88,8 @@ static void names_forget(struct task *owner)
  * interrupt lines and names the task held are free again. */
 static void task_forget_if_empty(struct task *t)
 {
-    for (unsigned i = 0; i < MAX_THREADS; i++)
-        if (threads[i].tid && threads[i].task == t)
-            return;
+    if (t->nthreads)
+        return;
     for (unsigned i = 0; i < MAX_IRQS; i++)
         if (irq_owner[i] == t)
             irq_owner[i] = NULL;
@@ -215,8 +180,7 @@ bool serve_request(l4_word_t from, l4_word_t tag)
             result(0, l4_error_code());
             break;
         }
-        free_thread_id(tid);
-        victim->tid = 0;
+        forget_thread(victim);
         task_forget_if_empty(t);
         result(1, 0);
         break;
@@ -229,13 +193,11 @@ bool serve_request(l4_word_t from, l4_word_t tag)
             break;
         }
         struct task *t = r->task;
-        for (unsigned i = 0; i < MAX_THREADS; i++)
-            if (threads[i].tid && threads[i].task == t) {
-                /* The kernel refuses only what cannot be (ourselves, a bad id): ignore. */
-                l4_thread_control(threads[i].tid, 0, 0, 0, ~0ul);
-                free_thread_id(threads[i].tid);
-                threads[i].tid = 0;
-            }
+        while (t->threads) {
+            /* The kernel refuses only what cannot be (ourselves, a bad id): ignore. */
+            l4_thread_control(t->threads->tid, 0, 0, 0, ~0ul);
+            forget_thread(t->threads);
+        }
         task_forget_if_empty(t);
         result(1, 0);
         break;
@@ -245,20 +207,15 @@ bool serve_request(l4_word_t from, l4_word_t tag)
         result(e ? 0 : size, e);
         break;
     }
-    case ROOT_MEMORY_INFO: {
-        unsigned ntasks = 0, nthreads = 0;
-        for (unsigned i = 0; i < MAX_TASKS; i++)
-            ntasks += tasks[i].used;
-        for (unsigned i = 0; i < MAX_THREADS; i++)
-            nthreads += threads[i].tid != 0;
-        l4_set_mr(0, l4_tag_make(0, 5, 0));
+    case ROOT_MEMORY_INFO:
+        l4_set_mr(0, l4_tag_make(0, 6, 0));
         l4_set_mr(1, root_pages_used());
         l4_set_mr(2, 0);
         l4_set_mr(3, root_pages_taken());
-        l4_set_mr(4, ntasks);
-        l4_set_mr(5, nthreads);
+        l4_set_mr(4, task_count());
+        l4_set_mr(5, thread_records());
+        l4_set_mr(6, thread_table_pages());
         break;
-    }
     case ROOT_IRQ_ATTACH: {
         l4_word_t irq = arg(1), handler = global(arg(2));
         struct thread_rec *h = handler ? rec_of(handler) : NULL;

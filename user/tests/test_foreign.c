@@ -1,5 +1,5 @@
 /* In-system test: the foreign system-call ABI (docs/linux-abi.md).  Threads of a foreign
- * space run code of this image (mapped 1:1 by tu_serve on their page faults) that speaks only
+ * space run code of this image (mapped 1:1 by tu_foreign_serve on their page faults) that speaks only
  * Linux: `syscall` with the number in RAX.  Each system call, exception, page fault and
  * interrupt reaches the space's handler (this thread) as a message, and its reply sets the
  * thread's registers. */
@@ -54,57 +54,20 @@ static bool is_syscall(l4_word_t tag, l4_word_t nr)
  * given stack; 0 on failure.  Its first page fault comes to the handler. */
 static l4_word_t foreign_thread(void (*fn)(void), unsigned stack, l4_word_t handler)
 {
-    l4_word_t me = tu_main_tid(), tid = tu_new_tid(), old;
-    if (!l4_thread_control(tid, tid, me, 0, ~0ul))
-        return 0;
-    if (!l4_space_control_foreign(tid, L4_SPACE_CTL_APPLY | L4_SPACE_CTL_FOREIGN,
-                                  l4_fpage_log2(KIP_AREA, 12), l4_fpage_log2(UTCB_AREA, 12), 0,
-                                  handler, &old))
-        return 0;
-    if (!l4_thread_control(tid, tid, 0, me, UTCB_AREA))
-        return 0;
-    l4_schedule(tid, ~0ul, ~0ul, 100, ~0ul, &old);     /* below us: we get the CPU back */
-    l4_set_mr(0, l4_tag_make(0, 2, 0));
-    l4_set_mr(1, (l4_word_t)fn);
-    l4_set_mr(2, (l4_word_t)&stacks[stack][8192 - 8]);
-    if (l4_ipc_failed(l4_send(tid)))
-        return 0;
-    return tid;
-}
-
-extern char __executable_start[], _end[];
-
-/* The message t sent (tag), or the next one after it, answering t's page faults inside our
- * image with our own pages on the way; 0 if the IPC failed. */
-static l4_word_t serve(l4_word_t t, l4_word_t tag)
-{
-    for (;;) {
-        if (l4_ipc_failed(tag))
-            return 0;
-        l4_word_t addr = l4_mr(L4_PF_ADDR);
-        if (!l4_tag_is_proto(tag, L4_PROTO_PAGEFAULT) ||
-            addr < (l4_word_t)__executable_start || addr >= (l4_word_t)_end)
-            return tag;
-        l4_word_t page = addr & ~0xFFFul, from;
-        (void)*(volatile char *)page;
-        l4_set_mr(0, l4_tag_make(0, 0, 2));
-        l4_set_mr(1, l4_map_item(page));
-        l4_set_mr(2, l4_fpage_log2(page, 12) | L4_RWX);
-        tag = l4_ipc(t, t, 0, &from);
-    }
+    return tu_foreign_thread(fn, (l4_word_t)&stacks[stack][8192 - 8], handler, UTCB_AREA);
 }
 
 /* The next message from t. */
 static l4_word_t next_from(l4_word_t t)
 {
-    return serve(t, l4_receive(t));
+    return tu_foreign_serve(t, l4_receive(t));
 }
 
 /* Reply to t (the message is in our MRs), then its next message. */
 static l4_word_t reply_next(l4_word_t t)
 {
     l4_word_t from;
-    return serve(t, l4_ipc(t, t, 0, &from));
+    return tu_foreign_serve(t, l4_ipc(t, t, 0, &from));
 }
 
 static void resume(l4_word_t rax)
@@ -513,6 +476,163 @@ TEST(thread_without_handler_is_halted)
     tu_wait_blocked();
     CHECK(tu_state(t) == L4_SCHEDULE_INACTIVE, "state %u", tu_state(t));      /* halted */
     tu_kill(t);
+}
+
+/* --- UTCBs: the kernel's memory, mapped nowhere in the space ---------------------------------- */
+
+/* A thread that needs no stack: its index comes in RSP (never used as a stack).  It reports
+ * the index (system call 1000), then the answer it got (1001). */
+void many_entry(void);
+__asm__(".pushsection .text\n"
+        ".globl many_entry\n"
+        "many_entry:\n\t"
+        "movq %rsp, %rdi\n\t"
+        "movl $1000, %eax\n\t"
+        "syscall\n\t"
+        "movq %rax, %rdi\n\t"
+        "movl $1001, %eax\n\t"
+        "syscall\n\t"
+        "ud2\n"
+        ".popsection");
+
+#define MANY 64
+static l4_word_t many[MANY];
+
+extern char __executable_start[], _end[];
+
+/* The answer to a page fault inside our image: our page, 1:1. */
+static bool map_our_page(l4_word_t addr)
+{
+    if (addr < (l4_word_t)__executable_start || addr >= (l4_word_t)_end)
+        return false;
+    l4_word_t page = addr & ~0xFFFul;
+    (void)*(volatile char *)page;
+    l4_set_mr(0, l4_tag_make(0, 0, 2));
+    l4_set_mr(1, l4_map_item(page));
+    l4_set_mr(2, l4_fpage_log2(page, 12) | L4_RWX);
+    return true;
+}
+
+static int index_of(l4_word_t tid)
+{
+    for (int i = 0; i < MANY; i++)
+        if (many[i] == tid)
+            return i;
+    return -1;
+}
+
+/* In a foreign space every thread has a UTCB of its own: more threads than the UTCB area
+ * has locations, all at the same location, each with its own message registers (the old
+ * kernel refused the second: error 6, the location in use). */
+TEST(threads_share_a_utcb_location)
+{
+    l4_word_t me = tu_main_tid(), old, fill[400];
+    unsigned n0 = tu_fill_spaces(fill, 400);
+    for (unsigned i = 0; i < n0; i++)
+        tu_kill(fill[i]);
+    l4_word_t first = tu_new_tid();
+    CHECK(l4_thread_control(first, first, me, 0, ~0ul));
+    CHECK(l4_space_control_foreign(first, L4_SPACE_CTL_APPLY | L4_SPACE_CTL_FOREIGN,
+                                   l4_fpage_log2(KIP_AREA, 12), l4_fpage_log2(UTCB_AREA, 12), 0,
+                                   me, &old));
+    for (int i = 0; i < MANY; i++) {
+        many[i] = i ? tu_new_tid() : first;
+        CHECK(l4_thread_control(many[i], first, me, me, UTCB_AREA),
+              "thread %d: error %lu", i, l4_error_code());
+        l4_schedule(many[i], ~0ul, ~0ul, 100, ~0ul, &old);
+        l4_set_mr(0, l4_tag_make(0, 2, 0));
+        l4_set_mr(1, (l4_word_t)many_entry);
+        l4_set_mr(2, (l4_word_t)i);
+        CHECK(!l4_ipc_failed(l4_send(many[i])));
+    }
+    /* Each reports its index from its own registers and gets its own answer back. */
+    unsigned asked = 0, answered = 0;
+    l4_word_t from, tag = l4_wait(&from);
+    while (answered < MANY) {
+        CHECK(!l4_ipc_failed(tag), "tag %lx", tag);
+        int i = index_of(from);
+        CHECK(i >= 0, "a message from %lx", from);
+        if (l4_tag_is_proto(tag, L4_PROTO_PAGEFAULT)) {
+            CHECK(map_our_page(l4_mr(L4_PF_ADDR)), "fault at %lx", l4_mr(L4_PF_ADDR));
+        } else if (is_syscall(tag, 1000)) {
+            CHECK_EQ(l4_mr(L4_FSC_RDI), (l4_word_t)i);
+            resume(0x5000 + (l4_word_t)i);
+            asked++;
+        } else {
+            CHECK(is_syscall(tag, 1001), "tag %lx", tag);
+            CHECK_EQ(l4_mr(L4_FSC_RDI), 0x5000 + (l4_word_t)i);
+            answered++;
+            if (answered == MANY)
+                break;
+            tag = l4_wait(&from);
+            continue;
+        }
+        tag = l4_reply_wait(from, &from);
+    }
+    CHECK_EQ(asked, MANY);
+    for (int i = MANY - 1; i >= 0; i--)
+        tu_kill(many[i]);
+    /* Their UTCBs went back to the kernel's pool with them. */
+    unsigned n1 = tu_fill_spaces(fill, 400);
+    for (unsigned i = 0; i < n1; i++)
+        tu_kill(fill[i]);
+    CHECK_EQ(n1, n0);
+}
+
+static volatile l4_word_t area_word;
+
+static void read_utcb_area_main(void)
+{
+    l4_word_t v;
+    __asm__ volatile("movq (%%rdx), %%rax" : "=a"(v) : "d"(UTCB_AREA) : "memory");
+    report_and_exit(4, v);
+}
+
+static uint8_t area_page[4096] __attribute__((aligned(4096)));
+
+/* The UTCB area of a foreign space reserves no addresses: the handler maps a page there (the
+ * old kernel skipped map items aimed at the UTCB area, and the thread faulted again). */
+TEST(utcb_area_is_the_programs)
+{
+    *(volatile l4_word_t *)area_page = 0xA4EA;
+    l4_word_t t = foreign_thread(read_utcb_area_main, 0, tu_main_tid());
+    CHECK(t != 0);
+    l4_word_t tag = next_from(t);
+    CHECK_EQ(tag & L4_PROTO_MASK, L4_PROTO_PAGEFAULT);
+    CHECK_EQ(l4_mr(L4_PF_ADDR), UTCB_AREA);
+    l4_set_mr(0, l4_tag_make(0, 0, 2));
+    l4_set_mr(1, l4_map_item(UTCB_AREA));
+    l4_set_mr(2, l4_fpage_log2((l4_word_t)area_page, 12) | L4_RWX);
+    tag = reply_next(t);
+    CHECK(is_syscall(tag, 1004), "tag %lx, address %lx", tag, l4_mr(L4_PF_ADDR));
+    CHECK_EQ(seen[4], 0xA4EA);
+    tu_kill(t);
+}
+
+/* A space made foreign after an ordinary thread of it was active and deleted: the UTCB page
+ * that thread left is gone (the old kernel kept it, mapped for user access, and gave it to
+ * the foreign thread activated in the same page: its UTCB, open to the program). */
+TEST(foreign_bit_clears_old_utcb_pages)
+{
+    l4_word_t me = tu_main_tid(), a = tu_new_tid(), b = tu_new_tid(), old;
+    CHECK(l4_thread_control(a, a, me, 0, ~0ul));
+    CHECK(l4_space_control(a, 0, l4_fpage_log2(KIP_AREA, 12), l4_fpage_log2(UTCB_AREA, 12), 0,
+                           &old));
+    CHECK(l4_thread_control(a, a, 0, me, UTCB_AREA));      /* backs the UTCB page */
+    CHECK(l4_thread_control(b, a, me, 0, ~0ul));           /* inactive, same space */
+    tu_kill(a);
+    CHECK(l4_space_control_foreign(b, L4_SPACE_CTL_APPLY | L4_SPACE_CTL_FOREIGN, 0, 0, 0, me,
+                                   &old));
+    CHECK(l4_thread_control(b, b, 0, me, UTCB_AREA + 0x400));
+    l4_schedule(b, ~0ul, ~0ul, 100, ~0ul, &old);
+    l4_set_mr(0, l4_tag_make(0, 2, 0));
+    l4_set_mr(1, (l4_word_t)read_utcb_area_main);
+    l4_set_mr(2, (l4_word_t)&stacks[0][8192 - 8]);
+    CHECK(!l4_ipc_failed(l4_send(b)));
+    l4_word_t tag = next_from(b);
+    CHECK((tag & L4_PROTO_MASK) == L4_PROTO_PAGEFAULT, "tag %lx (read %lx)", tag, seen[4]);
+    CHECK_EQ(l4_mr(L4_PF_ADDR), UTCB_AREA);
+    tu_kill(b);
 }
 
 int main(void)

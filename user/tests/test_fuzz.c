@@ -54,6 +54,7 @@
 #include "testlib.h"
 #include "testutil.h"
 #include "cmdline.h"
+#include "fuzz.h"
 #include <string.h>
 
 #define FZ_SEED         0x5EED2024F00DCAFEull   /* the default; seed=N on the command line */
@@ -86,7 +87,6 @@
 #define FZ_PING_LABEL   0x0F13          /* a call the main thread answers at once */
 #define PRIV_DONE_LABEL 0x0F12
 #define FZ_SQUEEZE_EVERY 8          /* one round in 8 runs with the kernel pool full (squeeze=N) */
-#define FZ_ROUND_MAX_US 400000ul    /* a round that takes longer is reported (livelock) */
 #define FZ_SETTLE_US    2000        /* after "all blocked": look again after this long ... */
 #define FZ_SETTLE_STEPS 5           /* ... and give up on threads that did nothing for 5 looks */
 
@@ -265,12 +265,7 @@ struct fz {
 
 FZ_INLINE uint64_t rnd(struct fz *f)
 {
-    uint64_t x = f->x;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    f->x = x;
-    return x * 0x2545F4914F6CDD1Dull;
+    return fz_xorshift(&f->x);
 }
 #define RB(n) (rnd(f) % (l4_word_t)(n))
 
@@ -1133,9 +1128,9 @@ static const char *const fz_check_names[V_COUNT] = {
     [PV_NOT_WAITING] = "a new active victim must wait for its start message (id, state)",
 };
 static struct fz_stats fz_st;
-static l4_word_t fz_seed = FZ_SEED;
-static unsigned fz_rounds = FZ_ROUNDS;
-static char fz_msg[240];
+l4_word_t fz_seed = FZ_SEED;
+unsigned fz_rounds = FZ_ROUNDS;
+char fz_msg[240];
 static l4_word_t fz_gen;            /* rounds so far: thread versions */
 static l4_word_t fzq_tid, fzq_local;
 static bool fzq_waiting;
@@ -1161,7 +1156,7 @@ static l4_word_t kmem_no(unsigned i)   { return l4_kip_user_base() + 5000 + i; }
 static l4_word_t page_of(const void *p) { return (l4_word_t)p & ~0xFFFul; }
 
 /* A seed for a part of the run: splitmix64 of the run's seed and the part's number. */
-static uint64_t fz_mix(uint64_t seed, uint64_t part)
+uint64_t fz_mix(uint64_t seed, uint64_t part)
 {
     uint64_t z = seed + (part + 1) * 0x9E3779B97F4A7C15ull;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -1170,20 +1165,11 @@ static uint64_t fz_mix(uint64_t seed, uint64_t part)
     return z ? z : 1;
 }
 
-/* xorshift64* (the fuzz threads have their own copy, rnd(), in their section). */
-static uint64_t xs_next(uint64_t *x)
-{
-    *x ^= *x >> 12;
-    *x ^= *x << 25;
-    *x ^= *x >> 27;
-    return *x * 0x2545F4914F6CDD1Dull;
-}
-
 /* The main thread's own random numbers (per round, from the seed). */
 static uint64_t fz_mx;
 static uint64_t fz_mrnd(void)
 {
-    return xs_next(&fz_mx);
+    return fz_xorshift(&fz_mx);
 }
 
 /* Calls main whenever it runs: at priority 1 that means every other thread is blocked. */
@@ -1195,7 +1181,7 @@ static void fz_quiet_fn(void)
     }
 }
 
-static void fz_arm_quiet(void)
+void fz_quiet_arm(void)
 {
     if (!fzq_tid) {
         fzq_tid = tu_thread(fz_quiet_fn, 1);
@@ -1205,6 +1191,14 @@ static void fz_arm_quiet(void)
         l4_set_mr(0, 0);
         l4_reply(fzq_tid);
     }
+}
+
+bool fz_is_quiet(l4_word_t tag, l4_word_t from)
+{
+    if (from != fzq_local || l4_tag_label(tag) != FZ_QUIET_LABEL)
+        return false;
+    fzq_waiting = true;
+    return true;
 }
 
 /* Our whole image mapped in our own space, so that serving a fault never faults. */
@@ -1257,7 +1251,7 @@ static unsigned km_baseline;
 static l4_word_t sq_tids[KM_MAX];
 static unsigned sq_n;               /* spaces held to fill the pool */
 static unsigned fz_squeeze_every;   /* squeeze=N: one round in N (0: never) */
-static bool fz_leak_each_round;     /* leak=1: measure kernel memory after every round */
+bool fz_leak_each_round;            /* leak=1: measure kernel memory after every round */
 
 /* Fill the kernel pool with spaces of one thread each, then give a random few back. */
 static void fz_squeeze_fill(void)
@@ -1315,7 +1309,8 @@ static void fz_watchdog_fn(void)
             continue;                           /* disarmed in time */
         wd_fired = 1;
         for (unsigned i = 0; i < FZ_THREADS; i++)
-            tu_kill(wd_victims[i]);             /* the main thread notices the rest */
+            if (wd_victims[i] != L4_NILTHREAD)
+                tu_kill(wd_victims[i]);         /* the main thread notices the rest */
     }
 }
 
@@ -1330,6 +1325,20 @@ static void fz_watchdog_send(l4_word_t label)
 {
     l4_set_mr(0, l4_tag_make(label, 0, 0));
     l4_send(wd_tid);
+}
+
+void fz_watchdog_arm(const l4_word_t *tids, unsigned n)
+{
+    for (unsigned i = 0; i < FZ_THREADS; i++)
+        wd_victims[i] = i < n ? tids[i] : L4_NILTHREAD;
+    wd_fired = 0;
+    fz_watchdog_send(WD_ARM_LABEL);
+}
+
+bool fz_watchdog_disarm(void)
+{
+    fz_watchdog_send(WD_DISARM_LABEL);
+    return wd_fired != 0;
 }
 
 static void fz_handle(l4_word_t tag, l4_word_t from)
@@ -1528,17 +1537,14 @@ static bool fz_round(unsigned phase, unsigned round)
             return false;
         }
     }
-    for (unsigned i = 0; i < FZ_THREADS; i++)
-        wd_victims[i] = tids[i];
     if (fz_squeeze_every && fz_gen % fz_squeeze_every == 0)
         fz_squeeze_fill();
-    wd_fired = 0;
-    fz_watchdog_send(WD_ARM_LABEL);
+    fz_watchdog_arm(tids, FZ_THREADS);
     /* Serve until the quiet thread says that everything is blocked; then give threads that
      * wait with a timeout FZ_SETTLE_STEPS * FZ_SETTLE_US to go on; if none did, the round is
      * over.  (A watchdog, not synchronisation: it only decides when to give up on them.) */
     l4_set_br(0, 0);                            /* accept no mappings and no strings */
-    fz_arm_quiet();
+    fz_quiet_arm();
     l4_word_t start = l4_system_clock(), snapshot = 0;
     unsigned settling = 0;
     for (;;) {
@@ -1553,7 +1559,7 @@ static bool fz_round(unsigned phase, unsigned round)
         if (l4_ipc_failed(tag) && l4_ipc_last_error() == L4_IPC_TIMEOUT && settling) {
             if (fz_progress() != snapshot || fz_any_ready(tids)) {
                 settling = 0;                   /* somebody went on: back to normal */
-                fz_arm_quiet();
+                fz_quiet_arm();
             } else if (++settling > FZ_SETTLE_STEPS) {
                 break;                          /* stuck for good */
             }
@@ -1561,8 +1567,7 @@ static bool fz_round(unsigned phase, unsigned round)
         }
         if (l4_ipc_failed(tag))
             continue;
-        if (from == fzq_local && l4_tag_label(tag) == FZ_QUIET_LABEL) {
-            fzq_waiting = true;
+        if (fz_is_quiet(tag, from)) {
             if (fz_all_done())
                 break;
             snapshot = fz_progress();
@@ -1572,11 +1577,10 @@ static bool fz_round(unsigned phase, unsigned round)
         fz_handle(tag, from);
         if (settling && fz_progress() != snapshot) {
             settling = 0;
-            fz_arm_quiet();
+            fz_quiet_arm();
         }
     }
-    fz_watchdog_send(WD_DISARM_LABEL);
-    if (wd_fired)
+    if (fz_watchdog_disarm())
         fz_st.watchdog++;
     fz_squeeze_end();
     /* The end: delete them in a random order (their spaces go with the last thread), then
@@ -1611,14 +1615,19 @@ static bool fz_round(unsigned phase, unsigned round)
             return false;
         }
     }
-    if (fz_leak_each_round) {
-        l4_word_t err;
-        unsigned n = km_capacity(&err);
-        if (n + 1 < km_baseline) {
-            snprintf(fz_msg, sizeof(fz_msg), "round %u: only %u spaces fit, %u before: kernel "
-                     "memory leaked", round, n, km_baseline);
-            return false;
-        }
+    return fz_leak_check("fuzz", round);
+}
+
+bool fz_leak_check(const char *what, unsigned round)
+{
+    if (!fz_leak_each_round)
+        return true;
+    l4_word_t err;
+    unsigned n = km_capacity(&err);
+    if (n + 1 < km_baseline) {
+        snprintf(fz_msg, sizeof(fz_msg), "%s round %u: only %u spaces fit, %u before: kernel "
+                 "memory leaked", what, round, n, km_baseline);
+        return false;
     }
     return true;
 }
@@ -1633,7 +1642,7 @@ static void fz_good_child(void)
 
 /* The system still works: an IPC round trip with a new thread in a new space whose page fault
  * is resolved through us. */
-static bool fz_system_works(void)
+bool fz_system_works(void)
 {
     *(volatile l4_word_t *)&tu_window_backing[0x1008] = 0x1234;
     l4_word_t t = tu_space_thread(fz_good_child, 150);
@@ -1733,7 +1742,7 @@ static uint8_t pv_buf[4 * 4096] __attribute__((aligned(4096)));
 
 static uint64_t prnd(void)
 {
-    return xs_next(&pv.x);
+    return fz_xorshift(&pv.x);
 }
 #define PB(n) (prnd() % (l4_word_t)(n))
 
@@ -2087,13 +2096,13 @@ static void pv_thread(void)
  * =================================================================================== */
 
 enum { DONE_BASELINE = 1, DONE_IPC = 2, DONE_ITEMS = 4, DONE_OTHER = 8, DONE_PRIV = 16,
-       DONE_FIXED = 32 };
+       DONE_FIXED = 32, DONE_DESC = 64 };
 static unsigned fz_done;
 
 TEST(system_still_works)
 {
-    CHECK(fz_done == (DONE_BASELINE | DONE_FIXED | DONE_IPC | DONE_ITEMS | DONE_OTHER | DONE_PRIV),
-          "cases out of order (%x)", fz_done);
+    CHECK(fz_done == (DONE_BASELINE | DONE_FIXED | DONE_IPC | DONE_ITEMS | DONE_OTHER | DONE_PRIV |
+                      DONE_DESC), "cases out of order (%x)", fz_done);
     CHECK(fz_system_works(), "%s", fz_msg);
     /* No thread of the run is left. */
     for (unsigned i = 0; i < FZ_THREADS; i++) {
@@ -2109,6 +2118,15 @@ TEST(system_still_works)
     CHECK(n + 1 >= km_baseline, "only %u spaces fit, %u before: kernel memory leaked", n,
           km_baseline);
     CHECK(fz_system_works(), "%s", fz_msg);
+}
+
+/* Segment loads and far transfers through every selector, against planted descriptors
+ * (fuzz_desc.c). */
+TEST(descriptor_attacks)
+{
+    CHECK(fz_done & DONE_BASELINE, "cases out of order (%x)", fz_done);
+    fz_done |= DONE_DESC;
+    CHECK(fd_phase(), "%s", fz_msg);
 }
 
 TEST(privileged_calls_on_own_threads)
@@ -2297,5 +2315,6 @@ int main(void)
     fz_rounds = (unsigned)cmdline_value("rounds", FZ_ROUNDS);
     fz_squeeze_every = (unsigned)cmdline_value("squeeze", FZ_SQUEEZE_EVERY);
     fz_leak_each_round = cmdline_value("leak", 0) != 0;
+    fd_configure();
     tests_run("fuzz");
 }

@@ -462,6 +462,41 @@ TEST(thousand_tasks_lose_nothing)
     CHECK_EQ(n2, n1);
 }
 
+/* Threads of one foreign task until the kernel's pool (4 MiB) is gone: error 8, the root
+ * task's records of the threads that were made go with them, and as many fit again. */
+static l4_word_t thread_fill[FILL_MAX * 8];
+
+static unsigned fill_threads(l4_word_t task, l4_word_t *err)
+{
+    unsigned n = 0;
+    while (n < FILL_MAX * 8 &&
+           (thread_fill[n] = l4_root_call(ROOT_THREAD_CREATE, task, l4_my_global_id(),
+                                          ROOT_FOREIGN_UTCB_AREA & ~0x3FFul, 100, err)))
+        n++;
+    for (unsigned i = 0; i < n; i++)
+        l4_root_call(ROOT_THREAD_DELETE, thread_fill[i], 0, 0, 0, NULL);
+    return n;
+}
+
+TEST(threads_until_the_kernel_runs_out)
+{
+    l4_word_t err;
+    l4_word_t task = create(ROOT_TASK_FOREIGN, 0, 0, 0, 0, NULL, &err);
+    CHECK(task && !err, "error %lu", err);
+    struct meminfo m1 = meminfo();
+    unsigned n1 = fill_threads(task, &err);
+    CHECK_EQ(err, L4_ERR_NO_MEM);
+    CHECK(n1 > 32 && n1 < FILL_MAX * 8, "%u threads", n1);
+    struct meminfo m2 = meminfo();
+    unsigned n2 = fill_threads(task, &err);
+    test_note("%u threads in one foreign task (%u the first time)", n2, n1);
+    CHECK_EQ(err, L4_ERR_NO_MEM);
+    CHECK_EQ(n2, n1);
+    CHECK_EQ(m2.threads, m1.threads);
+    CHECK_EQ(m2.tasks, m1.tasks);
+    CHECK(delete_task(task));
+}
+
 TEST(names)
 {
     CHECK(l4_name_register("tasks-test", l4_my_global_id()));

@@ -1,5 +1,6 @@
 /* Helpers for in-system tests (see testutil.h). */
 #include "testutil.h"
+#include <l4/pecan.h>
 #include <string.h>
 #include <stdio.h>
 
@@ -132,12 +133,17 @@ static void reply_image(void)
 
 l4_word_t tu_space_thread(void (*fn)(void), unsigned prio)
 {
+    return tu_space_thread_utcb(fn, prio, UTCB_BASE);
+}
+
+l4_word_t tu_space_thread_utcb(void (*fn)(void), unsigned prio, l4_word_t utcb)
+{
     l4_word_t me = tu_main_tid(), tid = tu_new_tid(), old;
     if (!l4_thread_control(tid, tid, me, 0, ~0ul))
         return 0;
-    if (!l4_space_control(tid, 0, l4_fpage_log2(0xBFF00000ul, 12), l4_fpage_log2(UTCB_BASE, 12), 0, &old))
+    if (!l4_space_control(tid, 0, l4_fpage_log2(0xBFF00000ul, 12), l4_fpage_log2(utcb, 12), 0, &old))
         return 0;
-    if (!l4_thread_control(tid, tid, 0, me, UTCB_BASE))
+    if (!l4_thread_control(tid, tid, 0, me, utcb))
         return 0;
     set_prio(tid, prio);
     l4_word_t sp = stack_top() - 16;
@@ -161,6 +167,49 @@ l4_word_t tu_space_thread(void (*fn)(void), unsigned prio)
     reply_image();
     l4_reply(tid);
     return tid;
+}
+
+l4_word_t tu_foreign_thread(void (*fn)(void), l4_word_t sp, l4_word_t handler, l4_word_t utcb)
+{
+    l4_word_t me = tu_main_tid(), tid = tu_new_tid(), old;
+    if (!l4_thread_control(tid, tid, me, 0, ~0ul))
+        return 0;
+    if (!l4_space_control_foreign(tid, L4_SPACE_CTL_APPLY | L4_SPACE_CTL_FOREIGN,
+                                  l4_fpage_log2(0xBFF00000ul, 12), l4_fpage_log2(utcb, 12), 0,
+                                  handler, &old))
+        return 0;
+    if (!l4_thread_control(tid, tid, 0, me, utcb))
+        return 0;
+    set_prio(tid, 100);
+    l4_set_mr(0, l4_tag_make(0, 2, 0));
+    l4_set_mr(1, (l4_word_t)fn);
+    l4_set_mr(2, sp);
+    if (l4_ipc_failed(l4_send(tid)))
+        return 0;
+    return tid;
+}
+
+l4_word_t tu_foreign_serve(l4_word_t t, l4_word_t tag)
+{
+    return tu_foreign_serve_timeouts(t, tag, 0);
+}
+
+l4_word_t tu_foreign_serve_timeouts(l4_word_t t, l4_word_t tag, l4_word_t timeouts)
+{
+    for (;;) {
+        if (l4_ipc_failed(tag))
+            return 0;
+        l4_word_t addr = l4_mr(L4_PF_ADDR);
+        if (!l4_tag_is_proto(tag, L4_PROTO_PAGEFAULT) ||
+            addr < (l4_word_t)__executable_start || addr >= (l4_word_t)_end)
+            return tag;
+        l4_word_t page = addr & ~0xFFFul, from;
+        (void)*(volatile char *)page;
+        l4_set_mr(0, l4_tag_make(0, 0, 2));
+        l4_set_mr(1, l4_map_item(page));
+        l4_set_mr(2, l4_fpage_log2(page, 12) | L4_RWX);
+        tag = l4_ipc(t, t, timeouts, &from);
+    }
 }
 
 static void quiet_thread(void)

@@ -28,6 +28,19 @@ void tu_start(l4_word_t tid, void (*fn)(void));
 /* A thread in a new address space running fn; our pages are mapped into it on demand by
  * tu_serve().  Returns the thread id. */
 l4_word_t tu_space_thread(void (*fn)(void), unsigned prio);
+/* The same with the new space's UTCB area (one page) and the thread's UTCB at utcb. */
+l4_word_t tu_space_thread_utcb(void (*fn)(void), unsigned prio, l4_word_t utcb);
+/* A thread of a new foreign space (docs/linux-abi.md): handler `handler`, pager us, its UTCB
+ * area the page at utcb and its UTCB there, starting at fn with stack pointer sp at priority
+ * 100 (below a test's main thread, which keeps the CPU).  Its first page fault comes to the
+ * handler.  Returns the thread id, 0 on failure. */
+l4_word_t tu_foreign_thread(void (*fn)(void), l4_word_t sp, l4_word_t handler, l4_word_t utcb);
+/* The message foreign thread t sent (tag), or the next one after it, answering t's page faults
+ * inside our image with our own pages (1:1, read-write-execute) on the way; 0 if the IPC
+ * failed.  Use with l4_receive(t) for the next message, l4_ipc(t, t, ...) to reply to it. */
+l4_word_t tu_foreign_serve(l4_word_t t, l4_word_t tag);
+/* The same, replying to page faults with these IPC timeouts (l4_timeouts). */
+l4_word_t tu_foreign_serve_timeouts(l4_word_t t, l4_word_t tag, l4_word_t timeouts);
 /* Serve page and I/O faults of our children (pages inside our image are mapped 1:1) until
  * a message that is not such a fault arrives (or the quiet signal, see tu_wait_quiet);
  * returns its tag and sender. */

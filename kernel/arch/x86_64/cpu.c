@@ -65,7 +65,9 @@ void cpu_detect(void)
     f->tsc_deadline = c & (1u << 24);
     f->xsave = c & (1u << 26);
     f->avx = c & (1u << 28);
+    f->mce = d & (1u << 7);
     f->apic = d & (1u << 9);
+    f->sep = d & (1u << 11);
     f->pge = d & (1u << 13);
     f->fxsr = d & (1u << 24);
     if (max >= 7) {
@@ -74,6 +76,7 @@ void cpu_detect(void)
         f->smep = b & (1u << 7);
         f->invpcid = b & (1u << 10);
         f->smap = b & (1u << 20);
+        f->umip = c & (1u << 2);
     }
     cpuid(0x80000000, 0, &maxext, &b, &c, &d);
     if (maxext >= 0x80000001) {
@@ -107,8 +110,8 @@ void cpu_print_features(void)
     struct cpu_features *f = &cpu_features;
     printk("cpu: %s %s\n", f->vendor, f->brand);
     printk("cpu: nx=%d smep=%d smap=%d pcid=%d invpcid=%d pge=%d 1g=%d apic=%d x2apic=%d "
-           "xsave=%d avx=%d fsgsbase=%d\n", f->nx, f->smep, f->smap, f->pcid, f->invpcid,
-           f->pge, f->pdpe1gb, f->apic, f->x2apic, f->xsave, f->avx, f->fsgsbase);
+           "xsave=%d avx=%d fsgsbase=%d umip=%d\n", f->nx, f->smep, f->smap, f->pcid, f->invpcid,
+           f->pge, f->pdpe1gb, f->apic, f->x2apic, f->xsave, f->avx, f->fsgsbase, f->umip);
 }
 
 static void set_gate(int vec, void *handler, int dpl, int ist)
@@ -185,6 +188,11 @@ void *cpu_tss_page(void)
     return &tss_area;
 }
 
+bool cpu_on_ist_stack(word_t sp)
+{
+    return sp > (word_t)ist_stacks && sp <= (word_t)ist_stacks + sizeof(ist_stacks);
+}
+
 static void cpu_patch_fsgsbase(void);
 
 void cpu_init_features(void)
@@ -203,6 +211,17 @@ void cpu_init_features(void)
     if (f->smap)
         cr4 |= CR4_SMAP;
     cpu_has_smap = f->smap;
+    /* UMIP: sgdt, sidt, sldt, str and smsw are #GP in user mode (they would tell a program
+     * where the kernel's tables are).  Machine checks reach the #MC handler (IST 3) instead of
+     * shutting the CPU down.  Clear whatever the firmware may have left: VME and PVI (user
+     * cli/sti would toggle VIF instead of faulting), TSD (SystemClock reads the TSC in user
+     * mode), DE, PCE (rdpmc is #GP in user mode), PKE and CET, whose state the kernel does
+     * not switch (docs/cpu-state.md). */
+    if (f->umip)
+        cr4 |= CR4_UMIP;
+    if (f->mce)
+        cr4 |= CR4_MCE;
+    cr4 &= ~(CR4_VME | CR4_PVI | CR4_TSD | CR4_DE | CR4_PCE | CR4_PKE | CR4_CET);
     if (f->xsave)
         cr4 |= CR4_OSXSAVE;
     /* FSGSBASE: user code may move its FS and GS bases.  Both belong to the thread and are
@@ -231,6 +250,17 @@ void cpu_init_features(void)
     wrmsr(MSR_STAR, ((word_t)(GDT_KERNEL_DS | 3) << 48) | ((word_t)GDT_KERNEL_CS << 32));
     wrmsr(MSR_LSTAR, (word_t)syscall_entry);
     wrmsr(MSR_SFMASK, RFLAGS_IF | RFLAGS_DF | RFLAGS_TF | RFLAGS_AC | RFLAGS_NT | RFLAGS_IOPL);
+    /* sysenter is not a way in: a null SYSENTER_CS makes it #GP(0) (AMD: #UD in long mode),
+     * whatever the firmware left in these MSRs. */
+    if (f->sep) {
+        wrmsr(MSR_SYSENTER_CS, 0);
+        wrmsr(MSR_SYSENTER_ESP, 0);
+        wrmsr(MSR_SYSENTER_EIP, 0);
+    }
+    /* No hardware breakpoints, whatever the firmware left: the kernel never sets any, and
+     * user mode cannot reach the debug registers (mov to/from DRn is #GP at CPL 3). */
+    __asm__ volatile("mov %0, %%dr7" :: "r"(0x400ul));
+    __asm__ volatile("mov %0, %%dr6" :: "r"(0xFFFF0FF0ul));
 }
 
 bool cpu_has_pcid, cpu_has_fsgsbase, cpu_has_smap;

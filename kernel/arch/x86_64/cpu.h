@@ -6,7 +6,7 @@
 
 struct cpu_features {
     bool nx, smep, smap, pcid, invpcid, pge, pdpe1gb, apic, x2apic, tsc_deadline;
-    bool fxsr, xsave, avx, fsgsbase, invariant_tsc;
+    bool fxsr, xsave, avx, fsgsbase, invariant_tsc, umip, sep, mce;
     uint32_t xsave_size;        /* bytes for the xsave area with the components we enable */
     uint64_t xcr0;
     char vendor[13];
@@ -25,6 +25,7 @@ void cpu_set_kernel_stack(word_t top);
 void cpu_print_features(void);
 void cpu_enable_pcid(void);
 void *cpu_tss_page(void);        /* the page whose end holds the TSS (kernel alias) */
+bool cpu_on_ist_stack(word_t sp);   /* sp lies in one of the IST stacks (NMI, #DF, #MC) */
 
 
 #endif

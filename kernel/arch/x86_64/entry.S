@@ -41,6 +41,21 @@
     popq %rax
 .endm
 
+/* The frame at RSP goes back to user mode: its RIP must be canonical, or sysret would #GP in
+ * ring 0 on the user's stack (Intel) and iretq #GP in the kernel.  A RIP that a start message,
+ * ExchangeRegisters, an exception reply or SET_REGS set is checked in C
+ * (thread_return_to_user_checks); the CPU itself can leave a non-canonical one in a frame:
+ * RCX after a `syscall` in the last two bytes of the lower half, a trap's return address there
+ * (int3, a single step), KernelInterface's skip over `lock; nop` there.  Then the thread takes
+ * a #GP (user_rip_fault, traps.c) and leaves through whatever frame that leaves. */
+.macro USER_RIP_CHECK
+    movq FR_RIP * 8(%rsp), %rcx
+    sarq $47, %rcx
+    incq %rcx                       /* canonical: 1 (lower half) or 0 (upper) */
+    cmpq $1, %rcx
+    ja   user_rip_bad
+.endm
+
 /* Exception and interrupt stubs, 16 bytes each: vectors without a CPU error code push a
  * zero so that every frame has the same layout; then the vector number. */
     .align 16
@@ -71,6 +86,14 @@ interrupt_common:
     /* fall through: return to whatever frame is on this stack */
     .global return_from_trap
 return_from_trap:
+    testb $3, FR_CS * 8(%rsp)
+    jz   1f
+    USER_RIP_CHECK
+1:
+#ifdef CONFIG_INVARIANTS
+    movq %rsp, %rdi
+    call exit_check                 /* (RSP is 16-byte aligned at every frame) */
+#endif
     RESTORE_GPRS
     addq $16, %rsp                  /* vector, error */
     iretq
@@ -93,7 +116,23 @@ syscall_full:
     /* A thread of a foreign space: its own fast path (foreign_fastpath.S), else the C path. */
     movq cpu0 + CPU_CURRENT(%rip), %rdi
     testb $TF_FOREIGN_, TCB_FLAGS(%rdi)
+#ifdef CONFIG_INVARIANTS
+    jz   1f
+    movq %rsp, %rdi
+    call entry_check_syscall        /* (syscall_dispatch checks the other calls) */
+    /* The fast path reads the user's registers: reload what the call clobbered. */
+    movq FR_RAX * 8(%rsp), %rax
+    movq FR_RDX * 8(%rsp), %rdx
+    movq FR_RSI * 8(%rsp), %rsi
+    movq FR_R8 * 8(%rsp), %r8
+    movq FR_R9 * 8(%rsp), %r9
+    movq FR_R10 * 8(%rsp), %r10
+    movq cpu0 + CPU_CURRENT(%rip), %rdi
+    jmp  foreign_syscall_fast
+1:
+#else
     jnz  foreign_syscall_fast
+#endif
     movq %rsp, %rdi
     call syscall_dispatch           /* C: returns when this thread goes back to user mode */
     /* fall through */
@@ -106,11 +145,20 @@ syscall_full:
 return_to_user:
     cmpq $VEC_SYSCALL, FR_VECTOR * 8(%rsp)
     jne  return_from_trap
+    USER_RIP_CHECK
+#ifdef CONFIG_INVARIANTS
+    movq %rsp, %rdi
+    call exit_check
+#endif
     RESTORE_GPRS
     movq 16(%rsp), %rcx             /* rip */
     movq 32(%rsp), %r11             /* rflags */
     movq 40(%rsp), %rsp             /* user rsp */
     sysretq
+
+user_rip_bad:
+    call user_rip_fault             /* (RSP = the frame: 16-byte aligned) */
+    jmp  return_to_user
 
 /* switch_context(word_t *save_ksp, word_t new_ksp): save callee-saved registers and the stack
  * pointer of the running thread, continue the thread whose stack is new_ksp. */

@@ -55,6 +55,16 @@ struct frame {
 
 static inline bool frame_from_user(const struct frame *f) { return (f->cs & 3) == 3; }
 
+/* Debug kernel: the CPU state at kernel entry and exit (entry_checks.c, docs/cpu-state.md). */
+#ifdef CONFIG_INVARIANTS
+void entry_check_trap(const struct frame *f);
+void entry_check_syscall(const struct frame *f);
+void exit_check(const struct frame *f);
+#else
+static inline void entry_check_trap(const struct frame *f) { (void)f; }
+static inline void entry_check_syscall(const struct frame *f) { (void)f; }
+#endif
+
 _Static_assert(__builtin_offsetof(struct frame, rax) == FR_RAX * 8, "FR_RAX");
 _Static_assert(__builtin_offsetof(struct frame, rbp) == FR_RBP * 8, "FR_RBP");
 _Static_assert(__builtin_offsetof(struct frame, vector) == FR_VECTOR * 8, "FR_VECTOR");

@@ -173,11 +173,6 @@ static pte_t pat_bits(unsigned idx, unsigned level)
     return b;
 }
 
-pte_t pte_kernel_only(pte_t e)
-{
-    return e & ~PTE_U;
-}
-
 pte_t pte_make_leaf(paddr_t pa, unsigned rights, unsigned level, unsigned attr)
 {
     pte_t e = pa | PTE_P | PTE_U;

@@ -178,6 +178,7 @@ static void sys_memory_control(struct tcb *self, struct frame *f)
 void syscall_dispatch(struct frame *f)
 {
     struct tcb *self = current();
+    entry_check_syscall(f);
     invariants_check("syscall entry");
     /* A thread of a foreign space makes no X.2 system calls, not even through the stubs:
      * every `syscall` of it is a message to its handler. */

@@ -3,6 +3,7 @@
 #include "frame.h"
 #include "paging.h"
 #include "x86.h"
+#include "cpu.h"
 #include "intctl.h"
 #include "tcb.h"
 #include "sched.h"
@@ -93,6 +94,27 @@ static bool decode_io(struct tcb *t, struct frame *f, unsigned *port, unsigned *
     }
 }
 
+/* Page-fault error code bits. */
+#define PF_P    0x1     /* the page was present: a protection fault */
+#define PF_W    0x2
+#define PF_U    0x4     /* a user-mode access (clear: an implicit supervisor-mode access) */
+#define PF_RSVD 0x8
+#define PF_I    0x10
+
+/* Can the pager resolve this #PF from user mode?  Not at a kernel address, not with a reserved
+ * bit set, and not for an implicit supervisor-mode access that SMAP refused (present page,
+ * U clear): SMAP refuses every such access to a user page however it is mapped, so a pager
+ * that maps the page again only makes the instruction fault again, for ever.  QEMU (7.2, TCG)
+ * makes those accesses for the stack of a user-mode iretq, lretq and far call; the SDM makes
+ * only descriptor-table and TSS reads implicit, and those never touch user pages since the
+ * LDT is null (cpu.c).  Such a fault is an exception for the thread's handler instead. */
+static bool pager_can_resolve(const struct frame *f, word_t addr)
+{
+    if (addr >= L4_USER_AREA_END || (f->error & PF_RSVD))
+        return false;
+    return !(cpu_has_smap && (f->error & (PF_P | PF_U)) == PF_P);
+}
+
 static void user_exception(struct tcb *t, struct frame *f)
 {
     unsigned v = (unsigned)f->vector;
@@ -102,8 +124,8 @@ static void user_exception(struct tcb *t, struct frame *f)
     switch (v) {
     case 14: {
         word_t addr = read_cr2();
-        unsigned access = (f->error & 0x10) ? FAULT_X : (f->error & 0x2) ? FAULT_W : FAULT_R;
-        if (addr < L4_USER_AREA_END && !(f->error & 0x8))
+        unsigned access = (f->error & PF_I) ? FAULT_X : (f->error & PF_W) ? FAULT_W : FAULT_R;
+        if (pager_can_resolve(f, addr))
             fault_page(t, addr, access, f->rip);
         else if (!x2)
             foreign_exception(t, 14, f->error, addr);
@@ -138,9 +160,6 @@ static void user_exception(struct tcb *t, struct frame *f)
             fault_exception(t, 13, f->error);
         break;
     }
-    case 2:
-        printk("NMI while in user mode\n");
-        break;
     case 8: case 18:
         kernel_exception(f);
     default:
@@ -163,16 +182,31 @@ static void interrupt(unsigned v)
     }
 }
 
+/* entry.S: the frame about to go back to user mode has a non-canonical RIP (USER_RIP_CHECK):
+ * the current thread's general-protection fault, as for one that someone else set. */
+void user_rip_fault(void);
+void user_rip_fault(void)
+{
+    struct tcb *t = cpu0.current;
+    t->flags |= TF_USER_STATE;
+    thread_return_to_user_checks(t);
+}
+
 void trap_dispatch(struct frame *f)
 {
     unsigned v = (unsigned)f->vector;
+    entry_check_trap(f);
+    if (v == 2) {
+        /* An NMI runs on its IST stack, whatever it interrupted (the kernel with interrupts
+         * off, too): it reports and returns at once.  It must not schedule, block or send a
+         * message (the thread's state would then live on the IST stack, which the next NMI
+         * reuses), nor touch the thread's frame (that is not the frame it returns through). */
+        printk("NMI in %s mode\n", frame_from_user(f) ? "user" : "kernel");
+        return;
+    }
     if (v >= 32) {
         interrupt(v);
     } else if (!frame_from_user(f)) {
-        if (v == 2) {
-            printk("NMI in kernel mode\n");
-            return;
-        }
         kernel_exception(f);
     } else {
         user_exception(cpu0.current, f);

@@ -12,6 +12,9 @@
 #define MSR_GS_BASE         0xC0000101
 #define MSR_KERNEL_GS_BASE  0xC0000102
 #define MSR_APIC_BASE       0x1B
+#define MSR_SYSENTER_CS     0x174
+#define MSR_SYSENTER_ESP    0x175
+#define MSR_SYSENTER_EIP    0x176
 #define MSR_PAT             0x277
 #define MSR_TSC_DEADLINE    0x6E0
 
@@ -27,23 +30,42 @@
 #define CR0_WP     (1ul << 16)
 #define CR0_PG     (1ul << 31)
 
+#define CR4_VME        (1ul << 0)
+#define CR4_PVI        (1ul << 1)
+#define CR4_TSD        (1ul << 2)
+#define CR4_DE         (1ul << 3)
 #define CR4_PAE        (1ul << 5)
+#define CR4_MCE        (1ul << 6)
 #define CR4_PGE        (1ul << 7)
+#define CR4_PCE        (1ul << 8)
 #define CR4_OSFXSR     (1ul << 9)
 #define CR4_OSXMMEXCPT (1ul << 10)
+#define CR4_UMIP       (1ul << 11)
 #define CR4_FSGSBASE   (1ul << 16)
 #define CR4_PCIDE      (1ul << 17)
 #define CR4_OSXSAVE    (1ul << 18)
 #define CR4_SMEP       (1ul << 20)
 #define CR4_SMAP       (1ul << 21)
+#define CR4_PKE        (1ul << 22)
+#define CR4_CET        (1ul << 23)
 
 #define RFLAGS_CF  (1ul << 0)
+#define RFLAGS_FIXED (1ul << 1)     /* reads as 1 */
+#define RFLAGS_TF  (1ul << 8)
 #define RFLAGS_IF  (1ul << 9)
 #define RFLAGS_DF  (1ul << 10)
 #define RFLAGS_IOPL (3ul << 12)
 #define RFLAGS_NT  (1ul << 14)
+#define RFLAGS_RF  (1ul << 16)
+#define RFLAGS_VM  (1ul << 17)
 #define RFLAGS_AC  (1ul << 18)
-#define RFLAGS_TF  (1ul << 8)
+#define RFLAGS_VIF (1ul << 19)
+#define RFLAGS_VIP (1ul << 20)
+#define RFLAGS_ID  (1ul << 21)
+/* The bits a CPL-3 program can hold at all: the arithmetic flags, TF, IF (always 1), DF, NT,
+ * RF (the CPU sets it in fault frames), AC, ID, and bit 1.  IOPL, VM, VIF and VIP stay 0. */
+#define RFLAGS_CPL3_POSSIBLE (0x8D5ul | RFLAGS_FIXED | RFLAGS_TF | RFLAGS_IF | RFLAGS_DF | \
+                              RFLAGS_NT | RFLAGS_RF | RFLAGS_AC | RFLAGS_ID)
 /* The RFLAGS bits user code may set through ExchangeRegisters/exception replies (contract §4.4.2). */
 #define RFLAGS_USER_MASK 0x8D5ul
 #define RFLAGS_USER_DEFAULT 0x202ul

@@ -68,7 +68,7 @@ bool space_in_kip_area(const struct space *s, word_t va, word_t size)
 
 bool space_in_utcb_area(const struct space *s, word_t va, word_t size)
 {
-    return in_area(s->utcb_area, va, size);
+    return !s->foreign && in_area(s->utcb_area, va, size);     /* as kernel/space.c */
 }
 
 void space_tlb_invalidate(struct space *s, word_t va, word_t size)

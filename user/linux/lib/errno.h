@@ -24,6 +24,7 @@
 #define ENOTDIR      20
 #define EISDIR       21
 #define EINVAL       22
+#define ENFILE       23
 #define EMFILE       24
 #define ENOTTY       25
 #define EFBIG        27
@@ -33,10 +34,13 @@
 #define EMLINK       31
 #define EPIPE        32
 #define ERANGE       34
+#define EDEADLK      35
 #define ENAMETOOLONG 36
+#define ENOLCK       37
 #define ENOSYS       38
 #define ENOTEMPTY    39
 #define ELOOP        40
+#define ENODATA      61
 #define EOVERFLOW    75
 #define EOPNOTSUPP   95
 

@@ -43,7 +43,7 @@ enum park_kind {
 /* The scratch of the kinds and of the calls that keep something across their runs: which one
  * is in use says park.use (set by the accessors below on a call's first run). */
 enum park_use { PARK_USE_NONE, PARK_USE_FORK, PARK_USE_START, PARK_USE_IO, PARK_USE_POLL,
-                PARK_USE_SLEEP, PARK_USE_SIGWAIT, PARK_USE_TTY };
+                PARK_USE_SLEEP, PARK_USE_SIGWAIT };
 
 struct park_fork {                  /* PARK_FORK_REGS, PARK_FORK_FPU, PARK_VFORK (the parent) */
     l4_word_t flags, stack, ptid, ctid, tls;    /* clone's arguments */
@@ -56,6 +56,7 @@ struct park_start {                 /* PARK_START (a new child) */
 };
 struct park_io {                    /* read, write, readv, writev */
     l4_word_t done;                 /* bytes moved by earlier runs */
+    uint64_t vtime_end;             /* a tty read with VMIN 0, VTIME > 0: when it ends */
 };
 struct park_poll {                  /* poll, ppoll, select, pselect6, epoll_wait ... */
     uint64_t deadline;              /* lx_now() when it ends; 0: none */
@@ -68,9 +69,6 @@ struct park_sleep {                 /* nanosleep, clock_nanosleep, their restart
 };
 struct park_sigwait {               /* rt_sigtimedwait */
     uint64_t deadline;              /* 0: none */
-};
-struct park_tty {                   /* a tty read */
-    uint64_t vtime_end;             /* VMIN 0, VTIME > 0: the read's end */
 };
 
 #define PARK_INLINE_WAITERS 2       /* waiter entries without kmalloc (most calls need one) */
@@ -112,7 +110,6 @@ struct park {
         struct park_poll poll;
         struct park_sleep sleep;
         struct park_sigwait sigwait;
-        struct park_tty tty;
     } u;
 };
 
@@ -140,11 +137,12 @@ bool park_busy(void);               /* anything to run again now? */
 void park_parked(struct thread *t, const struct sysargs *a);  /* the handler said LX_PARK */
 void park_run(void);                /* run the woken calls; clobbers the MRs */
 
-/* The scratch of the calling handler's kind, zeroed on the call's first run. */
+/* The scratch of the calling handler's kind, zeroed when the call first takes it (every
+ * call starts with none in use: syscall_dispatch), kept across its runs. */
 #define PARK_SCRATCH(name, member, USE)                                                      \
     static inline struct park_##name *park_##name(struct park *p)                            \
     {                                                                                        \
-        if (!p->retrying || p->use != USE) {                                                 \
+        if (p->use != USE) {                                                                 \
             p->use = USE;                                                                    \
             p->u.member = (struct park_##name){ 0 };                                         \
         }                                                                                    \
@@ -154,7 +152,6 @@ PARK_SCRATCH(io, io, PARK_USE_IO)
 PARK_SCRATCH(poll, poll, PARK_USE_POLL)
 PARK_SCRATCH(sleep, sleep, PARK_USE_SLEEP)
 PARK_SCRATCH(sigwait, sigwait, PARK_USE_SIGWAIT)
-PARK_SCRATCH(tty, tty, PARK_USE_TTY)
 #undef PARK_SCRATCH
 
 #endif

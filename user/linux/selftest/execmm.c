@@ -270,6 +270,9 @@ static void exec_written(char **argv)
 static void exec_proc_self(char **argv)
 {
     char *args[] = { "me", "showargs-self", 0 };
+    /* /proc/self/exe is proc's link, as on Linux: proc must be mounted. */
+    long mounted = sys6(165 /* mount */, (long)"proc", (long)"/proc", (long)"proc", 0, 0, 0);
+    check(mounted == 0, "mount proc on /proc");
     check(run("/proc/self/exe", args) == 0, "execve(/proc/self/exe)");
     char path[40] = "/proc/", num[24];
     utoa(sys3(SYS_getpid, 0, 0, 0), num);
@@ -290,6 +293,7 @@ static void exec_proc_self(char **argv)
         check(run("/proc/self/exe", args) == 0, "execve(/proc/self/exe) after a rename");
         check(sys3(SYS_rename_, "/bin/moved", "/bin/lxselftest", 0) == 0, "rename it back");
     }
+    check(sys3(166 /* umount2 */, "/proc", 0, 0) == 0, "umount /proc");
 }
 
 static void exec_errors(char **argv)

@@ -13,7 +13,7 @@
  *   lxselftest.elf system    identity, limits, scheduling, sysinfo, prctl (selftest/system.c)
  *   lxselftest.elf proc      mounts, /proc, /dev, statx/utimensat/chown/sendfile/mknod/...
  *                            (tests/system/test_lx_proc.py's initramfs); exit 0
- *   lxselftest.elf fsfill    write files until lx's memory runs out (ENOSPC), remove them
+ *   lxselftest.elf fsfill    write a file until /tmp is full (ENOSPC), another process runs on
  *   lxselftest.elf cost      TSC ticks per getpid and per first touch of a fresh page (a
  *                            figure to look at by hand, under -icount: guest instructions)
  *   lxselftest.elf fork [N [NONELF]]  processes: fork (copy-on-write, registers, FS base),

@@ -36,9 +36,8 @@ long sys_sync(struct thread *, const struct sysargs *);
 long sys_syncfs(struct thread *, const struct sysargs *);
 long sys_readahead(struct thread *, const struct sysargs *);
 long sys_fadvise64(struct thread *, const struct sysargs *);
-long sys_flock(struct thread *, const struct sysargs *);
 
-/* syscalls/sys_fs.c: the file tree and the fd table */
+/* syscalls/sys_fs.c: the file tree */
 long sys_open(struct thread *, const struct sysargs *);
 long sys_openat(struct thread *, const struct sysargs *);
 long sys_creat(struct thread *, const struct sysargs *);
@@ -66,10 +65,17 @@ long sys_readlinkat(struct thread *, const struct sysargs *);
 long sys_chdir(struct thread *, const struct sysargs *);
 long sys_fchdir(struct thread *, const struct sysargs *);
 long sys_getcwd(struct thread *, const struct sysargs *);
+long sys_mknod(struct thread *, const struct sysargs *);
+long sys_mknodat(struct thread *, const struct sysargs *);
+
+/* syscalls/sys_fd.c: the fd table, fcntl, flock */
 long sys_dup(struct thread *, const struct sysargs *);
 long sys_dup2(struct thread *, const struct sysargs *);
 long sys_dup3(struct thread *, const struct sysargs *);
 long sys_fcntl(struct thread *, const struct sysargs *);
+long sys_flock(struct thread *, const struct sysargs *);
+
+/* syscalls/sys_attr.c: attributes */
 long sys_access(struct thread *, const struct sysargs *);
 long sys_faccessat(struct thread *, const struct sysargs *);
 long sys_faccessat2(struct thread *, const struct sysargs *);
@@ -88,8 +94,20 @@ long sys_chown(struct thread *, const struct sysargs *);
 long sys_lchown(struct thread *, const struct sysargs *);
 long sys_fchownat(struct thread *, const struct sysargs *);
 long sys_fchown(struct thread *, const struct sysargs *);
-long sys_mknod(struct thread *, const struct sysargs *);
-long sys_mknodat(struct thread *, const struct sysargs *);
+
+/* syscalls/sys_xattr.c: extended attributes */
+long sys_setxattr(struct thread *, const struct sysargs *);
+long sys_lsetxattr(struct thread *, const struct sysargs *);
+long sys_fsetxattr(struct thread *, const struct sysargs *);
+long sys_getxattr(struct thread *, const struct sysargs *);
+long sys_lgetxattr(struct thread *, const struct sysargs *);
+long sys_fgetxattr(struct thread *, const struct sysargs *);
+long sys_listxattr(struct thread *, const struct sysargs *);
+long sys_llistxattr(struct thread *, const struct sysargs *);
+long sys_flistxattr(struct thread *, const struct sysargs *);
+long sys_removexattr(struct thread *, const struct sysargs *);
+long sys_lremovexattr(struct thread *, const struct sysargs *);
+long sys_fremovexattr(struct thread *, const struct sysargs *);
 
 /* syscalls/sys_mm.c: memory */
 long sys_brk(struct thread *, const struct sysargs *);
@@ -199,5 +217,6 @@ long sys_getsid(struct thread *, const struct sysargs *);
 /* task/wait.c: wait4, waitid */
 long sys_wait4(struct thread *, const struct sysargs *);
 long sys_waitid(struct thread *, const struct sysargs *);
+
 
 #endif

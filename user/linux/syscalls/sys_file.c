@@ -2,147 +2,58 @@
  * ioctl.  Bytes move between the process and the file through a bounce buffer, one page
  * of the process at a time, so a bad page ends the transfer exactly at its start (short
  * count, or -EFAULT if nothing moved), as in Linux. */
+/* Reading and writing open files: read, write, readv, writev, pread64, pwrite64, lseek,
+ * ioctl, sendfile, and the calls that have nothing to write back.  Thin: the arguments
+ * become a transfer (struct uio) and the VFS's common path does the rest (vfs/rw.c: access
+ * modes, ranges, parking a blocking caller, the file's operation). */
 #include "syscalls/handlers.h"
 #include "lib/errno.h"
 #include "mm/usercopy.h"
-#include "park/park.h"
-#include "signal/signal.h"
 #include "task/process.h"
-#include "tty/tty.h"
-#include "vfs/poll.h"
-#include "vfs/vfs.h"
+#include "vfs/file.h"
 
 #define FIONCLEX    0x5450
 #define FIOCLEX     0x5451
 #define IOV_MAX     1024
-#define SEEK_SET 0
-#define SEEK_CUR 1
-#define SEEK_END 2
+#define MAX_RW_COUNT 0x7ffff000ul   /* Linux's largest single transfer */
+#define SEEK_MAX    4
 
 static char bounce[LX_PAGE];
+static struct uio_seg iovs[IOV_MAX];
 
-/* Transfer up to n bytes between user buf and file f at *pos (advanced); *done: the bytes
- * moved.  0, or the error that stopped it (-EAGAIN: the file would have to wait).  A write
- * hands the file at most one page's worth per call, gathered from at most two user pages,
- * so a pipe sees a write of up to PIPE_BUF bytes whole (its atomicity, fs/pipe/pipe.c). */
-static long do_io(struct thread *t, struct file *f, l4_word_t buf, l4_word_t n, l4_word_t *pos,
-                  bool write, l4_word_t *done)
+/* read/write/pread/pwrite of n bytes at buf. */
+static long rw1(struct thread *t, struct file *f, l4_word_t buf, l4_word_t n, l4_word_t *pos,
+                bool write, bool resumable)
 {
-    *done = 0;
-    if ((long)n < 0)
-        return -EINVAL;
-    unsigned acc = f->flags & O_ACCMODE;
-    if ((f->flags & O_PATH) || (write ? acc == O_RDONLY : acc == O_WRONLY))
-        return -EBADF;
-    if (write ? !f->ops->write : !f->ops->read)
-        return S_ISDIR(f->inode->mode) ? -EISDIR : -ENXIO;
-    while (*done < n) {
-        l4_word_t at = buf + *done, k = n - *done;
-        l4_word_t first = LX_PAGE - (at & ~LX_PAGE_MASK);
-        long r;
-        if (write) {
-            if (k > LX_PAGE)
-                k = LX_PAGE;
-            if (first > k)
-                first = k;
-            if (copy_from_user(t->mm, bounce, at, first))
-                return -EFAULT;
-            if (first < k && copy_from_user(t->mm, bounce + first, at + first, k - first))
-                k = first;          /* the next round stops at the bad page */
-            r = f->ops->write(f, bounce, k, *pos);
-            if (r == -EPIPE)
-                signal_raise(t, SIGPIPE);
-        } else {
-            if (k > first)
-                k = first;
-            r = f->ops->read(f, bounce, k, *pos);
-            if (r > 0 && copy_to_user(t->mm, at, bounce, (size_t)r))
-                return -EFAULT;
-        }
-        if (r < 0)
-            return r;
-        *done += (l4_word_t)r;
-        if (f->ops->seekable)
-            *pos += (l4_word_t)r;
-        if ((l4_word_t)r < k)
-            break;
-    }
-    return 0;
-}
-
-/* A signal interrupts a parked read or write: the bytes moved so far, if any (Linux's pipe
- * and tty return the partial count, never EINTR, after progress), else a restart (with
- * SA_RESTART or no handler) or EINTR.  A read parks only before it moved anything. */
-static long io_interrupted(struct thread *t)
-{
-    l4_word_t done = t->park.u.io.done;
-    return done ? (long)done : -ERESTARTSYS;
-}
-
-/* The end of a run of read/write/readv/writev that moved `done` bytes and stopped with err.
- * A file that would wait (-EAGAIN) parks a caller without O_NONBLOCK on the queues its poll
- * op names (docs/linux/pipes.md): a read that moved nothing, or a write, whose progress is
- * kept in the thread's park.u.io for the rerun (which sees the same arguments and goes on
- * from there). */
-static long io_end(struct thread *t, struct file *f, bool write, l4_word_t done, long err)
-{
-    struct park_io *io = &t->park.u.io;
-    if (err == -EAGAIN && !(f->flags & O_NONBLOCK) && f->ops->poll && (write || !done)) {
-        io->done += done;
-        f->ops->poll(f, t);
-        return park_call_fn(t, 0, io_interrupted);
-    }
-    l4_word_t total = io->done + done;
-    io->done = 0;
-    return total ? (long)total : err;
-}
-
-static long rw(struct thread *t, const struct sysargs *a, bool write)
-{
-    struct file *f = fd_get(t, (long)a->a[0]);
-    if (!f)
-        return -EBADF;
-    struct park_io *io = park_io(&t->park);
-    if (write && (f->flags & O_APPEND) && S_ISREG(f->inode->mode))
-        f->pos = f->inode->size;
-    l4_word_t done, skip = io->done;
-    if (skip > a->a[2])
-        skip = a->a[2];
-    long e = do_io(t, f, a->a[1] + skip, a->a[2] - skip, &f->pos, write, &done);
-    return io_end(t, f, write, done, e);
+    struct uio_seg seg = { buf, n };
+    struct uio u;
+    uio_init(&u, t->mm, &seg, 1);
+    return vfs_rw(t, f, &u, pos, write, resumable);
 }
 
 long sys_read(struct thread *t, const struct sysargs *a)
 {
-    struct file *f = fd_get(t, (long)a->a[0]);
-    if (f && tty_file(f))
-        return tty_read(t, f, a->a[1], a->a[2]);    /* job control, parking: tty/tty.c */
-    return rw(t, a, false);
+    struct file *f = fd_get(t, (long)(int)a->a[0]);
+    return f ? rw1(t, f, a->a[1], a->a[2], &f->pos, false, true) : -EBADF;
 }
 
 long sys_write(struct thread *t, const struct sysargs *a)
 {
-    struct file *f = fd_get(t, (long)a->a[0]);
-    if (f && tty_file(f))
-        return tty_write(t, f, a->a[1], a->a[2]);
-    return rw(t, a, true);
+    struct file *f = fd_get(t, (long)(int)a->a[0]);
+    return f ? rw1(t, f, a->a[1], a->a[2], &f->pos, true, true) : -EBADF;
 }
 
 static long prw(struct thread *t, const struct sysargs *a, bool write)
 {
-    struct file *f = fd_get(t, (long)a->a[0]);
-    if (!f)
-        return -EBADF;
-    if (!f->ops->seekable)
-        return -ESPIPE;
     if ((long)a->a[3] < 0)
         return -EINVAL;
-    l4_word_t pos = a->a[3];        /* Linux's pwrite appends under O_APPEND too */
-    if (write && (f->flags & O_APPEND) && S_ISREG(f->inode->mode))
-        pos = f->inode->size;
-    l4_word_t done;
-    long e = do_io(t, f, a->a[1], a->a[2], &pos, write, &done);
-    return done ? (long)done : e;
+    struct file *f = fd_get(t, (long)(int)a->a[0]);
+    if (!f || (f->flags & O_PATH))
+        return -EBADF;
+    if (!f->ops->llseek)
+        return -ESPIPE;             /* a pipe or tty: no position to read at */
+    l4_word_t pos = a->a[3];
+    return rw1(t, f, a->a[1], a->a[2], &pos, write, false);
 }
 
 long sys_pread64(struct thread *t, const struct sysargs *a)
@@ -155,39 +66,30 @@ long sys_pwrite64(struct thread *t, const struct sysargs *a)
     return prw(t, a, true);
 }
 
+/* readv/writev: the iovecs copied in whole first, checked as Linux's import_iovec. */
 static long rwv(struct thread *t, const struct sysargs *a, bool write)
 {
-    struct file *f = fd_get(t, (long)a->a[0]);
-    if (!f)
+    struct file *f = fd_get(t, (long)(int)a->a[0]);
+    unsigned acc = f ? f->flags & O_ACCMODE : 0;
+    if (!f || (f->flags & O_PATH) || (write ? acc != O_WRONLY && acc != O_RDWR
+                                            : acc != O_RDONLY && acc != O_RDWR))
         return -EBADF;
-    if (a->a[2] > IOV_MAX)
+    l4_word_t n = a->a[2];
+    if (n > IOV_MAX)
         return -EINVAL;
-    struct park_io *io = park_io(&t->park);
-    l4_word_t skip = io->done, done = 0;    /* a rerun goes on after the bytes moved */
-    long e = 0;
-    for (l4_word_t i = 0; i < a->a[2]; i++) {
-        l4_word_t iov[2], moved;
-        if (copy_from_user(t->mm, iov, a->a[1] + i * sizeof iov, sizeof iov)) {
-            e = -EFAULT;
-            break;
-        }
-        if ((long)iov[1] < 0) {
-            e = -EINVAL;
-            break;
-        }
-        if (skip >= iov[1]) {
-            skip -= iov[1];
-            continue;
-        }
-        if (write && (f->flags & O_APPEND) && S_ISREG(f->inode->mode))
-            f->pos = f->inode->size;
-        e = do_io(t, f, iov[0] + skip, iov[1] - skip, &f->pos, write, &moved);
-        done += moved;
-        if (e || moved < iov[1] - skip)
-            break;
-        skip = 0;
+    if (n && copy_from_user(t->mm, iovs, a->a[1], n * sizeof iovs[0]))
+        return -EFAULT;
+    l4_word_t total = 0;
+    for (l4_word_t k = 0; k < n; k++) {
+        if ((long)iovs[k].len < 0)
+            return -EINVAL;
+        if (iovs[k].len > MAX_RW_COUNT - total)
+            iovs[k].len = MAX_RW_COUNT - total;
+        total += iovs[k].len;
     }
-    return io_end(t, f, write, done, e);
+    struct uio u;
+    uio_init(&u, t->mm, iovs, (unsigned)n);
+    return vfs_rw(t, f, &u, &f->pos, write, true);
 }
 
 long sys_readv(struct thread *t, const struct sysargs *a)
@@ -202,32 +104,27 @@ long sys_writev(struct thread *t, const struct sysargs *a)
 
 long sys_lseek(struct thread *t, const struct sysargs *a)
 {
-    struct file *f = fd_get(t, (long)a->a[0]);
-    if (!f)
+    struct file *f = fd_get(t, (long)(int)a->a[0]);
+    if (!f || (f->flags & O_PATH))
         return -EBADF;
-    if (!f->ops->seekable)
-        return -ESPIPE;
-    long off = (long)a->a[1], base;
-    switch (a->a[2]) {
-    case SEEK_SET: base = 0; break;
-    case SEEK_CUR: base = (long)f->pos; break;
-    case SEEK_END: base = (long)f->inode->size; break;
-    default: return -EINVAL;
-    }
-    if ((off > 0 && base > __LONG_MAX__ - off) || base + off < 0)
+    if (a->a[2] > SEEK_MAX)
         return -EINVAL;
-    f->pos = (l4_word_t)(base + off);
-    return (long)f->pos;
+    if (!f->ops->llseek)
+        return -ESPIPE;
+    long r = f->ops->llseek(t, f, (long)a->a[1], (int)a->a[2]);
+    if (r >= 0)
+        f->pos = (l4_word_t)r;
+    return r;
 }
 
-/* The file-independent requests here; the rest is the file's ioctl op (pipes: FIONREAD). */
+/* The requests of every file here; the rest is the file's ioctl operation. */
 long sys_ioctl(struct thread *t, const struct sysargs *a)
 {
-    struct file *f = fd_get(t, (long)a->a[0]);
-    if (!f)
+    struct file *f = fd_get(t, (long)(int)a->a[0]);
+    if (!f || (f->flags & O_PATH))
         return -EBADF;
     unsigned cmd = (unsigned)a->a[1];   /* Linux's ioctl takes an unsigned int */
-    switch (cmd) {                  /* the ones of every file */
+    switch (cmd) {
     case FIONBIO: {
         int on;
         if (copy_from_user(t->mm, &on, a->a[2], sizeof on))
@@ -239,13 +136,15 @@ long sys_ioctl(struct thread *t, const struct sysargs *a)
     case FIONCLEX:
         fd_set_cloexec(t, (unsigned)a->a[0], cmd == FIOCLEX);
         return 0;
+    case FIONREAD:
+        if (S_ISREG(f->inode->mode)) {  /* the bytes from the position to the end */
+            int n = f->pos < f->inode->size ? (int)(f->inode->size - f->pos) : 0;
+            return copy_to_user(t->mm, a->a[2], &n, sizeof n);
+        }
+        break;
     }
     if (f->ops->ioctl)
-        return f->ops->ioctl(f, t, cmd, a->a[2]);
-    if (cmd == FIONREAD && S_ISREG(f->inode->mode)) {
-        int n = f->pos < f->inode->size ? (int)(f->inode->size - f->pos) : 0;
-        return copy_to_user(t->mm, a->a[2], &n, sizeof n);
-    }
+        return f->ops->ioctl(t, f, cmd, a->a[2]);
     return -ENOTTY;
 }
 
@@ -257,10 +156,11 @@ long sys_sendfile(struct thread *t, const struct sysargs *a)
     struct file *out = fd_get(t, (long)(int)a->a[0]), *in = fd_get(t, (long)(int)a->a[1]);
     if (!out || !in)
         return -EBADF;
-    if ((in->flags & O_ACCMODE) == O_WRONLY || (in->flags & O_PATH) ||
-        (out->flags & O_ACCMODE) == O_RDONLY || (out->flags & O_PATH))
+    unsigned iacc = in->flags & O_ACCMODE, oacc = out->flags & O_ACCMODE;
+    if ((iacc != O_RDONLY && iacc != O_RDWR) || (in->flags & O_PATH) ||
+        (oacc != O_WRONLY && oacc != O_RDWR) || (out->flags & O_PATH))
         return -EBADF;
-    if (!in->ops->read || !out->ops->write || !in->ops->seekable || (out->flags & O_APPEND))
+    if (!in->ops->read || !out->ops->write || !in->ops->llseek || (out->flags & O_APPEND))
         return -EINVAL;
     l4_word_t pos = in->pos, count = a->a[3];
     if (a->a[2]) {
@@ -273,25 +173,30 @@ long sys_sendfile(struct thread *t, const struct sysargs *a)
     }
     if ((long)count < 0)
         return -EINVAL;
-    if (count > 0x7ffff000)
-        count = 0x7ffff000;         /* Linux's MAX_RW_COUNT */
+    if (count > MAX_RW_COUNT)
+        count = MAX_RW_COUNT;
     l4_word_t done = 0;
     long err = 0;
     while (done < count) {
         l4_word_t k = count - done < LX_PAGE ? count - done : LX_PAGE;
-        long r = in->ops->read(in, bounce, k, pos);
+        struct uio_seg seg = { (l4_word_t)bounce, k };
+        struct uio u;
+        uio_init(&u, NULL, &seg, 1);
+        long r = vfs_rw(t, in, &u, &pos, false, false);
         if (r <= 0) {
             err = r;
             break;
         }
-        long w = out->ops->write(out, bounce, (l4_word_t)r, out->pos);
+        seg.len = (l4_word_t)r;
+        uio_init(&u, NULL, &seg, 1);
+        long w = vfs_rw(t, out, &u, &out->pos, true, false);
         if (w <= 0) {
             err = w;
+            pos -= (l4_word_t)r;    /* what was read and not written is not consumed */
             break;
         }
-        if (out->ops->seekable)
-            out->pos += (l4_word_t)w;
-        pos += (l4_word_t)w;
+        if (w < r)
+            pos -= (l4_word_t)(r - w);
         done += (l4_word_t)w;
         if (w < r)
             break;
@@ -308,24 +213,24 @@ long sys_sendfile(struct thread *t, const struct sysargs *a)
 
 /* --- calls that have nothing to do on a RAM file system ---------------------------------- */
 
-/* fsync, fdatasync: everything is in memory already; Linux's EINVAL for files without it. */
-static long do_fsync(struct thread *t, const struct sysargs *a)
+/* fsync, fdatasync: the file's operation (everything is in memory already); Linux's EINVAL
+ * for files without one (devices, pipes). */
+static long do_fsync(struct thread *t, const struct sysargs *a, bool datasync)
 {
     struct file *f = fd_get(t, (long)(int)a->a[0]);
     if (!f || (f->flags & O_PATH))
         return -EBADF;
-    unsigned m = f->inode->mode;
-    return S_ISREG(m) || S_ISDIR(m) || f->inode->iop ? 0 : -EINVAL;
+    return f->ops->fsync ? f->ops->fsync(t, f, datasync) : -EINVAL;
 }
 
 long sys_fsync(struct thread *t, const struct sysargs *a)
 {
-    return do_fsync(t, a);
+    return do_fsync(t, a, false);
 }
 
 long sys_fdatasync(struct thread *t, const struct sysargs *a)
 {
-    return do_fsync(t, a);
+    return do_fsync(t, a, true);
 }
 
 long sys_sync(struct thread *t, const struct sysargs *a)
@@ -342,7 +247,7 @@ long sys_syncfs(struct thread *t, const struct sysargs *a)
 long sys_readahead(struct thread *t, const struct sysargs *a)
 {
     struct file *f = fd_get(t, (long)(int)a->a[0]);
-    if (!f || (f->flags & O_ACCMODE) == O_WRONLY)
+    if (!f || (f->flags & O_PATH) || (f->flags & O_ACCMODE) == O_WRONLY)
         return -EBADF;
     return S_ISREG(f->inode->mode) ? 0 : -EINVAL;
 }
@@ -359,15 +264,3 @@ long sys_fadvise64(struct thread *t, const struct sysargs *a)
     return 0;
 }
 
-/* flock: accepted, with no lock kept: lx's processes never wait for one another's locks
- * (docs/linux/files.md). */
-long sys_flock(struct thread *t, const struct sysargs *a)
-{
-    struct file *f = fd_get(t, (long)(int)a->a[0]);
-    if (!f || (f->flags & O_PATH))
-        return -EBADF;
-    unsigned op = (unsigned)a->a[1] & ~4u;  /* LOCK_NB */
-    if (op != 1 && op != 2 && op != 8)      /* LOCK_SH, LOCK_EX, LOCK_UN */
-        return -EINVAL;
-    return 0;
-}

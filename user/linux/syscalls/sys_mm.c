@@ -5,7 +5,7 @@
 #include "mm/mm.h"
 #include "mm/usercopy.h"
 #include "task/process.h"
-#include "vfs/vfs.h"
+#include "vfs/file.h"
 
 #define MAP_SHARED          0x01
 #define MAP_PRIVATE         0x02
@@ -57,35 +57,31 @@ long sys_brk(struct thread *t, const struct sysargs *a)
     return (long)want;
 }
 
-/* The backing of a file mapping from fd into *r: 0, or Linux's error. */
+/* The backing of a file mapping from fd into *r: the access mode checked as Linux's
+ * do_mmap, then the file's mmap operation (the page provider, or memory of its own as
+ * /dev/zero's): 0, or Linux's error. */
 static int file_backing(struct thread *t, long fd, l4_word_t off, unsigned type, unsigned prot,
                         struct region *r)
 {
     struct file *f = fd_get(t, fd);
-    if (!f)
+    if (!f || (f->flags & O_PATH))
         return -EBADF;
-    struct inode *i = f->inode;
     unsigned acc = f->flags & O_ACCMODE;
-    if (S_ISCHR(i->mode) && i->rdev_major == 1 && i->rdev_minor == 5) {
-        if (acc == O_WRONLY)
-            return -EACCES;
-        return 0;                   /* /dev/zero: anonymous memory (shared: with children) */
-    }
-    if (!S_ISREG(i->mode))
-        return -ENODEV;             /* directories, devices, the console: no mmap */
-    if (acc == O_WRONLY)
+    bool readable = acc == O_RDONLY || acc == O_RDWR, writable = acc == O_WRONLY || acc == O_RDWR;
+    if (type == MAP_SHARED && (prot & PROT_WRITE) && !writable)
+        return -EACCES;
+    if (!readable)
         return -EACCES;             /* every mapping reads */
-    if (type == MAP_SHARED && (prot & PROT_WRITE) && acc != O_RDWR)
-        return -EACCES;
-    if (type == MAP_SHARED && (prot & PROT_WRITE) && (f->flags & O_APPEND))
-        return -EACCES;
-    r->file = i;
+    if ((prot & PROT_EXEC) && (f->inode->sb->flags & MS_NOEXEC))
+        return -EPERM;
+    if (!f->ops->mmap)
+        return -ENODEV;             /* directories, the tty, pipes: no mmap */
     r->foff = off;
-    r->fstart = r->start;
-    r->fend = MM_FILE_END;
-    r->bus_past_eof = true;
+    int e = f->ops->mmap(t, f, r);
+    if (e || !r->file)
+        return e;                   /* memory of its own (anonymous for /dev/zero) */
     r->shared = type == MAP_SHARED;
-    r->no_write = type == MAP_SHARED && acc != O_RDWR;
+    r->no_write = type == MAP_SHARED && !writable;
     return 0;
 }
 

@@ -1,19 +1,15 @@
 /* mount, umount2, statfs, fstatfs (docs/linux/files.md, "Mounts").  Every caller is root,
- * so EPERM never comes from a missing capability. */
+ * so EPERM never comes from a missing capability.  The data string (a file system's
+ * options: tmpfs's size=, nr_inodes=, mode=) goes to the file system. */
 #include "syscalls/handlers.h"
 #include "fs/proc/proc.h"
 #include "lib/errno.h"
 #include "mm/usercopy.h"
 #include "task/process.h"
-#include "vfs/vfs.h"
+#include "vfs/file.h"
 #include <string.h>
 
-#define MS_RDONLY     1ul
-#define MS_NOSUID     2ul
-#define MS_NODEV      4ul
-#define MS_NOEXEC     8ul
 #define MS_REMOUNT    32ul
-#define MS_NOATIME    1024ul
 #define MS_BIND       4096ul
 #define MS_MOVE       8192ul
 #define MS_UNBINDABLE (1ul << 17)
@@ -29,7 +25,21 @@
 #define MNT_EXPIRE      4u
 #define UMOUNT_NOFOLLOW 8u
 
-static char target[PATH_MAX], type[64], source[64];
+static char target[PATH_MAX], type[64], source[64], data[LX_PAGE];
+
+/* The options string (at most a page, as Linux copies it): 0 or -EFAULT. */
+static int get_data(struct thread *t, l4_word_t u)
+{
+    data[0] = 0;
+    if (!u)
+        return 0;
+    long n = strncpy_from_user(t->mm, data, u, sizeof data);
+    if (n == -ENAMETOOLONG)
+        data[sizeof data - 1] = 0;  /* Linux takes the first page */
+    else if (n < 0)
+        return (int)n;
+    return 0;
+}
 
 long sys_mount(struct thread *t, const struct sysargs *a)
 {
@@ -43,15 +53,17 @@ long sys_mount(struct thread *t, const struct sysargs *a)
     struct inode *on = path_walk(t, NULL, target, true, &err);
     if (!on)
         return err;
-    bool is_root = on == inode_sb(on)->root;
+    bool is_root = on == on->sb->root;
     if (flags & (MS_SHARED | MS_PRIVATE | MS_SLAVE | MS_UNBINDABLE))
         return is_root ? 0 : -EINVAL;   /* one namespace: propagation changes nothing */
     if (flags & MS_REMOUNT) {
         if (!is_root)
             return -EINVAL;
-        struct super_block *sb = inode_sb(on);
-        sb->flags = (sb->flags & ~MS_KEPT) | (flags & MS_KEPT);
-        return 0;
+        int e = get_data(t, a->a[4]);
+        if (e)
+            return e;
+        struct super_block *sb = on->sb;
+        return vfs_remount(sb, (sb->flags & ~MS_KEPT) | (flags & MS_KEPT), data);
     }
     if (flags & (MS_BIND | MS_MOVE))
         return -EINVAL;             /* not yet (docs/linux/files.md) */
@@ -64,13 +76,13 @@ long sys_mount(struct thread *t, const struct sysargs *a)
         n != -ENAMETOOLONG)
         return n;
     source[sizeof source - 1] = 0;
-    const struct fs_type *fs = !strcmp(type, "tmpfs") ? &tmpfs_type :
-                               !strcmp(type, "proc") ? &proc_type : NULL;
+    const struct fs_type *fs = fs_type_find(type);
     if (!fs)
         return -ENODEV;
     if (!S_ISDIR(on->mode))
         return -ENOTDIR;
-    return vfs_mount(fs, on, source, flags & MS_KEPT);
+    int e = get_data(t, a->a[4]);
+    return e ? e : vfs_mount(fs, on, source, flags & MS_KEPT, data);
 }
 
 long sys_umount2(struct thread *t, const struct sysargs *a)
@@ -87,7 +99,7 @@ long sys_umount2(struct thread *t, const struct sysargs *a)
     if (!i)
         return err;
     if (flags & MNT_EXPIRE)
-        return i == inode_sb(i)->root ? -EAGAIN : -EINVAL;  /* first call: only marked */
+        return i == i->sb->root ? -EAGAIN : -EINVAL;  /* first call: only marked */
     return vfs_umount(i, flags);
 }
 
@@ -102,7 +114,7 @@ struct lx_statfs {                  /* x86-64 struct statfs, 120 bytes */
 
 static long statfs_out(struct thread *t, struct inode *i, l4_word_t ubuf)
 {
-    struct super_block *sb = inode_sb(i);
+    struct super_block *sb = i->sb;
     struct lx_statfs st;
     memset(&st, 0, sizeof st);
     st.type = (int64_t)sb->type->magic;
@@ -111,11 +123,9 @@ static long statfs_out(struct thread *t, struct inode *i, l4_word_t ubuf)
     st.flags = 0x20 /* ST_VALID */ | (int64_t)(sb->flags & (MS_RDONLY | MS_NOSUID |
                                                            MS_NODEV | MS_NOEXEC | MS_NOATIME));
     st.fsid[0] = (int32_t)sb->dev;
-    if (sb->type == &tmpfs_type) {  /* every tmpfs shares lx's page pool */
-        st.blocks = page_total();
-        st.bfree = st.bavail = page_free_count();
-        st.files = st.blocks;
-        st.ffree = st.bfree;
+    if (sb->type->statfs) {         /* tmpfs: its size= and nr_inodes= limits */
+        sb->type->statfs(sb, &st.blocks, &st.bfree, &st.files, &st.ffree);
+        st.bavail = st.bfree;
     }
     return copy_to_user(t->mm, ubuf, &st, sizeof st);
 }

@@ -16,6 +16,7 @@
 #include "signal/signal.h"
 #include "task/process.h"
 #include "time/clock.h"
+#include "vfs/file.h"
 #include "vfs/poll.h"
 #include <string.h>
 
@@ -24,9 +25,10 @@ struct pollfd { int fd; short events, revents; };
 #define POLLIN_SET  (POLLIN | POLLRDNORM | POLLRDBAND | POLLHUP | POLLERR)
 #define POLLOUT_SET (POLLOUT | POLLWRNORM | POLLWRBAND | POLLERR)
 #define POLLEX_SET  POLLPRI
-#define FD_WORDS    (LX_NFDS / 64)
+#define POLL_CHUNK  512             /* pollfds handled at a time (a page of them) */
+#define SEL_WORDS   16              /* select's bits handled at a time, per set */
 
-static struct pollfd pfds[LX_NFDS];
+static struct pollfd pfds[POLL_CHUNK];
 
 /* The first run sets the deadline from a timeout in ns (~0: none, wait forever). */
 static void set_deadline(struct thread *t, uint64_t timeout)
@@ -97,28 +99,51 @@ static long ppoll_interrupted(struct thread *t)
     return timeout_left(t, t->park.call.a[2], false);
 }
 
-static long do_poll(struct thread *t, l4_word_t ufds, l4_word_t nfds, park_intr_fn intr)
+/* One piece of a poll array (count k at user address u): the ready entries counted, the
+ * revents left in pfds; with write, written back too.  -EFAULT if it cannot be read. */
+static long poll_piece(struct thread *t, l4_word_t u, l4_word_t k, bool wait, bool write)
 {
-    if (nfds > LX_NFDS)
-        return -EINVAL;             /* more than RLIMIT_NOFILE */
-    if (copy_from_user(t->mm, pfds, ufds, nfds * sizeof *pfds))
+    if (copy_from_user(t->mm, pfds, u, k * sizeof *pfds))
         return -EFAULT;
-    bool last = timed_out(t);
     long n = 0;
-    for (l4_word_t i = 0; i < nfds; i++) {
+    for (l4_word_t i = 0; i < k; i++) {
         struct pollfd *p = &pfds[i];
         p->revents = 0;
         if (p->fd < 0)
             continue;
         struct file *f = fd_get(t, p->fd);
-        unsigned m = f ? file_poll(f, last ? NULL : t) : POLLNVAL;
+        unsigned m = f ? file_poll(f, wait ? t : NULL) : POLLNVAL;
         p->revents = (short)(m & ((unsigned short)p->events | POLLERR | POLLHUP | POLLNVAL));
         n += p->revents != 0;
     }
+    if (write && copy_to_user(t->mm, u, pfds, k * sizeof *pfds))
+        return -EFAULT;
+    return n;
+}
+
+/* Any number of pollfds up to RLIMIT_NOFILE, a chunk at a time: the answer is written back
+ * once it is known (a second pass over the chunks when there are several). */
+static long do_poll(struct thread *t, l4_word_t ufds, l4_word_t nfds, park_intr_fn intr)
+{
+    if (nfds > fd_limit(t))
+        return -EINVAL;             /* more than RLIMIT_NOFILE */
+    bool last = timed_out(t), one = nfds <= POLL_CHUNK;
+    long n = 0;
+    for (l4_word_t off = 0; off < nfds; off += POLL_CHUNK) {
+        l4_word_t k = nfds - off < POLL_CHUNK ? nfds - off : POLL_CHUNK;
+        long r = poll_piece(t, ufds + off * sizeof *pfds, k, !last, false);
+        if (r < 0)
+            return r;
+        n += r;
+    }
     if (!n && !last)
         return park_call_fn(t, t->park.u.poll.deadline, intr);
-    if (copy_to_user(t->mm, ufds, pfds, nfds * sizeof *pfds))
-        return -EFAULT;
+    for (l4_word_t off = 0; off < nfds; off += POLL_CHUNK) {
+        l4_word_t k = nfds - off < POLL_CHUNK ? nfds - off : POLL_CHUNK;
+        if (one ? copy_to_user(t->mm, ufds, pfds, k * sizeof *pfds)
+                : poll_piece(t, ufds + off * sizeof *pfds, k, false, true) < 0)
+            return -EFAULT;
+    }
     return n;
 }
 
@@ -176,44 +201,67 @@ long sys_ppoll(struct thread *t, const struct sysargs *a)
     return poll_done(t, r);
 }
 
-/* select's three sets, each nfds bits rounded up to words (as Linux copies them). */
-static long do_select(struct thread *t, long nfds, const l4_word_t uset[3], park_intr_fn intr)
+/* A piece of select's three sets: fds [base, base + 64 * words), ready ones into out;
+ * the count, -EBADF or -EFAULT. */
+static long select_piece(struct thread *t, const l4_word_t uset[3], long base, size_t words,
+                         bool wait, uint64_t out[3][SEL_WORDS])
 {
-    static uint64_t in[3][FD_WORDS], out[3][FD_WORDS];
-    if (nfds < 0)
-        return -EINVAL;
-    if (nfds > LX_NFDS)
-        nfds = LX_NFDS;             /* Linux: the fd table's size */
-    size_t bytes = (size_t)(nfds + 63) / 64 * 8;
+    static uint64_t in[3][SEL_WORDS];
+    static const unsigned sets[3] = { POLLIN_SET, POLLOUT_SET, POLLEX_SET };
     for (unsigned s = 0; s < 3; s++) {
         memset(in[s], 0, sizeof in[s]);
         memset(out[s], 0, sizeof out[s]);
-        if (uset[s] && copy_from_user(t->mm, in[s], uset[s], bytes))
+        if (uset[s] && copy_from_user(t->mm, in[s], uset[s] + (l4_word_t)base / 8, words * 8))
             return -EFAULT;
     }
+    long n = 0;
+    for (size_t w = 0; w < words; w++) {
+        for (uint64_t any = in[0][w] | in[1][w] | in[2][w]; any; any &= any - 1) {
+            unsigned b = (unsigned)__builtin_ctzll(any);
+            struct file *f = fd_get(t, base + (long)(w * 64 + b));
+            if (!f)
+                return -EBADF;
+            unsigned m = file_poll(f, wait ? t : NULL);
+            for (unsigned s = 0; s < 3; s++)
+                if ((in[s][w] >> b & 1) && (m & sets[s])) {
+                    out[s][w] |= 1ull << b;
+                    n++;
+                }
+        }
+    }
+    return n;
+}
+
+/* select's three sets, each nfds bits rounded up to words (as Linux copies them), a piece
+ * at a time; written back once the answer is known. */
+static long do_select(struct thread *t, long nfds, const l4_word_t uset[3],
+                      park_intr_fn intr)
+{
+    static uint64_t out[3][SEL_WORDS];
+    if (nfds < 0)
+        return -EINVAL;
+    if ((unsigned long)nfds > fd_table_size(t))
+        nfds = (long)fd_table_size(t);  /* Linux: the fd table's size */
+    size_t total = (size_t)(nfds + 63) / 64;
     bool last = timed_out(t);
     long n = 0;
-    for (long fd = 0; fd < nfds; fd++) {
-        uint64_t bit = 1ull << (fd % 64);
-        unsigned w = (unsigned)fd / 64;
-        if (!((in[0][w] | in[1][w] | in[2][w]) & bit))
-            continue;
-        struct file *f = fd_get(t, fd);
-        if (!f)
-            return -EBADF;
-        unsigned m = file_poll(f, last ? NULL : t);
-        static const unsigned sets[3] = { POLLIN_SET, POLLOUT_SET, POLLEX_SET };
-        for (unsigned s = 0; s < 3; s++)
-            if ((in[s][w] & bit) && (m & sets[s])) {
-                out[s][w] |= bit;
-                n++;
-            }
+    for (size_t w = 0; w < total; w += SEL_WORDS) {
+        size_t k = total - w < SEL_WORDS ? total - w : SEL_WORDS;
+        long r = select_piece(t, uset, (long)w * 64, k, !last, out);
+        if (r < 0)
+            return r;
+        n += r;
     }
     if (!n && !last)
         return park_call_fn(t, t->park.u.poll.deadline, intr);
-    for (unsigned s = 0; s < 3; s++)
-        if (uset[s] && copy_to_user(t->mm, uset[s], out[s], bytes))
+    for (size_t w = 0; w < total; w += SEL_WORDS) {
+        size_t k = total - w < SEL_WORDS ? total - w : SEL_WORDS;
+        if (total > SEL_WORDS && select_piece(t, uset, (long)w * 64, k, false, out) < 0)
             return -EFAULT;
+        for (unsigned s = 0; s < 3; s++)
+            if (uset[s] && copy_to_user(t->mm, uset[s] + w * 8, out[s], k * 8))
+                return -EFAULT;
+    }
     return n;
 }
 

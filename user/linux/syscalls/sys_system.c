@@ -8,13 +8,9 @@
 #include "mm/usercopy.h"
 #include "task/process.h"
 #include "time/clock.h"
+#include "vfs/file.h"
 #include <string.h>
 
-#define RLIM_NLIMITS   16
-#define RLIMIT_STACK   3
-#define RLIMIT_CORE    4
-#define RLIMIT_NOFILE  7
-#define RLIM_INFINITY  (~0ull)
 #define SCHED_OTHER    0
 #define SCHED_FIFO     1
 #define SCHED_RR       2
@@ -104,62 +100,52 @@ long sys_setgroups(struct thread *t, const struct sysargs *a)
 
 /* --- resource limits ------------------------------------------------------------------- */
 
-/* The limits as lx enforces them: the fd table's size, the stack Linux gives, no core
- * files; the rest unlimited.  Setting is checked and accepted, but not remembered (docs/linux/system.md). */
-static void limit_of(unsigned res, uint64_t lim[2])
+/* The limits of a process (its rlim, set at its start and inherited: task/process.c), as
+ * Linux's do_prlimit reads and changes them: soft above hard is EINVAL, RLIMIT_NOFILE's
+ * hard limit at most fs.nr_open (EPERM); raising a hard limit needs CAP_SYS_RESOURCE,
+ * which every process (root) has.  lx acts on RLIMIT_NOFILE (the fd table) and RLIMIT_CORE
+ * (0: no core files); the others are kept and reported. */
+static long do_prlimit(struct thread *t, struct process *target, unsigned res,
+                       const uint64_t *lim, l4_word_t uold)
 {
-    lim[0] = lim[1] = RLIM_INFINITY;
-    if (res == RLIMIT_STACK)
-        lim[0] = 8ul << 20;
-    if (res == RLIMIT_CORE)
-        lim[0] = 0;                 /* no core files (and no core flag in wait statuses) */
-    if (res == RLIMIT_NOFILE)
-        lim[0] = lim[1] = 256;      /* LX_NFDS (vfs/vfs.h) */
-}
-
-static long set_limit(struct thread *t, unsigned res, l4_word_t unew)
-{
-    uint64_t lim[2], cur[2];
-    if (copy_from_user(t->mm, lim, unew, sizeof lim))
-        return -EFAULT;
-    if (lim[0] > lim[1])
+    if (res >= RLIM_NLIMITS)
         return -EINVAL;
-    limit_of(res, cur);
-    if (res == RLIMIT_NOFILE && lim[1] > cur[1])
-        return -EPERM;              /* beyond the fd table: Linux's nr_open gives EPERM */
-    return 0;
+    uint64_t old[2] = { target->rlim[res].cur, target->rlim[res].max };
+    if (lim) {
+        if (lim[0] > lim[1])
+            return -EINVAL;
+        if (res == RLIMIT_NOFILE && lim[1] > LX_NR_OPEN)
+            return -EPERM;          /* beyond fs.nr_open */
+        target->rlim[res].cur = lim[0];
+        target->rlim[res].max = lim[1];
+    }
+    return uold ? copy_to_user(t->mm, uold, old, sizeof old) : 0;
 }
 
 long sys_prlimit64(struct thread *t, const struct sysargs *a)
 {
-    if (a->a[0] != 0 && !process_by_pid((int)a->a[0]))
-        return -ESRCH;
-    if (a->a[1] >= RLIM_NLIMITS)
-        return -EINVAL;
     uint64_t lim[2];
-    limit_of((unsigned)a->a[1], lim);
-    if (a->a[2]) {
-        long e = set_limit(t, (unsigned)a->a[1], a->a[2]);
-        if (e)
-            return e;
-    }
-    return a->a[3] ? copy_to_user(t->mm, a->a[3], lim, sizeof lim) : 0;
+    if (a->a[2] && copy_from_user(t->mm, lim, a->a[2], sizeof lim))
+        return -EFAULT;
+    struct process *target = (int)a->a[0] == 0 ? t->proc : process_by_pid((int)a->a[0]);
+    if (!target)
+        return -ESRCH;
+    return do_prlimit(t, target, (unsigned)a->a[1], a->a[2] ? lim : NULL, a->a[3]);
 }
 
 long sys_getrlimit(struct thread *t, const struct sysargs *a)
 {
-    if (a->a[0] >= RLIM_NLIMITS)
-        return -EINVAL;
-    uint64_t lim[2];
-    limit_of((unsigned)a->a[0], lim);
-    return copy_to_user(t->mm, a->a[1], lim, sizeof lim);
+    return do_prlimit(t, t->proc, (unsigned)a->a[0], 0, a->a[1]);
 }
 
 long sys_setrlimit(struct thread *t, const struct sysargs *a)
 {
+    uint64_t lim[2];
     if (a->a[0] >= RLIM_NLIMITS)
         return -EINVAL;
-    return set_limit(t, (unsigned)a->a[0], a->a[1]);
+    if (copy_from_user(t->mm, lim, a->a[1], sizeof lim))
+        return -EFAULT;
+    return do_prlimit(t, t->proc, (unsigned)a->a[0], lim, 0);
 }
 
 /* --- scheduling: one CPU, everyone SCHED_OTHER, nice 0 ---------------------------------- */

@@ -25,6 +25,7 @@
 #include "syscalls/handlers.h"
 #include "task/exec.h"
 #include "task/process.h"
+#include "vfs/file.h"
 #include "vfs/vfs.h"
 #include <stdio.h>
 #include <string.h>
@@ -148,6 +149,7 @@ bool fork_fpu_saved(struct thread *p)
     process_attach(cp, p->proc, p->proc->pgrp, p->proc->session);
     if (!(c->mm = mm_copy(p->mm, &e)))
         return fork_fail(p, cp, e);
+    memcpy(cp->rlim, p->proc->rlim, sizeof cp->rlim);
     if (!task_copy_exe(cp, p->proc) ||
         !vfs_task_fork(c, p, flags & CLONE_FILES, flags & CLONE_FS) ||
         !signal_fork(c, p, false))  /* actions, mask, alternate stack; nothing pending */

@@ -13,9 +13,9 @@
  * PT_TLS and PT_GNU_RELRO are the C library's business (it finds them through AT_PHDR and
  * mprotects RELRO itself); PT_GNU_STACK with PF_X makes the stack executable.
  *
- * The bytes come from an image in lx's memory (an initramfs file or a data module: the
- * segments are backed by it in place) or from a tmpfs file that has been written (the
- * segments are private file mappings of it, copied page by page at the first touch). */
+ * The bytes come from a file of the tree, read through its page provider (the segments are
+ * private file mappings of it, copied page by page at the first touch), or from a data
+ * module in lx's memory (the segments are backed by it in place). */
 #include "task/elf.h"
 #include "lib/errno.h"
 #include "mm/mm.h"
@@ -70,7 +70,7 @@ static void random_bytes(uint8_t out[16])
     }
 }
 
-/* The file: an image in memory, or a tmpfs file. */
+/* The file: a file of the tree, or an image in memory (a data module). */
 struct elf_src {
     const uint8_t *image;
     struct inode *file;
@@ -91,7 +91,7 @@ static void src_read(const struct elf_src *src, void *buf, l4_word_t n, l4_word_
     if (src->image)
         memcpy(buf, src->image + off, n);
     else
-        tmpfs_read(src->file, buf, n, off);
+        vfs_kernel_read(src->file, buf, n, off);
 }
 
 /* The headers of src into h, checked: 0 or -ENOEXEC (with a message). */
@@ -208,9 +208,9 @@ static int load_interp(struct mm *mm, const char *path, l4_word_t *base, l4_word
         printf("lx: elf: no interpreter %s (error %d)\n", path, -err);
         return err;
     }
-    if (!S_ISREG(i->mode))
-        return -EACCES;
-    struct elf_src src = { .image = (const uint8_t *)i->ro, .file = i, .size = i->size };
+    if (!S_ISREG(i->mode) || (i->sb->flags & MS_NOEXEC) || inode_permission(NULL, i, MAY_EXEC))
+        return -EACCES;             /* Linux opens it as an executable too */
+    struct elf_src src = { .file = i, .size = i->size };
     int e = read_headers(&src, &interp);
     if (e)
         return e;

@@ -4,14 +4,18 @@
  * image unharmed.  The reply is SET_REGS: RIP at the entry, RSP at the new initial stack,
  * every other register and the FS and GS bases 0 (docs/linux/exec.md).
  *
- * The file: a file of the tree (an initramfs file, run in place), or for programs not in
- * the tree a data module named by the path's last component.  A file that starts with
- * "#!" is a script: its interpreter runs with argv [interpreter, (argument,) script path,
- * argv[1], ...], up to 5 scripts deep (ELOOP beyond), as Linux's binfmt_script.
- * "/proc/self/exe" and "/proc/PID/exe" name the executable of that process, recorded at
- * each exec (task_exe_path, for the /proc file system too). */
+ * The file: found by the VFS's walk (so "/proc/self/exe" is proc's link to the executable,
+ * as in Linux), checked as Linux's open_exec (a regular file with an execute bit on a mount
+ * without noexec: EACCES otherwise) and read through its page provider (the ELF loader maps
+ * its segments as private file mappings); or, for programs not in the tree, a data module
+ * named by the path's last component.  A file that starts with "#!" is a script: its
+ * interpreter runs with argv [interpreter, (argument,) script path, argv[1], ...], up to 5
+ * scripts deep (ELOOP beyond), as Linux's binfmt_script.  The executable of a process is its
+ * inode (a reference: it runs on after a rename or unlink) and the path it had, which
+ * /proc/N/exe shows. */
 #include "task/exec.h"
 #include "fs/proc/proc.h"
+#include "vfs/file.h"
 #include "lib/errno.h"
 #include "lib/kmalloc.h"
 #include "mm/mm.h"
@@ -74,72 +78,6 @@ int exec_image_lookup(const char *path, const void **image, l4_word_t *size)
 
 /* --- the executable of a process ----------------------------------------------------------- */
 
-/* The absolute path of directory d into buf (size bytes): its length, or -1. */
-static int dir_path(struct inode *d, char *buf, size_t size)
-{
-    static char tmp[PATH_MAX];
-    size_t pos = sizeof tmp - 1;
-    tmp[pos] = 0;
-    for (; d != tmpfs_root; d = d->parent) {
-        if (!d->parent)
-            return -1;              /* removed */
-        const struct dentry *de = d->parent->entries;
-        while (de && de->inode != d)
-            de = de->next;
-        if (!de || pos < (size_t)de->len + 1)
-            return -1;
-        pos -= de->len;
-        memcpy(tmp + pos, de->name, de->len);
-        tmp[--pos] = '/';
-    }
-    size_t n = sizeof tmp - 1 - pos;
-    if (n + 1 > size)
-        return -1;
-    memcpy(buf, tmp + pos, n + 1);
-    return (int)n;
-}
-
-/* path as /proc/PID/exe shows it: absolute, the directories and a final symlink resolved
- * (a kmalloc'd copy); a path that is no file of the tree (a data module) stays as given. */
-static char *exe_name(struct thread *t, const char *path)
-{
-    static char cur[PATH_MAX], out[PATH_MAX];
-    const char *result = path;
-    struct inode *dir = NULL;
-    size_t n = strlen(path);
-    if (n >= sizeof cur)
-        return NULL;
-    memcpy(cur, path, n + 1);
-    for (int depth = 0; depth <= LX_SYMLOOP; depth++) {
-        char last[NAME_MAX + 1];
-        bool trailing;
-        int err;
-        struct inode *d = path_parent(t, dir, cur, last, &trailing, &err);
-        struct inode *i = d ? tmpfs_lookup(d, last, strlen(last)) : NULL;
-        if (!i)
-            break;
-        if (S_ISLNK(i->mode)) {
-            if (strlen(i->target) >= sizeof cur)
-                break;
-            strcpy(cur, i->target);
-            dir = d;
-            continue;
-        }
-        int len = dir_path(d, out, sizeof out);
-        if (len < 0 || (size_t)len + 2 + strlen(last) > sizeof out)
-            break;
-        if (len > 1)
-            out[len++] = '/';
-        strcpy(out + len, last);
-        result = out;
-        break;
-    }
-    char *s = kmalloc(strlen(result) + 1);
-    if (s)
-        strcpy(s, result);
-    return s;
-}
-
 const char *task_exe_path(const struct process *p)
 {
     return p->exe;
@@ -150,21 +88,21 @@ struct inode *task_exe_inode(const struct process *p)
     return p->exe_inode;
 }
 
-/* The executable is file (NULL: look path up, from t's cwd; none there: a data module). */
-static void set_exe(struct thread *t, const char *path, struct inode *file)
+/* The executable is file (its path now: what /proc/N/exe shows once it is unlinked), or for
+ * a data module the name it was started by. */
+static void set_exe(struct process *p, const char *path, struct inode *file)
 {
-    struct process *p = t->proc;
+    static char name[PATH_MAX];
     task_drop_exe(p);
-    int err;
-    p->exe_inode = file ? file : path_walk(t, NULL, path, true, &err);
-    if (p->exe_inode)
-        inode_get(p->exe_inode);    /* runs even when renamed or unlinked, as in Linux */
-    p->exe = exe_name(t, path);
-}
-
-void task_set_exe(struct thread *t, const char *path)
-{
-    set_exe(t, path, NULL);
+    p->exe_inode = file;
+    if (file) {
+        inode_get(file);            /* runs even when renamed or unlinked, as in Linux */
+        if (vfs_path_of(file, name, sizeof name) >= 0)
+            path = name;
+    }
+    p->exe = kmalloc(strlen(path) + 1);
+    if (p->exe)
+        strcpy(p->exe, path);       /* no name if memory is short */
 }
 
 bool task_copy_exe(struct process *child, const struct process *parent)
@@ -209,41 +147,6 @@ static char *add_string(const char *s, size_t n)
     d[n] = 0;
     used += n + 1;
     return d;
-}
-
-/* "/proc/self/exe" and "/proc/PID/exe": that process's executable instead, its file
- * itself (*file, even if renamed or unlinked since) or, for a data module, its name (the
- * /proc file system, where it exists, would say the same through its symlink). */
-static int proc_exe(struct thread *t, struct inode **file)
-{
-    const char *s = path;
-    if (strncmp(s, "/proc/", 6))
-        return 0;
-    s += 6;
-    struct process *who = NULL;
-    if (!strncmp(s, "self/", 5)) {
-        who = t->proc;
-        s += 5;
-    } else {
-        int pid = 0;
-        if (*s < '1' || *s > '9')
-            return 0;
-        while (*s >= '0' && *s <= '9' && pid < 1000000)
-            pid = pid * 10 + (*s++ - '0');
-        if (*s++ != '/')
-            return 0;
-        who = process_by_pid(pid);
-        if (!who || who->state != PROCESS_LIVE)
-            return -ENOENT;
-    }
-    if (strcmp(s, "exe"))
-        return 0;
-    if (!who || (!who->exe && !who->exe_inode))
-        return -ENOENT;
-    *file = who->exe_inode;
-    if (who->exe)
-        strcpy(path, who->exe);     /* both at most PATH_MAX bytes */
-    return 0;
 }
 
 static char *find_byte(char *s, char c, size_t n)
@@ -315,25 +218,34 @@ static int script_rewrite(char *hdr)
     return 0;
 }
 
-/* The image behind path, through scripts and /proc/PID/exe (t NULL: a program lx starts,
- * from /).  path and argv may be rewritten. */
-static int find_image(struct thread *t, const void **image, l4_word_t *size,
+/* Linux's open_exec: a regular file with an execute bit, on a mount that allows it. */
+static int may_exec(struct thread *t, struct inode *i)
+{
+    if (S_ISDIR(i->mode) || !S_ISREG(i->mode) || (i->sb->flags & MS_NOEXEC))
+        return -EACCES;
+    return inode_permission(t, i, MAY_EXEC);
+}
+
+/* The program behind path, through scripts (t NULL: one lx starts, from /; tree: look in
+ * the tree first, else only the data modules).  *file: the file of the tree (read through
+ * its page provider), or NULL and the data module's *image and *size.  path and argv may
+ * be rewritten. */
+static int find_image(struct thread *t, bool tree, const void **image, l4_word_t *size,
                       struct inode **file)
 {
     for (int rewrites = 0;;) {
-        struct inode *i = NULL;
-        int e = t ? proc_exe(t, &i) : 0;
-        if (e)
-            return e;
         char hdr[BINPRM_BUF];
         size_t n;
-        if (!i)
-            i = path_walk(t, NULL, path, true, &e);
+        int e = -ENOENT;
+        struct inode *i = tree ? path_walk(t, NULL, path, true, &e) : NULL;
         if (i) {
-            if (S_ISDIR(i->mode) || !S_ISREG(i->mode) || !(i->mode & 0111))
-                return -EACCES;
-            n = (size_t)tmpfs_read(i, hdr, sizeof hdr, 0);
-            *image = i->ro;
+            if ((e = may_exec(t, i)))
+                return e;
+            long r = vfs_kernel_read(i, hdr, sizeof hdr, 0);
+            if (r < 0)
+                return (int)r;
+            n = (size_t)r;
+            *image = NULL;
             *size = i->size;
         } else {
             if (e != -ENOENT)
@@ -352,11 +264,30 @@ static int find_image(struct thread *t, const void **image, l4_word_t *size,
             e = script_rewrite(hdr);
             if (e)
                 return e;
+            tree = true;            /* an interpreter is a file of the tree */
             continue;
         }
-        *file = i;              /* a written file: *image NULL, loaded from its pages */
+        *file = i;
         return 0;
     }
+}
+
+/* The program into a fresh memory model *mmp: 0 or -errno (ENOEXEC, E2BIG, ENOMEM, the
+ * interpreter's ENOENT or EACCES), nothing of it left behind. */
+static int load_image(struct mm **mmp, const void *image, l4_word_t size, struct inode *file,
+                      const char *execfn, l4_word_t *entry, l4_word_t *sp)
+{
+    struct mm *mm = mm_new();
+    if (!mm)
+        return -ENOMEM;
+    int e = file ? elf_load_file(mm, file, execfn, argc, argv, envp, entry, sp)
+                 : elf_load(mm, image, size, execfn, argc, argv, envp, entry, sp);
+    if (e) {
+        mm_put(mm, false);          /* nothing of it was ever mapped */
+        return e;                   /* a missing interpreter is ENOENT, as Linux says */
+    }
+    *mmp = mm;
+    return 0;
 }
 
 /* A NULL-terminated vector of strings at user address uvec into vec (NULL-terminated),
@@ -410,25 +341,17 @@ long sys_execve(struct thread *t, const struct sysargs *a)
     const void *image;
     l4_word_t size;
     struct inode *file;
-    int e = find_image(t, &image, &size, &file);
+    int e = find_image(t, true, &image, &size, &file);
     if (e)
         return e;
     l4_word_t entry, sp;
-    struct mm *nm = mm_new();
-    if (!nm)
-        return -ENOMEM;
-    if (image)
-        e = elf_load(nm, image, size, execfn, argc, argv, envp, &entry, &sp);
-    else
-        e = elf_load_file(nm, file, execfn, argc, argv, envp, &entry, &sp);
-    if (e) {
-        mm_put(nm, false);          /* nothing of it was ever mapped */
-        return e == -ENOEXEC || e == -E2BIG ? e : -ENOMEM;
-    }
+    struct mm *nm;
+    if ((e = load_image(&nm, image, size, file, execfn, &entry, &sp)))
+        return e;
     /* The point of no return: the old image goes (its pages out of the space first). */
     mm_put(t->mm, true);
     t->mm = nm;
-    set_exe(t, path, file);         /* no path if memory is short */
+    set_exe(t->proc, path, file);   /* no path if memory is short */
     t->proc->execed = true;
     thread_set_comm(t, execfn);     /* as Linux: the name execve was given (a link's) */
     vfs_task_exec(t);               /* close-on-exec */
@@ -464,16 +387,16 @@ struct process *exec_spawn(const char *prog, int nargs, char *const args[],
         envp[envc] = env[envc];
     envp[envc] = NULL;
     const void *image;
-    l4_word_t size;
+    l4_word_t size, entry, sp;
     struct inode *file;
-    *err = find_image(NULL, &image, &size, &file);
-    if (!*err && !image)
-        *err = -ENOEXEC;            /* a written file: only through execve */
-    if (*err)
+    struct mm *nm;
+    /* A path is a file of the tree; a bare name a data module (the root task's). */
+    if ((*err = find_image(NULL, prog[0] == '/', &image, &size, &file)))
         return NULL;
-    struct process *p = process_spawn(image, size, execfn, argc, argv, envp, err);
-    if (!p)
+    if ((*err = load_image(&nm, image, size, file, execfn, &entry, &sp)))
         return NULL;
-    set_exe(process_thread(p), path, file);
+    struct process *p = process_spawn(nm, entry, sp, execfn, argc, argv, err);
+    if (p)
+        set_exe(p, path, file);
     return p;
 }

@@ -11,6 +11,7 @@
 #include "task/clone.h"
 #include "task/exec.h"
 #include "tty/tty.h"
+#include "vfs/file.h"
 #include "vfs/vfs.h"
 #include <stdio.h>
 

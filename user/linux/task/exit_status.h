@@ -3,9 +3,10 @@
  * status word and into SIGCHLD's and waitid's siginfo here and nowhere else.
  *
  * The core flag (WCOREDUMP, CLD_DUMPED) is set where Linux sets it: only when a core file was
- * written, which needs RLIMIT_CORE > 0.  lx writes no core files (getrlimit(RLIMIT_CORE) is
- * 0, as Linux's default, and new limits are not kept: docs/linux/system.md), so a process a
- * core-dump signal ends reports the signal alone, as on Linux with the default limit. */
+ * written, which needs RLIMIT_CORE > 0.  lx writes no core files (RLIMIT_CORE starts at 0,
+ * Linux's default), so a process a core-dump signal ends reports the signal alone, as on
+ * Linux with the default limit; a process that raises RLIMIT_CORE still gets no core (a
+ * difference: docs/linux.md). */
 #ifndef LX_TASK_EXIT_STATUS_H
 #define LX_TASK_EXIT_STATUS_H
 

@@ -11,6 +11,7 @@
 #include "task/elf.h"
 #include "task/exec.h"
 #include "time/clock.h"
+#include "vfs/file.h"
 #include "vfs/vfs.h"
 #include <stdio.h>
 #include <string.h>
@@ -121,27 +122,26 @@ void process_set_cmdline(struct process *p, int argc, char *const argv[])
     }
 }
 
-struct process *process_spawn(const void *image, l4_word_t size, const char *execfn, int argc,
-                              char *const argv[], char *const envp[], int *err)
+/* Linux's limits for init (INIT_RLIMITS), with RLIMIT_NOFILE's hard limit at fs.nr_open as
+ * a systemd machine sets it: the programs lx starts get these, their children inherit. */
+void process_rlimit_defaults(struct process *p)
+{
+    for (unsigned r = 0; r < RLIM_NLIMITS; r++)
+        p->rlim[r] = (struct rlimit64){ RLIM_INFINITY, RLIM_INFINITY };
+    p->rlim[RLIMIT_STACK].cur = 8ul << 20;
+    p->rlim[RLIMIT_CORE].cur = 0;   /* no core files (and no core flag in wait statuses) */
+    p->rlim[RLIMIT_NOFILE] = (struct rlimit64){ 1024, 1u << 20 };
+    p->rlim[8] = (struct rlimit64){ 8ul << 20, 8ul << 20 };     /* RLIMIT_MEMLOCK */
+    p->rlim[12] = (struct rlimit64){ 819200, 819200 };           /* RLIMIT_MSGQUEUE */
+    p->rlim[13] = p->rlim[14] = (struct rlimit64){ 0, 0 };       /* RLIMIT_NICE, _RTPRIO */
+}
+
+struct process *process_spawn(struct mm *mm, l4_word_t entry, l4_word_t sp, const char *execfn,
+                              int argc, char *const argv[], int *err)
 {
     int dummy;
     if (!err)
         err = &dummy;
-    /* The image first: a file that does not load costs no pid. */
-    l4_word_t entry, sp;
-    struct mm *mm = mm_new();
-    if (!mm) {
-        printf("lx: out of memory\n");
-        *err = -ENOMEM;
-        return NULL;
-    }
-    int e = elf_load(mm, image, size, execfn, argc, argv, envp, &entry, &sp);
-    if (e) {
-        *err = e;
-        printf("lx: cannot load %s (error %d)\n", argc ? argv[0] : "?", -e);
-        mm_put(mm, false);
-        return NULL;
-    }
     struct process *p = process_new(err);
     if (!p) {
         printf("lx: no process (error %d)\n", -*err);
@@ -150,6 +150,7 @@ struct process *process_spawn(const void *image, l4_word_t size, const char *exe
     }
     /* As Linux's init: no parent, process group and session 0 until it calls setsid. */
     process_attach(p, NULL, &pid0, &pid0);
+    process_rlimit_defaults(p);
     struct thread *t = process_thread(p);
     t->mm = mm;
     *err = -ENOMEM;
@@ -159,7 +160,7 @@ struct process *process_spawn(const void *image, l4_word_t size, const char *exe
     }
     if ((*err = process_create_task(p)))
         goto fail;
-    thread_set_comm(t, argc ? argv[0] : "");
+    thread_set_comm(t, execfn);
     process_set_cmdline(p, argc, argv);
     /* The start message (the thread waits for it from its pager): every register 0 but
      * RIP and RSP, so RDX = 0 at _start as Linux leaves it (no atexit function). */

@@ -21,6 +21,15 @@
 #define LX_ARGV_MAX  32
 #define LX_CMDLINE_MAX 512          /* /proc/PID/cmdline keeps this much */
 
+/* Resource limits (getrlimit/setrlimit/prlimit64: syscalls/sys_system.c), the process's as
+ * Linux's signal_struct holds them. */
+#define RLIM_NLIMITS  16
+#define RLIMIT_STACK  3
+#define RLIMIT_CORE   4
+#define RLIMIT_NOFILE 7
+#define RLIM_INFINITY (~0ull)
+struct rlimit64 { uint64_t cur, max; };
+
 enum process_state { PROCESS_LIVE, PROCESS_ZOMBIE };
 
 struct cred {                       /* one user (root) today; issue 14 brings more */
@@ -52,6 +61,7 @@ struct process {
     uint64_t start_us;              /* when it was made (/proc/PID/stat) */
     uint64_t cutime, cstime;        /* of its reaped children (TSC ticks) */
     struct cred cred;
+    struct rlimit64 rlim[RLIM_NLIMITS]; /* set at its start (Linux's defaults), inherited */
 };
 
 /* The process with that pid (zombies too), or NULL. */
@@ -87,10 +97,12 @@ int process_create_task(struct process *p);
 extern struct list process_all;
 extern unsigned long process_nr_all;    /* processes that exist (zombies too) */
 extern unsigned long process_nr_live;   /* ... that have not ended */
-/* A new process running the ELF image at [image, image + size) with argv/envp; NULL with
- * *err (if err) when it cannot be. */
-struct process *process_spawn(const void *image, l4_word_t size, const char *execfn, int argc,
-                              char *const argv[], char *const envp[], int *err);
+/* A new process with the memory model mm (its reference moved in, or dropped on failure),
+ * started at entry with the stack sp (task/exec.c's exec_spawn loads it); NULL with *err (if
+ * err).  Its parent, group and session are none, as Linux's init's. */
+struct process *process_spawn(struct mm *mm, l4_word_t entry, l4_word_t sp, const char *execfn,
+                              int argc, char *const argv[], int *err);
+void process_rlimit_defaults(struct process *p);    /* the limits a program lx starts gets */
 /* /proc/PID/cmdline: argv as the new image got it. */
 void process_set_cmdline(struct process *p, int argc, char *const argv[]);
 

@@ -21,8 +21,8 @@
 #include "task/process.h"
 #include "time/clock.h"
 #include "tty/console.h"
+#include "vfs/file.h"
 #include "vfs/poll.h"
-#include "vfs/vfs.h"
 #include <string.h>
 
 /* termios: Linux's kernel ABI (struct termios of TCGETS, 36 bytes) and flag values. */
@@ -484,20 +484,6 @@ static void consume(unsigned took)
 
 static char rbuf[TTY_BUF];
 
-/* The file operation (readv, and the system-call layer's generic path): what is there now,
- * or -EAGAIN. */
-static long op_read(struct file *f, char *buf, l4_word_t n, l4_word_t pos)
-{
-    (void)f, (void)pos;
-    if (!console_has_input())
-        return 0;
-    unsigned took, k = peek(buf, n > TTY_BUF ? TTY_BUF : (unsigned)n, &took);
-    if (!took && n && (canonical() || tty.tio.c_cc[VMIN] || tty.tio.c_cc[VTIME]))
-        return -EAGAIN;
-    consume(took);
-    return k;
-}
-
 static bool ctty_session_alive(void)
 {
     struct process *l = tty.session->proc;
@@ -554,13 +540,13 @@ static bool background(const struct thread *t)
     return is_ctty(t) && tty.pgrp && t->proc->pgrp != tty.pgrp;
 }
 
-long tty_read(struct thread *t, struct file *f, l4_word_t ubuf, l4_word_t n)
+/* read(2) on the tty: the job-control checks, then the line discipline.  A read that must
+ * wait parks the caller itself (LX_PARK) on the tty's readers, with a VTIME deadline; with
+ * O_NONBLOCK it is -EAGAIN.  Bytes whose copy to the process fails stay queued. */
+static long op_read(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos)
 {
-    if ((long)n < 0)
-        return -EINVAL;
-    if ((f->flags & O_ACCMODE) == O_WRONLY || (f->flags & O_PATH))
-        return -EBADF;
-    struct park_tty *pt = park_tty(&t->park);
+    (void)pos;
+    struct park_io *io = park_io(&t->park);     /* vfs_rw took it: the read's scratch */
     if (background(t)) {
         /* As Linux: EIO if the reader ignores or blocks SIGTTIN or nobody would continue
          * its group; else SIGTTIN for the group, and the read is restarted after SIGCONT
@@ -571,9 +557,9 @@ long tty_read(struct thread *t, struct file *f, l4_word_t ubuf, l4_word_t n)
         signal_raise_pgrp(t->proc->pgrp, SIGTTIN);
         return -ERESTARTSYS;
     }
-    if (!console_has_input() || !n)
+    if (!console_has_input() || !u->resid)
         return 0;
-    unsigned want = n > TTY_BUF ? TTY_BUF : (unsigned)n;
+    unsigned want = u->resid > TTY_BUF ? TTY_BUF : (unsigned)u->resid;
     unsigned avail = tty.canon - tty.tail;
     uint64_t deadline = 0;
     bool ready;
@@ -587,8 +573,8 @@ long tty_read(struct thread *t, struct file *f, l4_word_t ubuf, l4_word_t n)
             ready = true;           /* polling read: whatever is there, maybe nothing */
         } else if (!vmin) {         /* a timer for the whole read, from its start */
             if (!park_retrying(t))
-                pt->vtime_end = now + vtime * DECISECOND;
-            deadline = pt->vtime_end;
+                io->vtime_end = now + vtime * DECISECOND;
+            deadline = io->vtime_end;
             ready = avail || now >= deadline;
         } else if (vtime && avail) {    /* a timer between bytes, once one has come */
             deadline = tty.last_input + vtime * DECISECOND;
@@ -607,31 +593,24 @@ long tty_read(struct thread *t, struct file *f, l4_word_t ubuf, l4_word_t n)
         }
     }
     unsigned took, k = peek(rbuf, want, &took);
-    if (k && copy_to_user(t->mm, ubuf, rbuf, k))
-        return -EFAULT;             /* the bytes stay for the next read */
+    l4_word_t copied = uio_copy_out(u, rbuf, k);
+    if (copied < k) {               /* a bad page: what did not reach it stays queued */
+        consume((unsigned)copied);
+        return copied ? (long)copied : -EFAULT;
+    }
     consume(took);
     return k;
 }
 
 /* --- writing --------------------------------------------------------------------------- */
 
-static long op_write(struct file *f, const char *buf, l4_word_t n, l4_word_t pos)
+/* write(2) on the tty: a TOSTOP background writer first (job control), then the bytes
+ * through the output processing, a piece at a time (a bad page ends the write there). */
+static long op_write(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos)
 {
     (void)f, (void)pos;
-    for (l4_word_t k = 0; k < n; k++)
-        put_out((unsigned char)buf[k]);
-    flush_output();
-    return (long)n;
-}
-
-long tty_write(struct thread *t, struct file *f, l4_word_t ubuf, l4_word_t n)
-{
     static char wbuf[512];
-    if ((long)n < 0)
-        return -EINVAL;
-    if ((f->flags & O_ACCMODE) == O_RDONLY || (f->flags & O_PATH))
-        return -EBADF;
-    if ((tty.tio.c_lflag & TOSTOP) && background(t)) {
+    if ((tty.tio.c_lflag & TOSTOP) && t && background(t)) {
         /* As Linux: a writer that ignores or blocks SIGTTOU writes; an orphaned group
          * gets EIO; else SIGTTOU for the group and the write restarts after SIGCONT. */
         int c = signal_tty_stop_check(t, SIGTTOU);
@@ -642,31 +621,27 @@ long tty_write(struct thread *t, struct file *f, l4_word_t ubuf, l4_word_t n)
             return -ERESTARTSYS;
         }
     }
-    l4_word_t done = 0;
-    while (done < n) {
-        l4_word_t k = n - done < sizeof wbuf ? n - done : sizeof wbuf;
-        /* Up to the end of the user's page, so that a bad page ends the write there. */
-        l4_word_t page_left = LX_PAGE - ((ubuf + done) & ~LX_PAGE_MASK);
-        if (k > page_left)
-            k = page_left;
-        if (copy_from_user(t->mm, wbuf, ubuf + done, k))
-            return done ? (long)done : -EFAULT;
-        op_write(f, wbuf, k, 0);
-        done += k;
+    l4_word_t start = u->done;
+    while (u->resid) {
+        l4_word_t k = uio_copy_in(u, wbuf, sizeof wbuf);
+        for (l4_word_t j = 0; j < k; j++)
+            put_out((unsigned char)wbuf[j]);
+        flush_output();
+        if (!k)
+            break;
     }
-    return (long)done;
+    return (long)(u->done - start);
 }
 
 /* --- poll ------------------------------------------------------------------------------ */
 
-static unsigned op_poll(struct file *f, struct thread *t)
+static unsigned op_poll(struct thread *t, struct file *f, struct poll_table *pt)
 {
-    (void)f;
+    (void)t, (void)f;
     unsigned r = POLLOUT | POLLWRNORM;
     if (!console_has_input() || (canonical() ? line_complete() : tty.canon != tty.tail))
         r |= POLLIN | POLLRDNORM;
-    if (t)
-        waitq_add(&tty.readers, t);
+    poll_wait(pt, &tty.readers);
     return r;
 }
 
@@ -713,7 +688,7 @@ struct serial_struct {
 };
 _Static_assert(sizeof(struct serial_struct) == 72, "Linux's struct serial_struct");
 
-static long op_ioctl(struct file *f, struct thread *t, unsigned long cmd, l4_word_t arg)
+static long op_ioctl(struct thread *t, struct file *f, unsigned cmd, l4_word_t arg)
 {
     (void)f;
     struct mm *mm = t->mm;
@@ -832,25 +807,34 @@ static long op_ioctl(struct file *f, struct thread *t, unsigned long cmd, l4_wor
     }
 }
 
-const struct file_ops tty_ops = {
-    .read = op_read, .write = op_write, .seekable = false, .poll = op_poll,
-    .ioctl = op_ioctl,
-};
-
-bool tty_file(const struct file *f)
+/* open(2) of a tty device: /dev/tty is ENXIO without a controlling terminal; a session
+ * leader without one that opens /dev/ttyS0 without O_NOCTTY gets it (never /dev/console,
+ * as in Linux). */
+static int op_open(struct thread *t, struct inode *i, struct file *f)
 {
-    return f->ops == &tty_ops;
-}
-
-int tty_open(struct thread *t, struct file *f, unsigned flags)
-{
-    struct inode *i = f->inode;
+    if (!t)
+        return 0;                   /* lx's own: fds 0-2 of the programs it starts */
     if (i->rdev_major == 5 && i->rdev_minor == 0)
         return is_ctty(t) ? 0 : -ENXIO;     /* /dev/tty: the controlling terminal */
-    /* A session leader without a terminal gets ttyS0 (never /dev/console, as in Linux). */
-    if (!(flags & O_NOCTTY) && i->rdev_major == 4 && t->proc->session == t->proc->pid &&
+    if (!(f->flags & O_NOCTTY) && i->rdev_major == 4 && t->proc->session == t->proc->pid &&
         !is_ctty(t) && !tty.session) {
         set_ctty(t->proc->session, t->proc->pgrp);
     }
     return 0;
+}
+
+static const struct file_ops tty_ops = {
+    .open = op_open, .read = op_read, .write = op_write, .poll = op_poll, .ioctl = op_ioctl,
+};
+
+/* /dev/tty (5:0), /dev/console (5:1), /dev/ttyS0 (4:64): the one tty. */
+static struct chrdev tty_devices[] = {
+    { .major = 5, .minor = 0, .count = 2, .ops = &tty_ops },
+    { .major = 4, .minor = 64, .count = 1, .ops = &tty_ops },
+};
+
+void tty_init(void)
+{
+    for (unsigned k = 0; k < sizeof tty_devices / sizeof tty_devices[0]; k++)
+        chrdev_register(&tty_devices[k]);
 }

@@ -11,18 +11,9 @@ struct file;
 struct process;
 struct thread;
 
-/* The tty's operations, shared by /dev/tty (5,0), /dev/console (5,1), /dev/ttyS0 (4,64)
- * and fds 0-2 of the processes lx starts. */
-extern const struct file_ops tty_ops;
-bool tty_file(const struct file *f);
-
-/* open(2) of a tty device: /dev/tty is ENXIO without a controlling terminal; a session
- * leader without one that opens /dev/ttyS0 without O_NOCTTY gets it.  0 or -errno. */
-int tty_open(struct thread *t, struct file *f, unsigned flags);
-/* read(2) and write(2) on a tty: the job-control checks, then the line discipline; a read
- * that must wait is parked (LX_PARK) on the tty's readers, with a VTIME deadline. */
-long tty_read(struct thread *t, struct file *f, l4_word_t buf, l4_word_t n);
-long tty_write(struct thread *t, struct file *f, l4_word_t buf, l4_word_t n);
+/* The tty's file operations registered for /dev/tty (5,0), /dev/console (5,1) and
+ * /dev/ttyS0 (4,64), whose nodes (and fds 0-2 of the processes lx starts) reach it. */
+void tty_init(void);
 
 /* A process ends: if it led the session of the terminal, the foreground group gets SIGHUP
  * and SIGCONT and the session loses the terminal (Linux's disassociate_ctty). */

@@ -1,91 +1,152 @@
-/* Mounts: a table of super blocks, one per mounted file system.  The root tmpfs is the
- * first; mount(2) adds a tmpfs or a proc on a directory, whose inode then names the new
- * root (inode->mounted), and the path walk steps across (vfs/path.c).  A file system
- * mounted on another's root stacks on top, as in Linux.  Each gets its own anonymous
- * device number (st_dev 0:N).  There is no bind, move or lazy unmount yet.  Paths of
- * inodes (getcwd, /proc/N/fd, /proc/mounts) are made here too. */
-#include "vfs/vfs.h"
+/* Mounts: a list of super blocks in mount order, the root tmpfs first; mount(2) puts a
+ * tmpfs or a proc on a directory, whose inode then names the new root (inode->mounted), and
+ * the path walk steps across (vfs/path.c).  A file system mounted on another's root stacks
+ * on top, as in Linux.  Each super block gets its own anonymous device number (st_dev 0:N)
+ * and mount id.  File systems that are mounted nowhere (pipefs, the anonymous inodes) have
+ * super blocks of their own outside the list.  There is no bind, move or lazy unmount yet.
+ * Paths of inodes (getcwd, /proc/N/fd, /proc/mounts) are made here, through each file
+ * system's name operation. */
+#include "vfs/file.h"
 #include "lib/errno.h"
 #include "lib/kmalloc.h"
 #include <string.h>
 
-static struct super_block sbs[LX_MAX_MOUNTS];
-struct super_block *root_sb = &sbs[0];
+static const struct fs_type *const types[] = { &tmpfs_type, &proc_type };
+
+struct super_block *root_sb;
+static struct super_block *mounts;  /* root_sb first, in mount order */
 static unsigned next_dev = 0x10;    /* the root's; Linux's anonymous devices also count up */
+static unsigned next_id = 1;
 
-struct super_block *mount_slot(unsigned i)
+const struct fs_type *fs_type_find(const char *name)
 {
-    return i < LX_MAX_MOUNTS && sbs[i].type ? &sbs[i] : NULL;
+    for (unsigned k = 0; k < sizeof types / sizeof types[0]; k++)
+        if (!strcmp(types[k]->name, name))
+            return types[k];
+    return NULL;
 }
 
-struct super_block *inode_sb(const struct inode *i)
+const struct fs_type *fs_type_nth(unsigned i)
 {
-    return i->sb ? i->sb : root_sb;
+    return i < sizeof types / sizeof types[0] ? types[i] : NULL;
 }
 
-bool mount_root_init(void)
+struct super_block *mount_first(void)
 {
-    root_sb->type = &tmpfs_type;
-    root_sb->dev = next_dev++;
-    root_sb->root = tmpfs_root;
-    strcpy(root_sb->source, "rootfs");
-    tmpfs_root->sb = root_sb;
-    return true;
+    return mounts;
+}
+
+struct super_block *mount_next(struct super_block *sb)
+{
+    return sb->next;
+}
+
+static struct super_block *sb_make(const struct fs_type *type, unsigned long flags,
+                                   const char *source, const char *data, int *err)
+{
+    struct super_block *sb = kmalloc(sizeof *sb);
+    size_t n = strlen(source);
+    char *s = kmalloc(n + 1);
+    if (!sb || !s) {
+        kfree(sb), kfree(s);
+        *err = -ENOMEM;
+        return NULL;
+    }
+    memcpy(s, source, n + 1);
+    sb->type = type;
+    sb->flags = flags;
+    sb->source = s;
+    sb->dev = next_dev++;
+    sb->id = next_id++;
+    if ((*err = type->fill(sb, data))) {
+        kfree(s);
+        kfree(sb);
+        return NULL;
+    }
+    return sb;
+}
+
+static void sb_free(struct super_block *sb)
+{
+    sb->type->kill(sb);
+    kfree(sb->source);
+    kfree(sb);
+}
+
+struct super_block *vfs_kern_mount(const struct fs_type *type, const char *data)
+{
+    int err;
+    struct super_block *sb = sb_make(type, 0, type == &tmpfs_type ? "rootfs" : type->name,
+                                     data, &err);
+    if (sb && !root_sb && type == &tmpfs_type) {
+        root_sb = mounts = sb;      /* the first tmpfs is the root */
+        sb->root->refs++;           /* the mount's, never dropped while it is mounted */
+    }
+    return sb;
 }
 
 int vfs_mount(const struct fs_type *type, struct inode *on, const char *source,
-              unsigned long flags)
+              unsigned long flags, const char *data)
 {
     if (!S_ISDIR(on->mode))
         return -ENOTDIR;
     if (!on->parent)
         return -ENOENT;             /* a removed directory */
-    struct super_block *sb = NULL;
-    for (unsigned i = 1; i < LX_MAX_MOUNTS && !sb; i++)
-        if (!sbs[i].type)
-            sb = &sbs[i];
+    int err;
+    struct super_block *sb = sb_make(type, flags, source && *source ? source : "none", data,
+                                     &err);
     if (!sb)
-        return -ENOSPC;             /* Linux's answer past fs.mount-max */
-    memset(sb, 0, sizeof *sb);
-    sb->type = type;
-    sb->flags = flags;
-    int e = type->fill(sb);
-    if (e) {
-        sb->type = NULL;
-        return e;
-    }
-    sb->dev = next_dev++;
+        return err;
+    sb->root->refs++;               /* the mount's (not counted in sb->refs: busy) */
     sb->mountpoint = on;
-    sb->parent = inode_sb(on);
-    strncpy(sb->source, source && *source ? source : "none", sizeof sb->source - 1);
+    sb->parent = on->sb;
     inode_get(on);                  /* the mount holds its mount point */
     on->mounted = sb->root;
+    struct super_block **pp = &mounts;
+    while (*pp)
+        pp = &(*pp)->next;
+    *pp = sb;
+    return 0;
+}
+
+int vfs_remount(struct super_block *sb, unsigned long flags, const char *data)
+{
+    if (data && *data && sb->type->remount) {
+        int e = sb->type->remount(sb, data);
+        if (e)
+            return e;
+    }
+    sb->flags = flags;
     return 0;
 }
 
 /* Is sb or anything mounted below it in use? */
 static bool busy(struct super_block *sb)
 {
-    for (unsigned i = 1; i < LX_MAX_MOUNTS; i++)
-        if (sbs[i].type && sbs[i].parent == sb)
+    for (struct super_block *m = mounts; m; m = m->next)
+        if (m->parent == sb)
             return true;            /* a file system mounted inside it */
     return sb->type->busy(sb);
 }
 
 static void detach(struct super_block *sb)
 {
+    for (struct super_block **pp = &mounts; *pp; pp = &(*pp)->next)
+        if (*pp == sb) {
+            *pp = sb->next;
+            break;
+        }
     struct inode *on = sb->mountpoint;
     on->mounted = NULL;
-    sb->type->kill(sb);
-    sb->type = NULL;
+    sb_free(sb);
     inode_put(on);
 }
 
 int vfs_umount(struct inode *root, unsigned flags)
 {
     (void)flags;
-    struct super_block *sb = inode_sb(root);
-    if (root != sb->root || sb == root_sb)
+    struct super_block *sb = root->sb;
+    if (root != sb->root || sb == root_sb || !sb->mountpoint)
         return -EINVAL;             /* not a mount point; or the root, as for Linux's rootfs */
     if (busy(sb))
         return -EBUSY;
@@ -95,126 +156,55 @@ int vfs_umount(struct inode *root, unsigned flags)
 
 void vfs_umount_all(void)
 {
-    for (bool again = true; again;) {
-        again = false;
-        for (unsigned i = LX_MAX_MOUNTS - 1; i > 0; i--) {
-            struct super_block *sb = &sbs[i];
-            if (!sb->type)
-                continue;
-            bool leaf = true;
-            for (unsigned j = 1; j < LX_MAX_MOUNTS; j++)
-                if (sbs[j].type && sbs[j].parent == sb)
-                    leaf = false;
-            if (leaf)
-                detach(sb);
-            else
-                again = true;
-        }
+    /* The last mounted first: nothing is mounted inside it any more. */
+    while (mounts && mounts->next) {
+        struct super_block *last = mounts;
+        while (last->next)
+            last = last->next;
+        detach(last);
+    }
+    if (root_sb) {
+        sb_free(root_sb);
+        root_sb = mounts = NULL;
     }
 }
 
-struct inode *vfs_lookup(struct thread *t, struct inode *dir, const char *name, size_t len)
+void vfs_shutdown(void)
 {
-    if (dir->iop)
-        return dir->iop->lookup(t, dir, name, len);
-    return tmpfs_lookup(dir, name, len);
-}
-
-int vfs_readlink(struct thread *t, struct inode *i, char *buf, size_t size)
-{
-    if (i->iop && i->iop->get_link)
-        return i->iop->get_link(t, i, buf, size);
-    size_t n = i->size < size ? i->size : size;
-    memcpy(buf, i->target, n);
-    return (int)n;
+    vfs_umount_all();
+    anon_shutdown();
 }
 
 /* --- paths of inodes ----------------------------------------------------------------------- */
 
-static int name_of(struct inode *d, char *buf)
-{
-    if (d->iop)
-        return d->iop->name(d, buf);
-    for (const struct dentry *e = d->parent->entries; e; e = e->next)
-        if (e->inode == d) {
-            memcpy(buf, e->name, e->len);
-            return e->len;
-        }
-    return -ENOENT;
-}
-
-/* Prepend "/name" components from d up to the root, into buf ending at *pos. */
-static int up_to_root(struct inode *d, char *buf, size_t *pos)
-{
-    char name[NAME_MAX + 1];
-    for (;;) {
-        struct super_block *sb = inode_sb(d);
-        if (d == sb->root) {
-            if (!sb->mountpoint)
-                return 0;
-            d = sb->mountpoint;
-            continue;
-        }
-        if (!d->parent)
-            return -ENOENT;         /* removed */
-        int n = name_of(d, name);
-        if (n < 0)
-            return n;
-        if (*pos < (size_t)n + 1)
-            return -ENAMETOOLONG;
-        *pos -= (size_t)n;
-        memcpy(buf + *pos, name, (size_t)n);
-        buf[--*pos] = '/';
-        d = d->parent;
-    }
-}
-
-/* The directory (tmpfs, any mount) that holds a name for i, and the entry. */
-static const struct dentry *search(struct inode *dir, struct inode *i, struct inode **where)
-{
-    for (const struct dentry *e = dir->entries; e; e = e->next) {
-        if (e->inode == i) {
-            *where = dir;
-            return e;
-        }
-        struct inode *c = e->inode;
-        if (!S_ISDIR(c->mode))
-            continue;
-        while (c->mounted)
-            c = c->mounted;
-        if (c->iop)
-            continue;
-        const struct dentry *r = search(c, i, where);
-        if (r)
-            return r;
-    }
-    return NULL;
-}
-
 int vfs_path_of(struct inode *i, char *buf, size_t size)
 {
     static char tmp[PATH_MAX];
+    char name[NAME_MAX + 1];
     size_t pos = sizeof tmp - 1;
     tmp[pos] = 0;
-    int e;
-    if (S_ISDIR(i->mode) || i->iop) {
-        e = up_to_root(i, tmp, &pos);
-    } else {
-        struct inode *root = tmpfs_root, *dir;
-        while (root->mounted)
-            root = root->mounted;
-        const struct dentry *d = i->nlink ? search(root, i, &dir) : NULL;
-        if (!d)
-            return -ENOENT;
-        if (pos < (size_t)d->len + 1)
+    for (struct inode *d = i;;) {
+        struct super_block *sb = d->sb;
+        if (d == sb->root) {
+            if (sb->mountpoint) {
+                d = sb->mountpoint;
+                continue;
+            }
+            if (sb != root_sb)
+                return -ENOENT;     /* a file system mounted nowhere (pipefs, anon) */
+            break;
+        }
+        struct inode *dir;
+        int n = d->iop && d->iop->name ? d->iop->name(d, &dir, name) : -ENOENT;
+        if (n < 0)
+            return n;
+        if (pos < (size_t)n + 1)
             return -ENAMETOOLONG;
-        pos -= d->len;
-        memcpy(tmp + pos, d->name, d->len);
+        pos -= (size_t)n;
+        memcpy(tmp + pos, name, (size_t)n);
         tmp[--pos] = '/';
-        e = up_to_root(dir, tmp, &pos);
+        d = dir;
     }
-    if (e)
-        return e;
     if (pos == sizeof tmp - 1)
         tmp[--pos] = '/';
     size_t n = sizeof tmp - 1 - pos;

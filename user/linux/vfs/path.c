@@ -1,36 +1,61 @@
-/* The path walk: component by component from the root or a starting directory, "." and
- * ".." by the directory's parent, symlinks followed up to LX_SYMLOOP times per walk (ELOOP
- * beyond).  There is no dentry cache: a tmpfs directory is the list of its names.  Every
- * caller runs as root, so search permission is not checked. */
+/* The path walk: component by component from the root or a starting directory, each
+ * directory searched only with search (execute) permission, "." and ".." by the directory's
+ * parent (across mount points), names by the file system's lookup, mounted file systems
+ * stepped onto, symlinks followed up to LX_SYMLOOP times per walk (ELOOP beyond): an
+ * ordinary one by walking its text, a "magic" one of proc to the inode it names. */
 #include "vfs/vfs.h"
 #include "lib/errno.h"
 #include "lib/kmalloc.h"
 #include "task/process.h"
 #include <string.h>
 
+struct inode *vfs_mounted(struct inode *i)
+{
+    while (i->mounted)
+        i = i->mounted;
+    return i;
+}
+
+static struct inode *cwd_of(struct thread *t)
+{
+    return t && t->fs ? t->fs->cwd : NULL;
+}
+
 static struct inode *start_dir(struct thread *t, struct inode *dir, const char *path)
 {
-    if (path[0] == '/' || !(dir = dir ? dir : t ? t->fs->cwd : NULL))
-        dir = tmpfs_root;
-    while (dir->mounted)
-        dir = dir->mounted;
-    return dir;
+    if (path[0] == '/' || !(dir = dir ? dir : cwd_of(t)))
+        dir = root_sb->root;
+    return vfs_mounted(dir);
 }
 
 /* ".." of dir: from the root of a mounted file system, that of its mount point. */
 static struct inode *dotdot(struct inode *dir)
 {
-    for (struct super_block *sb = inode_sb(dir); dir == sb->root && sb->mountpoint;
-         sb = inode_sb(dir))
+    for (struct super_block *sb = dir->sb; dir == sb->root && sb->mountpoint; sb = dir->sb)
         dir = sb->mountpoint;
     if (dir->parent)
         return dir->parent;
     return dir->removed_from ? dir->removed_from : dir;    /* removed, or the root */
 }
 
-/* A symlink: its target (or, for a magic link of /proc, the inode itself). */
+struct inode *vfs_lookup(struct thread *t, struct inode *dir, const char *name, size_t len)
+{
+    if (!dir->parent || !dir->iop || !dir->iop->lookup)
+        return NULL;                /* a removed directory holds nothing */
+    return dir->iop->lookup(t, dir, name, len);
+}
+
+int vfs_readlink(struct thread *t, struct inode *i, char *buf, size_t size)
+{
+    if (!i->iop || !i->iop->readlink)
+        return -EINVAL;
+    return i->iop->readlink(t, i, buf, size);
+}
+
 static struct inode *walk(struct thread *t, struct inode *dir, const char *path, bool follow,
                           bool want_parent, char *last, bool *trailing, int *depth, int *err);
+
+/* A symlink met on the way: its target (for a magic link of /proc, the inode itself). */
 static struct inode *follow_link(struct thread *t, struct inode *dir, struct inode *i, int *depth,
                                  int *err)
 {
@@ -38,16 +63,14 @@ static struct inode *follow_link(struct thread *t, struct inode *dir, struct ino
         *err = -ELOOP;
         return NULL;
     }
-    if (!i->iop)
-        return walk(t, dir, i->target, true, false, NULL, NULL, depth, err);
-    if (i->iop->follow)
-        return i->iop->follow(t, i, err);
+    if (i->iop && i->iop->follow_link)
+        return i->iop->follow_link(t, i, err);
     char *buf = kmalloc(PATH_MAX);
     if (!buf) {
         *err = -ENOMEM;
         return NULL;
     }
-    int n = i->iop->get_link(t, i, buf, PATH_MAX - 1);
+    int n = vfs_readlink(t, i, buf, PATH_MAX - 1);
     struct inode *r = NULL;
     if (n < 0) {
         *err = n;
@@ -89,13 +112,15 @@ static struct inode *walk(struct thread *t, struct inode *dir, const char *path,
             *err = -ENOTDIR;
             return NULL;
         }
-        if (!len) {                 /* the path was "/" (or ended in slashes) */
+        if (!len) {                 /* the path was "/" (slashes only) */
             if (want_parent) {
-                strcpy(last, ".");
+                strcpy(last, "/");  /* Linux's LAST_ROOT (vfs/namei.c) */
                 *trailing = true;
             }
             return dir;
         }
+        if ((*err = inode_permission(t, dir, MAY_EXEC)))
+            return NULL;
         if (is_last && want_parent) {
             memcpy(last, s, len);
             last[len] = 0;
@@ -107,22 +132,18 @@ static struct inode *walk(struct thread *t, struct inode *dir, const char *path,
             i = dir;
         else if (len == 2 && s[0] == '.' && s[1] == '.')
             i = dotdot(dir);
-        else if (!dir->parent)
-            i = NULL;               /* a removed directory holds nothing */
         else
             i = vfs_lookup(t, dir, s, len);
         if (!i) {
             *err = -ENOENT;
             return NULL;
         }
-        while (i->mounted)
-            i = i->mounted;
+        i = vfs_mounted(i);
         if (S_ISLNK(i->mode) && (!is_last || follow || e != n)) {
             i = follow_link(t, dir, i, depth, err);
             if (!i)
                 return NULL;
-            while (i->mounted)
-                i = i->mounted;
+            i = vfs_mounted(i);
         }
         if (is_last) {
             if (e != n && !S_ISDIR(i->mode)) {
@@ -154,4 +175,17 @@ int vfs_getcwd(struct thread *t, char *buf, size_t size)
 {
     int n = vfs_path_of(t->fs->cwd, buf, size);
     return n < 0 ? n : n + 1;
+}
+
+int vfs_chdir(struct thread *t, struct inode *i)
+{
+    if (!S_ISDIR(i->mode))
+        return -ENOTDIR;
+    int e = inode_permission(t, i, MAY_EXEC);
+    if (e)
+        return e;
+    inode_get(i);
+    inode_put(t->fs->cwd);
+    t->fs->cwd = i;
+    return 0;
 }

@@ -2,7 +2,7 @@
 #ifndef LX_VFS_POLL_H
 #define LX_VFS_POLL_H
 
-#include "vfs/vfs.h"
+#include "vfs/file.h"
 
 #define POLLIN     0x001
 #define POLLPRI    0x002
@@ -19,8 +19,9 @@
  * queues whose wake may change it. */
 static inline unsigned file_poll(struct file *f, struct thread *t)
 {
+    struct poll_table pt = { t };
     if (f->ops->poll)
-        return f->ops->poll(f, t);
+        return f->ops->poll(t, f, t ? &pt : NULL);
     return POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM;
 }
 

@@ -1,7 +1,9 @@
-/* lx's VFS: inodes, open file descriptions, per-process fd tables and working directories,
- * the path walk (docs/linux-server.md, "Files"), mounts (docs/linux/files.md).  tmpfs
- * (fs/tmpfs/) inodes are the VFS's; proc (fs/proc/) adds operations per inode; device files
- * get their operations by number. */
+/* lx's VFS (docs/linux-server.md §8, "The VFS"): inodes with the operations of their file
+ * system, super blocks and mounts, the path walk, and the operations on names that the
+ * system calls use.  A file system (fs/tmpfs, fs/proc, pipefs, the anonymous inodes)
+ * implements struct inode_ops and struct fs_type; the VFS owns the walk, mount crossing,
+ * symlinks, permission checks and the order of Linux's errors.  Open files, fd tables and
+ * the file operations: vfs/file.h. */
 #ifndef LX_VFS_VFS_H
 #define LX_VFS_VFS_H
 
@@ -10,7 +12,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct thread;
+struct thread;                        /* the caller: every operation gets it (NULL: lx itself) */
+struct file;
+struct file_ops;
+struct super_block;
+struct pipe;
+struct file_lock_ctx;
 
 #define S_IFMT   0170000
 #define S_IFSOCK 0140000
@@ -20,10 +27,14 @@ struct thread;
 #define S_IFDIR  0040000
 #define S_IFCHR  0020000
 #define S_IFIFO  0010000
+#define S_ISUID  04000
+#define S_ISGID  02000
+#define S_ISVTX  01000
 #define S_ISDIR(m) (((m) & S_IFMT) == S_IFDIR)
 #define S_ISREG(m) (((m) & S_IFMT) == S_IFREG)
 #define S_ISLNK(m) (((m) & S_IFMT) == S_IFLNK)
 #define S_ISCHR(m) (((m) & S_IFMT) == S_IFCHR)
+#define S_ISBLK(m) (((m) & S_IFMT) == S_IFBLK)
 #define S_ISFIFO(m) (((m) & S_IFMT) == S_IFIFO)
 
 #define O_ACCMODE   03
@@ -36,10 +47,13 @@ struct thread;
 #define O_TRUNC     01000
 #define O_APPEND    02000
 #define O_NONBLOCK  04000
+#define O_LARGEFILE 0100000
 #define O_DIRECTORY 0200000
 #define O_NOFOLLOW  0400000
+#define O_NOATIME   01000000
 #define O_CLOEXEC   02000000
 #define O_PATH      010000000
+#define O_TMPFILE   (020000000 | O_DIRECTORY)
 
 #define AT_FDCWD            (-100)
 #define AT_SYMLINK_NOFOLLOW 0x100
@@ -50,214 +64,285 @@ struct thread;
 
 #define NAME_MAX   255
 #define PATH_MAX   4096
-#define LX_NFDS    256              /* fds per process (RLIMIT_NOFILE) */
 #define LX_SYMLOOP 40               /* symlinks followed in one walk (Linux's MAXSYMLINKS) */
-#define TMPFS_MAX_PAGES 512         /* a written file: one index page, 2 MiB */
+#define LX_MAX_LFS ((l4_word_t)0x7fffffffffffffff)  /* MAX_LFS_FILESIZE: a file's largest size */
 
-struct dentry {                     /* one name in a directory */
-    struct dentry *next;
-    struct inode *inode;
-    unsigned long cookie;           /* getdents64 offset: grows, never reused in a dir */
-    unsigned char len;
-    char name[];
-};
+/* Access wanted (inode_permission): Linux's MAY_* bits. */
+#define MAY_EXEC   1
+#define MAY_WRITE  2
+#define MAY_READ   4
 
+/* An inode: what the VFS knows of a file, whatever its file system.  A file system embeds
+ * it at the start of its own (tmpfs_node, proc_inode) and gives it `iop`.  Lifetime: `refs`
+ * counts the holders outside the tree (open files, working directories, mounts, memory
+ * regions, executables); `nlink` the names in the tree.  When both are 0 the file system's
+ * evict frees it.  A walk returns inodes without a reference: valid until the tree changes,
+ * i.e. for the rest of the system call (lx serves one call at a time). */
 struct inode {
     unsigned mode, uid, gid, nlink;
     unsigned long ino;
-    unsigned refs;                  /* open files and working directories */
+    unsigned refs;
     l4_word_t size;
-    unsigned rdev_major, rdev_minor;
+    unsigned rdev_major, rdev_minor; /* a device node's number */
     uint64_t atime, mtime, ctime;   /* nanoseconds since the epoch */
-    /* directory */
-    struct inode *parent;           /* NULL once removed; the root is its own parent */
+    struct super_block *sb;         /* never NULL */
+    const struct inode_ops *iop;
+    const struct file_ops *fop;     /* what open gives a regular file or directory (devices,
+                                       FIFOs: by kind, vfs/file.c) */
+    /* directories: the tree's shape, kept by the file system */
+    struct inode *parent;           /* NULL once removed; a file system's root: itself */
     struct inode *removed_from;     /* a removed directory still in use: its old parent (a
                                        reference), where ".." leads as in Linux */
-    struct dentry *entries;         /* in creation order */
-    unsigned long next_cookie;
-    /* regular file: the initramfs bytes (read-only module, never freed) until the first
-     * change; then page by page (NULL: a hole) */
-    const char *ro;
-    void **pages;
-    /* symlink */
-    char *target;
-    /* --- pipes (fs/pipe/pipe.h) --- */
-    struct pipe *pipe;              /* a pipe's or FIFO's buffer and ends; NULL when none */
-    struct epoll *epoll;            /* an epoll instance's interest list (fs/epoll/epoll.c) */
-    /* --- mounts and other file systems (vfs/mount.c, fs/proc/) --- */
-    struct super_block *sb;         /* NULL: set by tmpfs_link from the directory */
     struct inode *mounted;          /* a directory something is mounted on: that root */
-    const struct inode_ops *iop;    /* NULL: a tmpfs inode */
-    const struct file_ops *fop;     /* NULL: by kind and device number (vfs/file.c) */
+    /* kinds */
+    struct pipe *pipe;              /* a FIFO's pipe (fs/pipe), made at its first open */
+    struct file_lock_ctx *locks;    /* record locks and flock (vfs/lock.c); NULL: none yet */
 };
 
-/* The ioctls of every file (syscalls/sys_file.c) and FIONREAD (pipes, the tty). */
-#define FIONREAD   0x541B
-#define FIONBIO    0x5421
-
-struct file;
-/* A file's operations.  read/write move bytes through lx's buffer; a file that would have to
- * wait returns -EAGAIN and the system-call layer parks the caller (unless O_NONBLOCK) on the
- * queues poll names.  NULL members: not supported (read/write: EBADF-style errors as now). */
-struct file_ops {
-    long (*read)(struct file *f, char *buf, l4_word_t n, l4_word_t pos);
-    long (*write)(struct file *f, const char *buf, l4_word_t n, l4_word_t pos);
-    bool seekable;
-    /* POLLIN/POLLOUT/POLLHUP/POLLERR bits ready now; with t non-NULL, also put t on the
-     * wait queues whose wake may change them (park/park.c).  NULL: always readable and writable. */
-    unsigned (*poll)(struct file *f, struct thread *t);
-    /* ioctl(2) on the file; NULL: -ENOTTY. */
-    long (*ioctl)(struct file *f, struct thread *t, unsigned long cmd, l4_word_t arg);
-    void (*release)(struct file *f);    /* the last reference is gone */
+/* An attribute change (setattr): the fields named in `valid`. */
+#define ATTR_MODE  1u
+#define ATTR_UID   2u
+#define ATTR_GID   4u
+#define ATTR_SIZE  8u
+#define ATTR_ATIME 16u
+#define ATTR_MTIME 32u
+#define ATTR_CTIME 64u
+struct iattr {
+    unsigned valid;
+    unsigned mode, uid, gid;
+    l4_word_t size;
+    uint64_t atime, mtime, ctime;
 };
 
-struct file {                       /* an open file description */
-    unsigned refs;                  /* fds (in any table) that name it */
-    unsigned flags;                 /* O_ACCMODE, O_APPEND, O_NONBLOCK, ... (no O_CLOEXEC) */
-    l4_word_t pos;
-    struct inode *inode;
-    const struct file_ops *ops;
-};
-
-/* --- mounts and file system types (vfs/mount.c) ------------------------------------------ */
-struct super_block;
-struct dirent_out {                 /* one directory entry, for getdents */
-    const char *name;
-    size_t len;
+/* What stat reports (getattr fills it from the inode; a file system may change fields). */
+struct kstat {
     unsigned long ino;
-    unsigned type;                  /* DT_*: the mode's type bits >> 12 */
-    unsigned long next;             /* the position after this entry */
+    unsigned mode, nlink, uid, gid;
+    unsigned rdev_major, rdev_minor, dev;
+    l4_word_t size, blocks, blksize;
+    uint64_t atime, mtime, ctime;
 };
-struct inode_ops {                  /* a file system other than tmpfs (proc) */
+
+/* Directory entries for getdents: the file system calls emit for each from ctx->pos on
+ * (0 and 1 are "." and ".."); emit returns false when the caller's buffer is full, and the
+ * position then stays at that entry. */
+struct dir_context {
+    bool (*emit)(struct dir_context *ctx, const char *name, size_t len, unsigned long ino,
+                 unsigned type);
+    l4_word_t pos;                  /* the entry to emit next; the file system moves it */
+};
+
+/* The operations of a file system on its inodes.  Names come as (name, len), never "." or
+ * ".." (the VFS does those), and the VFS has checked the caller's permission, that dir is a
+ * live directory of this file system and, for a new name, that it is free.  NULL members:
+ * Linux's answer for a file system without that operation (EPERM for names, EOPNOTSUPP for
+ * xattrs, ...: vfs/namei.c, vfs/xattr.c). */
+struct inode_ops {
+    /* directories */
     struct inode *(*lookup)(struct thread *t, struct inode *dir, const char *name, size_t len);
-    /* The first entry at position >= pos (0 is the first after "." and ".."), with the
-     * position after it; false past the last. */
-    bool (*readdir)(struct thread *t, struct inode *dir, unsigned long pos,
-                    struct dirent_out *out);
-    /* A symlink's target into buf (size bytes): its length or -errno. */
-    int (*get_link)(struct thread *t, struct inode *i, char *buf, size_t size);
-    /* A "magic" link (/proc/N/fd/M, exe): the inode itself, not the target's path. */
-    struct inode *(*follow)(struct thread *t, struct inode *i, int *err);
-    /* A directory's name in its parent into buf (NAME_MAX + 1): its length or -errno. */
-    int (*name)(struct inode *dir, char *buf);
+    /* A new inode (nlink 1, or 2 for a directory) named name in dir: 0 or -errno; *out the
+     * new inode (not referenced). */
+    int (*create)(struct thread *t, struct inode *dir, const char *name, size_t len,
+                  unsigned mode, unsigned major, unsigned minor, struct inode **out);
+    int (*symlink)(struct thread *t, struct inode *dir, const char *name, size_t len,
+                   const char *target, struct inode **out);
+    int (*link)(struct thread *t, struct inode *old, struct inode *dir, const char *name,
+                size_t len);
+    int (*unlink)(struct thread *t, struct inode *dir, const char *name, size_t len);
+    int (*rmdir)(struct thread *t, struct inode *dir, const char *name, size_t len);
+    /* Move a name; what ndir had under nname is replaced (the VFS has checked it may be). */
+    int (*rename)(struct thread *t, struct inode *odir, const char *oname, size_t olen,
+                  struct inode *ndir, const char *nname, size_t nlen);
+    bool (*empty)(struct inode *dir);           /* rmdir, rename over a directory */
+    /* An unnamed regular file in dir (O_TMPFILE), nlink 0. */
+    int (*tmpfile)(struct thread *t, struct inode *dir, unsigned mode, struct inode **out);
+    /* symlinks: the target's text (length, or -errno); a "magic" link (proc's fd/N, exe,
+     * cwd) leads to an inode instead (NULL: an ordinary link) */
+    int (*readlink)(struct thread *t, struct inode *i, char *buf, size_t size);
+    struct inode *(*follow_link)(struct thread *t, struct inode *i, int *err);
+    /* attributes: setattr applies a checked change (NULL: the inode's fields are set);
+     * getattr may adjust what stat reports (NULL: the inode's fields) */
+    int (*setattr)(struct thread *t, struct inode *i, const struct iattr *ia);
+    void (*getattr)(struct inode *i, struct kstat *st);
+    /* extended attributes: full names ("trusted.x"); values up to `size` bytes */
+    long (*getxattr)(struct inode *i, const char *name, void *buf, size_t size);
+    int (*setxattr)(struct inode *i, const char *name, const void *value, size_t size,
+                    int flags);
+    long (*listxattr)(struct inode *i, char *buf, size_t size);
+    int (*removexattr)(struct inode *i, const char *name);
+    /* The page provider (read, write, mmap, exec): lx's page holding bytes
+     * [index * 4096, index * 4096 + 4096) of a regular file.  With alloc, a hole gets a page
+     * and the result is the file's own writable page (a MAP_SHARED mapping takes a count of
+     * its own); without, a hole is NULL (it reads as zeros) and the result may be read-only
+     * memory, valid up to the file's size.  NULL with *err (ENOSPC, ENOMEM) when it cannot. */
+    void *(*get_page)(struct inode *i, l4_word_t index, bool alloc, int *err);
+    /* A name of i and the directory holding it (NAME_MAX + 1 bytes), for paths (getcwd,
+     * /proc/N/fd): its length, or -ENOENT if i has none (unlinked). */
+    int (*name)(struct inode *i, struct inode **dir, char *buf);
 };
+
+/* A file system type and its super block operations. */
 struct fs_type {
     const char *name;               /* mount -t NAME, /proc/filesystems */
     unsigned long magic;            /* statfs f_type */
-    int (*fill)(struct super_block *sb);  /* sb->root: 0 or -errno */
-    bool (*busy)(struct super_block *sb); /* an inode in use (open, cwd) */
-    void (*kill)(struct super_block *sb); /* everything freed */
+    bool nodev;                     /* /proc/filesystems' "nodev" */
+    /* sb->root made, from the mount's data string (options): 0 or -errno */
+    int (*fill)(struct super_block *sb, const char *data);
+    int (*remount)(struct super_block *sb, const char *data);   /* NULL: options ignored */
+    bool (*busy)(struct super_block *sb);   /* an inode in use (open, cwd, mapped) */
+    void (*kill)(struct super_block *sb);   /* everything freed */
+    void (*evict)(struct inode *i);         /* an inode without names or references */
+    /* statfs's blocks and files (NULL: zeros) */
+    void (*statfs)(struct super_block *sb, uint64_t *blocks, uint64_t *bfree,
+                   uint64_t *files, uint64_t *ffree);
+    /* The file system's options for /proc/mounts ("size=...k,inode64"): appended to buf. */
+    void (*show_options)(struct super_block *sb, char *buf, size_t size);
 };
+
 struct super_block {
     const struct fs_type *type;
     unsigned dev;                   /* st_dev: anonymous device 0:dev */
+    unsigned id;                    /* mount id (/proc/N/mountinfo) */
     unsigned long flags;            /* MS_* */
     struct inode *root;
-    struct inode *mountpoint;       /* NULL for / */
+    struct inode *mountpoint;       /* NULL for / and the internal ones (pipefs, anon) */
     struct super_block *parent;     /* the file system mountpoint is in */
-    char source[64];
-    void *priv;
+    struct super_block *next;       /* the mount list, in mount order */
+    char *source;                   /* mount's first argument (kmalloc) */
+    void *priv;                     /* the file system's */
     unsigned long refs;             /* references to its inodes (inode_get): busy if any */
+    unsigned long next_ino;         /* inode numbers for file systems that count them */
 };
+
+#define MS_RDONLY   1ul
+#define MS_NOSUID   2ul
+#define MS_NODEV    4ul
+#define MS_NOEXEC   8ul
+#define MS_NOATIME  1024ul
+
 #define TMPFS_MAGIC      0x01021994
 #define PROC_SUPER_MAGIC 0x9fa0
+#define PIPEFS_MAGIC     0x50495045
+#define ANON_INODE_FS_MAGIC 0x09041934
+
+/* --- inodes (vfs/inode.c) ---------------------------------------------------------------- */
+/* A fresh inode of sb (size bytes, the file system's structure with the inode first): nlink
+ * 0, refs 0, a new number, times now; NULL when memory is out. */
+struct inode *inode_alloc(struct super_block *sb, size_t size, unsigned mode);
+void inode_get(struct inode *i);
+void inode_put(struct inode *i);    /* evicted when unreferenced and unlinked */
+void inode_drop_link(struct inode *i);  /* one name less (evicted if that was all) */
+uint64_t vfs_now(void);
+void inode_touch(struct inode *i, bool modified);     /* mtime/ctime (or ctime only) */
+void vfs_getattr(struct inode *i, struct kstat *st);
+/* Permission (vfs/permission.c): may t access i as mask (MAY_*)?  0 or -EACCES; root may
+ * read and write anything and execute what has an execute bit (Linux's DAC override). */
+int inode_permission(struct thread *t, struct inode *i, int mask);
+bool inode_owner_or_root(struct thread *t, struct inode *i);
+unsigned vfs_fsuid(struct thread *t);             /* the caller's ids for new files */
+unsigned vfs_fsgid(struct thread *t);
+/* Attribute changes with Linux's checks (vfs/attr.c); 0 or -errno. */
+int vfs_chmod(struct thread *t, struct inode *i, unsigned mode);
+int vfs_chown(struct thread *t, struct inode *i, long uid, long gid);
+int vfs_truncate(struct thread *t, struct inode *i, l4_word_t size);
+/* times[k]: nanoseconds, or the UTIME_NOW / UTIME_OMIT markers; NULL: both now */
+int vfs_utimes(struct thread *t, struct inode *i, const long *times);
+/* A checked change onto the inode's fields (a setattr operation's common part). */
+void setattr_copy(struct inode *i, const struct iattr *ia);
+#define UTIME_NOW  ((1l << 30) - 1)
+#define UTIME_OMIT ((1l << 30) - 2)
+
+/* --- mounts and super blocks (vfs/mount.c) ---------------------------------------------- */
 extern struct super_block *root_sb;
 extern const struct fs_type tmpfs_type, proc_type;
-bool mount_root_init(void);         /* the root tmpfs (tmpfs_init) */
-/* A file system of type `type` on directory `on`: 0 or -errno. */
+/* The file system type called name (mount -t), or NULL. */
+const struct fs_type *fs_type_find(const char *name);
+/* Each registered type in turn (i from 0), NULL past the last: /proc/filesystems. */
+const struct fs_type *fs_type_nth(unsigned i);
+/* A super block of type with its root: the root file system (on NULL) or one that is not
+ * mounted anywhere (pipefs, the anonymous inodes); NULL when it cannot be made. */
+struct super_block *vfs_kern_mount(const struct fs_type *type, const char *data);
+/* mount(2): type on directory on, with options data: 0 or -errno. */
 int vfs_mount(const struct fs_type *type, struct inode *on, const char *source,
-              unsigned long flags);
+              unsigned long flags, const char *data);
+int vfs_remount(struct super_block *sb, unsigned long flags, const char *data);
 int vfs_umount(struct inode *root, unsigned flags);
 void vfs_umount_all(void);          /* the end of the run */
-struct super_block *inode_sb(const struct inode *i);
-/* Each mounted file system in mount order (i < LX_MAX_MOUNTS), NULL for a free slot. */
-#define LX_MAX_MOUNTS 16
-struct super_block *mount_slot(unsigned i);
-/* The absolute path of inode i (NUL-terminated, into buf of size): length or -errno.
- * Directories by their parents; other files by a search of the tree. */
+/* Each mounted file system in mount order, root first: NULL past the last. */
+struct super_block *mount_first(void);
+struct super_block *mount_next(struct super_block *sb);
+/* The absolute path of inode i (NUL-terminated, into buf of size): length or -errno
+ * (-ENOENT: i has no name, e.g. unlinked).  Through each file system's name operation. */
 int vfs_path_of(struct inode *i, char *buf, size_t size);
-/* A symlink's target (tmpfs: its text; proc: computed) into buf: length or -errno. */
-int vfs_readlink(struct thread *t, struct inode *i, char *buf, size_t size);
-/* A name in dir (any file system). */
+
+/* --- the path walk (vfs/path.c) ---------------------------------------------------------- */
+/* Resolve path from dir (NULL: the caller's cwd; t NULL: "/"); follow a final symlink if
+ * follow.  The inode (not referenced), or NULL with *err.  Directories on the way need
+ * search permission. */
+struct inode *path_walk(struct thread *t, struct inode *dir, const char *path, bool follow,
+                        int *err);
+/* The directory of path's last component and that component (into last, NAME_MAX + 1):
+ * "/" for a path of slashes only (Linux's LAST_ROOT), "." and ".." as they are.
+ * *trailing: the path ended in '/'. */
+struct inode *path_parent(struct thread *t, struct inode *dir, const char *path, char *last,
+                          bool *trailing, int *err);
+/* A name in dir, any file system ("." and ".." not special here). */
 struct inode *vfs_lookup(struct thread *t, struct inode *dir, const char *name, size_t len);
-/* --- /dev (fs/dev.c): the standard nodes where the initramfs has none --- */
-void dev_populate(void);
-/* A character device's operations (vfs/file.c): for nodes major:minor opened from now on;
- * replaces a built-in one (null, zero, full, random, urandom, tty, console); 0 or -ENOSPC. */
-int chrdev_register(unsigned major, unsigned minor, const struct file_ops *ops);
-/* --- end of mounts --- */
-
-struct fdtable {
-    unsigned refs;                  /* tasks that share it (CLONE_FILES) */
-    struct file *fd[LX_NFDS];
-    uint64_t cloexec[LX_NFDS / 64];
-};
-
-struct fs_struct {                  /* working directory and umask (CLONE_FS) */
+/* What is mounted on i, if anything: the topmost root (mounts stack). */
+struct inode *vfs_mounted(struct inode *i);
+int vfs_readlink(struct thread *t, struct inode *i, char *buf, size_t size);
+int vfs_getcwd(struct thread *t, char *buf, size_t size);   /* length with NUL, or -errno */
+/* The working directory and umask of a process (CLONE_FS shares them). */
+struct fs_struct {
     unsigned refs;
     struct inode *cwd;
     unsigned umask;
 };
+int vfs_chdir(struct thread *t, struct inode *i);
 
-/* --- fs/tmpfs ------------------------------------------------------------------------------ */
-extern struct inode *tmpfs_root;
-bool tmpfs_init(void);
-void tmpfs_shutdown(void);          /* every inode and page back (the end of the run) */
-struct inode *tmpfs_new(unsigned mode); /* nlink 0, refs 0; NULL when exhausted */
-void inode_get(struct inode *i);
-void inode_put(struct inode *i);    /* frees it when unreferenced and unlinked */
-struct inode *tmpfs_lookup(struct inode *dir, const char *name, size_t len);
-int tmpfs_link(struct inode *dir, const char *name, size_t len, struct inode *i);
-int tmpfs_unlink(struct inode *dir, const char *name, size_t len); /* the dentry only */
-long tmpfs_read(struct inode *i, char *buf, l4_word_t n, l4_word_t pos);
-long tmpfs_write(struct inode *i, const char *buf, l4_word_t n, l4_word_t pos);
-int tmpfs_truncate(struct inode *i, l4_word_t size);
-int tmpfs_set_target(struct inode *i, const char *target, size_t len);
-/* --- mmap of files (lxexec: docs/linux/memory.md) --- */
-/* The page holding bytes [index * 4096, ...) of a regular file, made if it is a hole (the
- * initramfs bytes become pages first); NULL when memory is out or past the 2 MiB limit.
- * The file holds it (count 1); a MAP_SHARED mapping takes a count of its own. */
-void *tmpfs_page(struct inode *i, l4_word_t index);
-/* --- end mmap of files --- */
-uint64_t vfs_now(void);
-void inode_touch(struct inode *i, bool modified);     /* mtime/ctime (or ctime only) */
-bool tmpfs_dir_empty(struct inode *dir);
-int tmpfs_move(struct inode *odir, const char *oname, size_t olen, struct inode *ndir,
-               const char *nname, size_t nlen);
+/* --- operations on names (vfs/namei.c): the checks in Linux's order, then the file
+ * system's operation.  dir and last come from path_parent. ---------------------------- */
+int vfs_create(struct thread *t, struct inode *dir, const char *name, unsigned mode,
+               struct inode **out);
+int vfs_mkdir(struct thread *t, struct inode *dir, const char *name, bool trailing,
+              unsigned mode);
+int vfs_mknod(struct thread *t, struct inode *dir, const char *name, bool trailing,
+              unsigned mode, unsigned major, unsigned minor);
+int vfs_symlink(struct thread *t, struct inode *dir, const char *name, bool trailing,
+                const char *target);
+int vfs_link(struct thread *t, struct inode *old, struct inode *dir, const char *name,
+             bool trailing);
+int vfs_unlink(struct thread *t, struct inode *dir, const char *name, bool trailing);
+int vfs_rmdir(struct thread *t, struct inode *dir, const char *name, bool trailing);
+#define RENAME_NOREPLACE 1u
+#define RENAME_EXCHANGE  2u
+#define RENAME_WHITEOUT  4u
+int vfs_rename(struct thread *t, struct inode *odir, const char *oname, bool otrail,
+               struct inode *ndir, const char *nname, bool ntrail, unsigned flags);
 
+/* --- /dev (fs/dev/dev.c): the standard nodes where the initramfs has none ----------------- */
+void dev_populate(void);
+
+/* --- the root file system (fs/tmpfs) ------------------------------------------------------ */
+bool tmpfs_init(void);              /* the root tmpfs, mounted on / */
 /* fs/tmpfs/cpio.c: a newc archive (or several, concatenated) into the tree; entries counted. */
 long cpio_unpack(const char *data, l4_word_t size);
 
-/* --- vfs/path.c ---------------------------------------------------------------------------- */
-/* Resolve path from dir (NULL: the task's cwd); follow a final symlink if follow.  The
- * inode, not referenced (valid until the next change of the tree), or NULL with *err. */
-struct inode *path_walk(struct thread *t, struct inode *dir, const char *path, bool follow,
-                        int *err);
-/* The directory of path's last component and that component (into last, NAME_MAX + 1).
- * *trailing: the path ended in '/'. */
-struct inode *path_parent(struct thread *t, struct inode *dir, const char *path, char *last,
-                          bool *trailing, int *err);
-int vfs_getcwd(struct thread *t, char *buf, size_t size);   /* length with NUL, or -errno */
-
-/* --- vfs/file.c ---------------------------------------------------------------------------- */
-struct file *file_open(struct inode *i, unsigned flags);   /* refs 1; NULL when exhausted */
-void file_get(struct file *f);
-void file_put(struct file *f);
-struct file *fd_get(struct thread *t, long fd);           /* NULL: EBADF */
-int fd_install(struct thread *t, struct file *f, unsigned from, bool cloexec); /* fd or -EMFILE */
-int fd_close(struct thread *t, long fd);
-bool fd_cloexec(struct thread *t, unsigned fd);
-void fd_set_cloexec(struct thread *t, unsigned fd, bool on);
-void vfs_stat_fill(struct inode *i, void *statbuf);     /* Linux's struct stat, 144 bytes */
-
-/* The task hooks: a new process gets fds 0-2 on the console and / as cwd. */
-bool vfs_task_init(struct thread *t);
-void vfs_task_exit(struct thread *t);     /* closes everything */
-/* fork/clone: the child shares the parent's fd table (CLONE_FILES) and cwd/umask
- * (CLONE_FS) or gets copies (the same open files); false when memory is short.  execve's
- * part is vfs_task_exec: the CLOEXEC fds close. */
-bool vfs_task_fork(struct thread *child, struct thread *parent, bool share_files, bool share_fs);
-void vfs_task_exec(struct thread *t);
-void vfs_shutdown(void);                /* the end of the run: the file system goes */
+/* --- the page provider for lx's own use (vfs/rw.c) ---------------------------------------- */
+/* n bytes of regular file i at pos into lx's buf, through its page provider: the count (0
+ * past the end), or -errno.  exec and the ELF loader read files this way. */
+long vfs_kernel_read(struct inode *i, void *buf, l4_word_t n, l4_word_t pos);
+/* The file's own page at index, made if it is a hole (a MAP_SHARED mapping's); NULL when it
+ * cannot be. */
+void *vfs_page_get(struct inode *i, l4_word_t index);
+/* mm/mm.c's names for the two, until the memory layer calls the page provider itself. */
+static inline void *tmpfs_page(struct inode *i, l4_word_t index)
+{
+    return vfs_page_get(i, index);
+}
+static inline long tmpfs_read(struct inode *i, char *buf, l4_word_t n, l4_word_t pos)
+{
+    return vfs_kernel_read(i, buf, n, pos);
+}
 
 #endif

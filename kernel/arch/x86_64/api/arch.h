@@ -86,6 +86,11 @@ void arch_set_user_ip(struct tcb *t, word_t ip);
 void arch_set_user_sp(struct tcb *t, word_t sp);
 void arch_set_user_flags(struct tcb *t, word_t flags);
 void arch_dump_frame(const struct frame *f);     /* the kernel debugger's register dump */
+#ifdef CONFIG_INVARIANTS
+/* Debug kernel: t's user frame as it may leave for user mode (selectors, RIP, RFLAGS); enters
+ * the kernel debugger if not (entry_checks.c). */
+void arch_check_user_frame(struct tcb *t, const char *where);
+#endif
 
 /* --- System calls (syscall_abi.c) ------------------------------------------------------ */
 /* The user address of the stub of the system call whose KIP link field is at kip_off. */

@@ -87,7 +87,6 @@ static inline paddr_t pte_frame(pte_t e, unsigned level)
     return e & (level == 0 ? PTE_FRAME_4K : level == 1 ? PTE_FRAME_2M : PTE_FRAME_1G);
 }
 unsigned pte_rights(pte_t e);
-pte_t pte_kernel_only(pte_t e);
 pte_t pte_with_rights(pte_t e, unsigned rights);
 /* Referenced/written status as X.2 rights bits (r for accessed, w for dirty; x reported with r
  * for executable mappings, contract decision 12). */

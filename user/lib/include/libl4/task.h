@@ -37,8 +37,10 @@ const char *l4_task_cmdline(void);
 #define ROOT_TASK_FOREIGN   0x1     /* the foreign system-call ABI (docs/linux-abi.md) */
 #define ROOT_TASK_CONFINED  0x2     /* the pager is the redirector (MR7 0 or the pager) */
 #define ROOT_THREAD_CREATE  0x7202  /* MR1 a thread of the target space (the caller's or one
-                                     * it created), MR2 pager, MR3 UTCB location, MR4 priority
-                                     * -> MR1 thread id (waiting for its start message) */
+                                     * it created), MR2 pager, MR3 UTCB location (in a foreign
+                                     * task any in its area, the same for every thread), MR4
+                                     * priority -> MR1 thread id (waiting for its start
+                                     * message) */
 #define ROOT_THREAD_DELETE  0x7203  /* MR1 thread (the last thread of a space ends the space) */
 #define ROOT_IRQ_ATTACH     0x7204  /* MR1 interrupt line, MR2 handler thread (the caller's
                                      * space): associate; MR2 = 0: detach */
@@ -53,11 +55,14 @@ const char *l4_task_cmdline(void);
                                      * aligned) or 0 -> MR1 its size; with an address, the
                                      * module appears there read-only (paged by the root task) */
 #define ROOT_MEMORY_INFO    0x7209  /* -> MR1 root's pages in use, MR3 pages it took from
-                                     * sigma0, MR4 tasks, MR5 thread records */
+                                     * sigma0, MR4 tasks, MR5 thread records, MR6 the pages
+                                     * of MR1 its thread-number table keeps */
 
-/* Areas of a foreign task when MR4/MR5 are 0: below 64 KiB, where Linux never maps anything
- * (mmap_min_addr), page 0 left empty.  32 UTCBs.  Other tasks: KIP 0xBFF00000, UTCB area
- * 0xBF000000 (256 KiB). */
+/* Areas of a foreign task when MR4/MR5 are 0: the KIP below 64 KiB, where Linux never maps
+ * anything (mmap_min_addr), page 0 left empty.  A foreign task's UTCBs are the kernel's and
+ * not in its address space (docs/linux-abi.md, section 2.1): its UTCB area only names the
+ * locations, takes no addresses, and serves any number of threads.  Other tasks: KIP
+ * 0xBFF00000, UTCB area 0xBF000000 (256 KiB, 256 UTCBs). */
 #define ROOT_FOREIGN_KIP_AREA   (0x1000ul | (12ul << 4))        /* fpage 0x1000, 4 KiB */
 #define ROOT_FOREIGN_UTCB_AREA  (0x8000ul | (15ul << 4))        /* fpage 0x8000, 32 KiB */
 

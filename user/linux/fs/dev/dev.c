@@ -1,9 +1,94 @@
-/* /dev: a directory of the root tmpfs (not a file system of its own).  The initramfs may
- * bring device nodes (tools/initramfs/mkinitramfs.py does); at boot lx adds, like
- * devtmpfs, the standard ones it lacks, so every run has the same /dev whatever the
- * archive held.  A node's behaviour comes from its device number (vfs/file.c). */
-#include "vfs/vfs.h"
+/* /dev: the memory devices (1:3 null, 1:5 zero, 1:7 full, 1:8 random, 1:9 urandom), their
+ * file operations registered by number (vfs/chrdev.c), and the standard nodes.
+ *
+ * Decision: /dev is a directory of the root tmpfs, not a file system of its own.  The
+ * initramfs may bring device nodes (tools/initramfs/mkinitramfs.py does); at boot lx adds,
+ * like devtmpfs, the standard ones it lacks, through the VFS, so every run has the same
+ * /dev whatever the archive held.  The tty's numbers are the tty's (tty/tty.c). */
+#include "vfs/file.h"
+#include "lib/errno.h"
+#include "lib/random.h"
 #include <string.h>
+
+static long null_read(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos)
+{
+    (void)t, (void)f, (void)u, (void)pos;
+    return 0;
+}
+
+/* Writes to null, zero and the random devices vanish: Linux does not even read them. */
+static long null_write(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos)
+{
+    (void)t, (void)f, (void)pos;
+    return (long)uio_discard(u, u->resid);
+}
+
+static long zero_read(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos)
+{
+    (void)t, (void)f, (void)pos;
+    return (long)uio_zero(u, u->resid);
+}
+
+static long full_write(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos)
+{
+    (void)t, (void)f, (void)u, (void)pos;
+    return -ENOSPC;
+}
+
+static long random_read(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos)
+{
+    (void)t, (void)f, (void)pos;
+    char buf[256];
+    l4_word_t start = u->done;
+    while (u->resid) {
+        l4_word_t k = u->resid < sizeof buf ? u->resid : sizeof buf;
+        lx_random_bytes(buf, k);
+        if (uio_copy_out(u, buf, k) < k)
+            break;
+    }
+    return (long)(u->done - start);
+}
+
+/* lseek: the memory devices stay at 0 (Linux's null_lseek); the random ones keep their
+ * position (noop_llseek). */
+static long null_llseek(struct thread *t, struct file *f, long off, int whence)
+{
+    (void)t, (void)f, (void)off, (void)whence;
+    return 0;
+}
+
+static long noop_llseek(struct thread *t, struct file *f, long off, int whence)
+{
+    (void)t, (void)off, (void)whence;
+    return (long)f->pos;
+}
+
+/* mmap of /dev/zero: anonymous memory (shared with children for MAP_SHARED). */
+static int zero_mmap(struct thread *t, struct file *f, struct region *r)
+{
+    (void)t, (void)f, (void)r;
+    return 0;
+}
+
+static const struct file_ops null_ops = {
+    .read = null_read, .write = null_write, .llseek = null_llseek,
+};
+static const struct file_ops zero_ops = {
+    .read = zero_read, .write = null_write, .llseek = null_llseek, .mmap = zero_mmap,
+};
+static const struct file_ops full_ops = {
+    .read = zero_read, .write = full_write, .llseek = null_llseek,
+};
+static const struct file_ops random_ops = {
+    .read = random_read, .write = null_write, .llseek = noop_llseek,
+};
+
+static struct chrdev mem_devices[] = {
+    { .major = 1, .minor = 3, .count = 1, .ops = &null_ops },
+    { .major = 1, .minor = 5, .count = 1, .ops = &zero_ops },
+    { .major = 1, .minor = 7, .count = 1, .ops = &full_ops },
+    { .major = 1, .minor = 8, .count = 2, .ops = &random_ops },
+};
 
 struct node {
     const char *name;
@@ -21,38 +106,27 @@ static const struct node nodes[] = {
     { "stderr", S_IFLNK | 0777, 0, 0, "/proc/self/fd/2" },
 };
 
-static struct inode *add(struct inode *dir, const char *name, unsigned mode)
-{
-    struct inode *i = tmpfs_new(mode);
-    if (!i)
-        return NULL;
-    if (tmpfs_link(dir, name, strlen(name), i)) {
-        i->refs = 1;
-        inode_put(i);
-        return NULL;
-    }
-    return i;
-}
-
 void dev_populate(void)
 {
-    if (!tmpfs_root)
+    static bool registered;
+    for (unsigned k = 0; !registered && k < sizeof mem_devices / sizeof mem_devices[0]; k++)
+        chrdev_register(&mem_devices[k]);
+    registered = true;
+    if (!root_sb)
         return;
-    struct inode *dev = tmpfs_lookup(tmpfs_root, "dev", 3);
-    if (!dev)
-        dev = add(tmpfs_root, "dev", S_IFDIR | 0755);
+    int err;
+    struct inode *root = root_sb->root, *dev = path_walk(NULL, root, "dev", false, &err);
+    if (!dev && !vfs_mkdir(NULL, root, "dev", false, 0755))
+        dev = path_walk(NULL, root, "dev", false, &err);
     if (!dev || !S_ISDIR(dev->mode))
         return;
     for (unsigned k = 0; k < sizeof nodes / sizeof nodes[0]; k++) {
         const struct node *n = &nodes[k];
-        if (tmpfs_lookup(dev, n->name, strlen(n->name)))
+        if (vfs_lookup(NULL, dev, n->name, strlen(n->name)))
             continue;               /* the archive's wins */
-        struct inode *i = add(dev, n->name, n->mode);
-        if (!i)
-            return;
-        i->rdev_major = n->major;
-        i->rdev_minor = n->minor;
-        if (n->target && tmpfs_set_target(i, n->target, strlen(n->target)))
-            tmpfs_unlink(dev, n->name, strlen(n->name));
+        if (n->target)
+            vfs_symlink(NULL, dev, n->name, false, n->target);
+        else
+            vfs_mknod(NULL, dev, n->name, false, n->mode, n->major, n->minor);
     }
 }

@@ -1,5 +1,6 @@
-/* epoll (docs/linux/pipes.md, "epoll"): an instance is an open file of an anonymous inode
- * whose interest list is a table of (fd, open file, events, data).  epoll_wait asks each
+/* epoll (docs/linux/pipes.md, "epoll"): an instance is an open file of the anonymous inode
+ * (vfs/anon.c) whose private data is its interest list of (fd, open file, events, data),
+ * as long as memory allows.  epoll_wait asks each
  * file's poll op, like poll(2), and parks on the queues they name with the timeout as the
  * deadline.  Entries are keyed by fd and file, as Linux keys them by (file, fd): an entry
  * whose fd no longer names the same open file (closed, or replaced) is dropped when a wait
@@ -26,9 +27,9 @@
 #define EPOLLWAKEUP    (1u << 29)
 #define EPOLLONESHOT   (1u << 30)
 #define EPOLLET        (1u << 31)
-#define EPOLL_MAX      160          /* entries per instance (kmalloc's 4 KiB): then ENOSPC */
 
 struct epitem {
+    struct epitem *next;
     struct file *f;                 /* compared only, never followed once its fd changed */
     uint64_t data;
     int fd;
@@ -36,10 +37,8 @@ struct epitem {
 };
 
 struct epoll {
-    unsigned n;
-    struct epitem items[EPOLL_MAX];
+    struct epitem *items;           /* in the order they were added */
 };
-_Static_assert(sizeof(struct epoll) <= LX_PAGE, "kmalloc's largest object is a page");
 
 struct epoll_event {
     uint32_t events;
@@ -48,31 +47,31 @@ struct epoll_event {
 
 static void epoll_release(struct file *f)
 {
-    kfree(f->inode->epoll);
-    f->inode->epoll = NULL;
+    struct epoll *ep = f->priv;
+    while (ep->items) {
+        struct epitem *it = ep->items;
+        ep->items = it->next;
+        kfree(it);
+    }
+    kfree(ep);
 }
 
-static const struct file_ops epoll_ops = { .seekable = false, .release = epoll_release };
+static const struct file_ops epoll_ops = { .release = epoll_release,
+                                           .anon_name = "[eventpoll]" };
 
 static long do_create(struct thread *t, l4_word_t flags)
 {
     if (flags & ~(l4_word_t)EPOLL_CLOEXEC)
         return -EINVAL;
-    struct inode *i = tmpfs_new(0600);
-    if (!i)
+    struct epoll *ep = kmalloc(sizeof *ep);
+    struct file *f = ep ? anon_file(&epoll_ops, ep, O_RDWR) : NULL;
+    if (!f) {
+        kfree(ep);
         return -ENOMEM;
-    inode_get(i);
-    struct file *f = (i->epoll = kmalloc(sizeof *i->epoll)) ? file_open(i, O_RDWR) : NULL;
-    long fd = -ENOMEM;
-    if (f) {
-        f->ops = &epoll_ops;
-        if ((fd = fd_install(t, f, 0, flags & EPOLL_CLOEXEC)) < 0)
-            file_put(f);
-    } else {
-        kfree(i->epoll);
-        i->epoll = NULL;
     }
-    inode_put(i);
+    long fd = fd_install(t, f, 0, flags & EPOLL_CLOEXEC);
+    if (fd < 0)
+        file_put(f);
     return fd;
 }
 
@@ -90,7 +89,7 @@ static struct epoll *epoll_of(struct thread *t, long epfd, long *err)
 {
     struct file *f = fd_get(t, epfd);
     *err = !f ? -EBADF : f->ops != &epoll_ops ? -EINVAL : 0;
-    return *err ? NULL : f->inode->epoll;
+    return *err ? NULL : f->priv;
 }
 
 long sys_epoll_ctl(struct thread *t, const struct sysargs *a)
@@ -110,17 +109,18 @@ long sys_epoll_ctl(struct thread *t, const struct sysargs *a)
         return -EFAULT;
     if ((ev.events & EPOLLEXCLUSIVE) && op == EPOLL_CTL_MOD)
         return -EINVAL;
-    struct epitem *it = NULL;
-    for (unsigned k = 0; k < ep->n; k++)
-        if (ep->items[k].fd == fd && ep->items[k].f == f)
-            it = &ep->items[k];
+    struct epitem **pp = &ep->items;
+    while (*pp && ((*pp)->fd != fd || (*pp)->f != f))
+        pp = &(*pp)->next;
+    struct epitem *it = *pp;
     switch (op) {
     case EPOLL_CTL_ADD:
         if (it)
             return -EEXIST;
-        if (ep->n == EPOLL_MAX)
-            return -ENOSPC;
-        ep->items[ep->n++] = (struct epitem){ f, ev.data, fd, ev.events | POLLERR | POLLHUP };
+        if (!(it = kmalloc(sizeof *it)))
+            return -ENOMEM;
+        *it = (struct epitem){ NULL, f, ev.data, fd, ev.events | POLLERR | POLLHUP };
+        *pp = it;                   /* last */
         return 0;
     case EPOLL_CTL_MOD:
         if (!it)
@@ -131,7 +131,8 @@ long sys_epoll_ctl(struct thread *t, const struct sysargs *a)
     case EPOLL_CTL_DEL:
         if (!it)
             return -ENOENT;
-        *it = ep->items[--ep->n];
+        *pp = it->next;
+        kfree(it);
         return 0;
     }
     return -EINVAL;
@@ -152,13 +153,13 @@ static long do_wait(struct thread *t, long epfd, l4_word_t uev, long max, uint64
     }
     bool last = pp->deadline && lx_now() >= pp->deadline;
     long n = 0;
-    for (unsigned k = 0; k < ep->n && n < max;) {
-        struct epitem *it = &ep->items[k];
+    for (struct epitem **pp = &ep->items, *it; (it = *pp) && n < max;) {
         if (fd_get(t, it->fd) != it->f) {
-            *it = ep->items[--ep->n];   /* its file is gone from that fd */
+            *pp = it->next;         /* its file is gone from that fd */
+            kfree(it);
             continue;
         }
-        k++;
+        pp = &it->next;
         if (!it->events)
             continue;               /* EPOLLONESHOT, reported: until EPOLL_CTL_MOD */
         unsigned m = file_poll(it->f, last ? NULL : t) & it->events & 0xFFFF;

@@ -1,30 +1,35 @@
-/* Pipes and FIFOs (docs/linux/pipes.md): a 64 KiB ring of lx pages (allocated as data first
- * reaches them) hanging off an inode of type S_IFIFO: a new, nameless one for pipe(2), the
- * FIFO's own for mkfifo.  The ends are open files: every open file description counts as a
- * reader, a writer or (O_RDWR) both, and the release op drops its count, so fork and dup
- * (which share descriptions) count right.  The operations never wait: an empty pipe reads
- * -EAGAIN, a full one writes -EAGAIN, and the system-call layer (syscalls/sys_file.c) parks
- * a caller without O_NONBLOCK on the queues the poll op names.  Each write call hands over
- * at most PIPE_BUF bytes (syscalls/sys_file.c's chunks) and is all-or-nothing, which is
- * PIPE_BUF atomicity.  A FIFO has no blocking open: instead, its reads and writes wait for
- * the other side's first open (had_writer / had_reader), which looks the same to the usual
- * programs. */
+/* Pipes and FIFOs (docs/linux/pipes.md): a ring of lx pages (64 KiB by default, Linux's;
+ * F_SETPIPE_SZ changes it; pages allocated as data first reaches them) hanging off an inode
+ * of type S_IFIFO: a FIFO's own, in the file system it was made in, or for pipe(2) a fresh
+ * inode of pipefs, a file system of its own that is mounted nowhere (as Linux's).  The
+ * ends are open files: every open file description counts as a reader, a writer or (O_RDWR)
+ * both, and the release operation drops its count, so fork and dup (which share
+ * descriptions) count right.  The operations never wait: an empty pipe reads -EAGAIN, a full
+ * one writes -EAGAIN, and the VFS parks a blocking caller on the queues poll names
+ * (vfs/rw.c).  A write of at most PIPE_BUF bytes goes in whole or not at all (PIPE_BUF
+ * atomicity, writev's iovecs together); a larger one as far as there is room.  A FIFO has
+ * no blocking open: its reads and writes wait for the other side's first open instead
+ * (had_writer / had_reader), which looks the same to the usual programs. */
 #include "fs/pipe/pipe.h"
 #include "lib/errno.h"
 #include "lib/kmalloc.h"
+#include "lib/radix.h"
 #include "mm/page.h"
 #include "mm/usercopy.h"
 #include "park/waitq.h"
+#include "signal/signal.h"
 #include "syscalls/handlers.h"
 #include "task/process.h"
 #include "vfs/poll.h"
 #include <string.h>
 
-#define PIPE_PAGES (PIPE_SIZE / LX_PAGE)
+#define F_SETPIPE_SZ 1031
+#define F_GETPIPE_SZ 1032
 
 struct pipe {
-    char *pages[PIPE_PAGES];        /* the ring; NULL: not used yet */
-    l4_word_t head, count;          /* read position (mod PIPE_SIZE), bytes held */
+    struct radix pages;             /* ring page -> lx page; absent: not used yet */
+    l4_word_t size;                 /* capacity: a power of two number of pages */
+    l4_word_t head, count;          /* read position (mod size), bytes held */
     unsigned readers, writers;      /* open file descriptions of each end */
     bool had_reader, had_writer;    /* an end of that kind has been opened */
     struct waitq rq, wq;            /* waiting for data (readers), for room (writers) */
@@ -40,106 +45,143 @@ static bool writes(const struct file *f)
     return (f->flags & O_ACCMODE) != O_RDONLY;
 }
 
-static long pipe_read(struct file *f, char *buf, l4_word_t n, l4_word_t pos)
+/* The page holding ring byte `at` (made with create): NULL when memory is out. */
+static char *ring_page(struct pipe *p, l4_word_t at, bool create)
 {
-    (void)pos;
+    void **slot = radix_slot(&p->pages, at / LX_PAGE, create);
+    if (slot && !*slot && create)
+        *slot = page_alloc();
+    return slot ? *slot : NULL;
+}
+
+static long pipe_read(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos)
+{
+    (void)t, (void)pos;
     struct pipe *p = f->inode->pipe;
     if (!p->count) {
         if (p->writers || (!p->had_writer && !(f->flags & O_NONBLOCK)))
-            return n ? -EAGAIN : 0;
+            return u->resid ? -EAGAIN : 0;
         return 0;                   /* end of file: no writer (left) */
     }
-    l4_word_t done = 0;
-    if (n > p->count)
-        n = p->count;
-    while (done < n) {
+    l4_word_t start = u->done;
+    while (u->resid && p->count) {
         l4_word_t off = p->head % LX_PAGE, k = LX_PAGE - off;
-        if (k > n - done)
-            k = n - done;
-        memcpy(buf + done, p->pages[p->head / LX_PAGE] + off, k);
-        p->head = (p->head + k) % PIPE_SIZE;
-        done += k;
+        if (k > p->count)
+            k = p->count;
+        l4_word_t m = uio_copy_out(u, ring_page(p, p->head, false) + off, k);
+        p->head = (p->head + m) % p->size;
+        p->count -= m;
+        if (m < k)
+            break;
     }
-    p->count -= done;
-    waitq_wake(&p->wq);
-    return (long)done;
+    if (u->done > start)
+        waitq_wake(&p->wq);
+    return (long)(u->done - start);
 }
 
-static long pipe_write(struct file *f, const char *buf, l4_word_t n, l4_word_t pos)
+static long pipe_write(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos)
 {
     (void)pos;
     struct pipe *p = f->inode->pipe;
-    if (!p->readers)
-        return !p->had_reader && !(f->flags & O_NONBLOCK) ? -EAGAIN : -EPIPE;
-    if (n > PIPE_SIZE - p->count)
-        return -EAGAIN;             /* all or nothing: n <= PIPE_BUF (syscalls/sys_file.c) */
-    l4_word_t done = 0, tail = (p->head + p->count) % PIPE_SIZE;
-    while (done < n) {
-        l4_word_t page = tail / LX_PAGE, off = tail % LX_PAGE, k = LX_PAGE - off;
-        if (k > n - done)
-            k = n - done;
-        if (!p->pages[page] && !(p->pages[page] = page_alloc()))
-            break;
-        memcpy(p->pages[page] + off, buf + done, k);
-        tail = (tail + k) % PIPE_SIZE;
-        done += k;
+    if (!p->readers) {
+        if (!p->had_reader && !(f->flags & O_NONBLOCK))
+            return -EAGAIN;         /* a FIFO whose reader has not come yet */
+        signal_raise(t, SIGPIPE);
+        return -EPIPE;
     }
-    p->count += done;
-    if (done)
+    l4_word_t room = p->size - p->count;
+    if (!room || (u->resid <= PIPE_BUF && room < u->resid))
+        return -EAGAIN;             /* all or nothing up to PIPE_BUF */
+    l4_word_t start = u->done, want = u->resid;
+    while (u->resid && p->count < p->size) {
+        l4_word_t tail = (p->head + p->count) % p->size;
+        l4_word_t off = tail % LX_PAGE, k = LX_PAGE - off;
+        if (k > p->size - p->count)
+            k = p->size - p->count;
+        char *page = ring_page(p, tail, true);
+        if (!page)
+            break;
+        l4_word_t m = uio_copy_in(u, page + off, k);
+        p->count += m;
+        if (m < k)
+            break;
+    }
+    l4_word_t moved = u->done - start;
+    if (moved)
         waitq_wake(&p->rq);
-    return done ? (long)done : -ENOMEM;
+    if (moved < want && !u->fault)
+        return moved || p->count == p->size ? -EAGAIN : -ENOMEM;
+    return (long)moved;
 }
 
-static unsigned pipe_poll(struct file *f, struct thread *t)
+static unsigned pipe_poll(struct thread *t, struct file *f, struct poll_table *pt)
 {
+    (void)t;
     struct pipe *p = f->inode->pipe;
     unsigned mask = 0;
-    if (!p || (f->flags & O_PATH))
-        return POLLNVAL;            /* an O_PATH description counts as no end */
     if (reads(f)) {
         if (p->count)
             mask |= POLLIN | POLLRDNORM;
         if (!p->writers && p->had_writer)
             mask |= POLLHUP;
-        if (t)
-            waitq_add(&p->rq, t);
+        poll_wait(pt, &p->rq);
     }
     if (writes(f)) {
-        if (PIPE_SIZE - p->count >= PIPE_BUF)
+        if (p->size - p->count >= PIPE_BUF)
             mask |= POLLOUT | POLLWRNORM;
         if (!p->readers)
             mask |= POLLERR;
-        if (t)
-            waitq_add(&p->wq, t);
+        poll_wait(pt, &p->wq);
     }
     return mask;
 }
 
-static long pipe_ioctl(struct file *f, struct thread *t, unsigned long cmd, l4_word_t arg)
+static long pipe_ioctl(struct thread *t, struct file *f, unsigned cmd, l4_word_t arg)
 {
     if (cmd != FIONREAD)
         return -ENOTTY;
-    if (!f->inode->pipe || (f->flags & O_PATH))
-        return -EBADF;
     int n = (int)f->inode->pipe->count;
     return copy_to_user(t->mm, arg, &n, sizeof n);
+}
+
+static bool free_page(void **slot, unsigned long index, void *ctx)
+{
+    (void)index, (void)ctx;
+    page_free(*slot);
+    *slot = NULL;
+    return true;
 }
 
 static void pipe_free(struct inode *i)
 {
     struct pipe *p = i->pipe;
-    for (unsigned k = 0; k < PIPE_PAGES; k++)
-        if (p->pages[k])
-            page_free(p->pages[k]);
+    radix_each(&p->pages, 0, free_page, NULL);
+    radix_destroy(&p->pages, NULL);
     kfree(p);
     i->pipe = NULL;
+}
+
+static int fifo_open(struct thread *t, struct inode *i, struct file *f)
+{
+    (void)t;
+    if (!i->pipe) {
+        if (!(i->pipe = kmalloc(sizeof *i->pipe)))
+            return -ENOMEM;
+        i->pipe->size = PIPE_DEF_SIZE;
+    }
+    struct pipe *p = i->pipe;
+    if (reads(f))
+        p->readers++, p->had_reader = true;
+    if (writes(f))
+        p->writers++, p->had_writer = true;
+    waitq_wake(&p->rq);             /* a FIFO's other side may wait for this open */
+    waitq_wake(&p->wq);
+    return 0;
 }
 
 static void pipe_release(struct file *f)
 {
     struct pipe *p = f->inode->pipe;
-    if (!p || (f->flags & O_PATH))
-        return;
     p->readers -= reads(f);
     p->writers -= writes(f);
     waitq_wake(&p->rq);             /* EOF for readers, EPIPE for writers */
@@ -148,40 +190,96 @@ static void pipe_release(struct file *f)
         pipe_free(f->inode);        /* a FIFO's bytes go with its last end, as in Linux */
 }
 
-const struct file_ops pipe_ops = {
-    .read = pipe_read, .write = pipe_write, .seekable = false, .poll = pipe_poll,
-    .ioctl = pipe_ioctl, .release = pipe_release,
+const struct file_ops fifo_ops = {
+    .open = fifo_open, .release = pipe_release, .read = pipe_read, .write = pipe_write,
+    .poll = pipe_poll, .ioctl = pipe_ioctl,
 };
 
-int pipe_fifo_open(struct inode *i, unsigned flags)
+/* --- the pipe's size --------------------------------------------------------------------------- */
+
+/* Move the bytes into a ring of new_size (a power of two pages): 0 or -ENOMEM. */
+static int resize(struct pipe *p, l4_word_t new_size)
 {
-    if (flags & O_PATH)
-        return 0;
-    if (!i->pipe && !(i->pipe = kmalloc(sizeof *i->pipe)))
-        return -ENOMEM;
-    struct pipe *p = i->pipe;
-    unsigned acc = flags & O_ACCMODE;
-    if (acc != O_WRONLY)
-        p->readers++, p->had_reader = true;
-    if (acc != O_RDONLY)
-        p->writers++, p->had_writer = true;
-    waitq_wake(&p->rq);             /* a FIFO's other side may wait for this open */
-    waitq_wake(&p->wq);
+    struct pipe n = { .size = new_size };
+    for (l4_word_t done = 0; done < p->count;) {
+        l4_word_t from = (p->head + done) % p->size, k = LX_PAGE - from % LX_PAGE;
+        if (k > p->count - done)
+            k = p->count - done;
+        l4_word_t room = LX_PAGE - done % LX_PAGE;
+        if (k > room)
+            k = room;
+        char *dst = ring_page(&n, done, true);
+        if (!dst) {
+            radix_each(&n.pages, 0, free_page, NULL);
+            radix_destroy(&n.pages, NULL);
+            return -ENOMEM;
+        }
+        memcpy(dst + done % LX_PAGE, ring_page(p, from, false) + from % LX_PAGE, k);
+        done += k;
+    }
+    radix_each(&p->pages, 0, free_page, NULL);
+    radix_destroy(&p->pages, NULL);
+    p->pages = n.pages;
+    p->size = new_size;
+    p->head = 0;
+    waitq_wake(&p->wq);             /* more room, maybe */
     return 0;
 }
 
-/* --- pipe, pipe2 -------------------------------------------------------------------------- */
+long pipe_fcntl(struct file *f, unsigned cmd, l4_word_t arg)
+{
+    struct pipe *p = f->ops == &fifo_ops ? f->inode->pipe : NULL;
+    if (!p)
+        return -EBADF;
+    if (cmd == F_GETPIPE_SZ)
+        return (long)p->size;
+    /* Linux's round_pipe_size: at least a page, a power of two, at most 2^31 bytes; beyond
+     * pipe-max-size only with CAP_SYS_RESOURCE (every process is root here). */
+    unsigned long size = (unsigned)arg;
+    if (size > (1ul << 31))
+        return -EINVAL;
+    l4_word_t want = LX_PAGE;
+    while (want < size)
+        want <<= 1;
+    if (want < p->count)
+        return -EBUSY;
+    if (want != p->size) {
+        int e = resize(p, want);
+        if (e)
+            return e;
+    }
+    return (long)want;
+}
+
+/* --- pipe, pipe2: anonymous pipes on pipefs ------------------------------------------------- */
+
+static void pipefs_evict(struct inode *i)
+{
+    kfree(i);
+}
+
+static const struct fs_type pipefs_type = {
+    .name = "pipefs", .magic = PIPEFS_MAGIC, .nodev = true, .evict = pipefs_evict,
+};
+static struct inode pipefs_root = { .mode = S_IFDIR | 0600, .nlink = 2, .ino = 1 };
+static struct super_block pipefs_sb = { .type = &pipefs_type, .dev = 0xc, .root = &pipefs_root,
+                                        .next_ino = 1 };
 
 static long do_pipe(struct thread *t, l4_word_t ufds, l4_word_t flags)
 {
     if (flags & ~(l4_word_t)(O_CLOEXEC | O_NONBLOCK))
         return -EINVAL;             /* O_DIRECT (packet mode) and O_NOTIFICATION_PIPE: no */
-    struct inode *i = tmpfs_new(S_IFIFO | 0600);
+    pipefs_root.sb = &pipefs_sb;
+    struct inode *i = inode_alloc(&pipefs_sb, sizeof *i, S_IFIFO | 0600);
     if (!i)
         return -ENOMEM;
+    i->uid = vfs_fsuid(t);
+    i->gid = vfs_fsgid(t);
     inode_get(i);                   /* held while the ends are made: freed with them */
     unsigned fl = (unsigned)flags & O_NONBLOCK;
-    struct file *r = file_open(i, O_RDONLY | fl), *w = r ? file_open(i, O_WRONLY | fl) : NULL;
+    int err;
+    struct file *r = file_open(t, i, O_RDONLY | fl, NULL, &err);
+    struct file *w = r ? file_open(t, i, O_WRONLY | fl, NULL, &err) : NULL;
     bool cloexec = flags & O_CLOEXEC;
     int fds[2] = { -ENOMEM, -1 };
     if (w && (fds[0] = fd_install(t, r, 0, cloexec)) >= 0) {

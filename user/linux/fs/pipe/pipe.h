@@ -2,14 +2,16 @@
 #ifndef LX_FS_PIPE_PIPE_H
 #define LX_FS_PIPE_PIPE_H
 
-#include "vfs/vfs.h"
+#include "vfs/file.h"
 
-#define PIPE_SIZE  65536ul          /* Linux's default pipe capacity */
-#define PIPE_BUF   4096ul           /* writes up to this size are atomic */
+#define PIPE_DEF_SIZE 65536ul       /* Linux's default pipe capacity */
+#define PIPE_BUF      4096ul        /* writes up to this size are atomic */
+#define PIPE_MAX_SIZE 1048576ul     /* /proc/sys/fs/pipe-max-size (root may go beyond) */
 
-/* The file operations of a pipe's (or FIFO's) ends; the pipe hangs off the inode. */
-extern const struct file_ops pipe_ops;
-/* A FIFO being opened: its pipe (made on first open) counts the new end; 0 or -ENOMEM. */
-int pipe_fifo_open(struct inode *i, unsigned flags);
+/* The file operations of a pipe's or FIFO's ends (the open operation counts the end; the
+ * pipe hangs off the inode, made at the first open). */
+extern const struct file_ops fifo_ops;
+/* fcntl F_GETPIPE_SZ / F_SETPIPE_SZ on f: the size, or -errno (EBADF for no pipe). */
+long pipe_fcntl(struct file *f, unsigned cmd, l4_word_t arg);
 
 #endif

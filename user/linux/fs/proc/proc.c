@@ -7,8 +7,10 @@
 #include "fs/proc/proc.h"
 #include "lib/errno.h"
 #include "lib/kmalloc.h"
+#include "mm/mm.h"
 #include "task/exec.h"
 #include "task/process.h"
+#include "vfs/lock.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -21,7 +23,7 @@ struct entry {
 static const struct entry root_entries[] = {
     { "self", P_SELF, S_IFLNK | 0777 },        { "meminfo", P_MEMINFO, S_IFREG | 0444 },
     { "cpuinfo", P_CPUINFO, S_IFREG | 0444 },  { "uptime", P_UPTIME, S_IFREG | 0444 },
-    { "mounts", P_MOUNTS, S_IFREG | 0444 },    { "loadavg", P_LOADAVG, S_IFREG | 0444 },
+    { "mounts", P_MOUNTS_LINK, S_IFLNK | 0777 }, { "loadavg", P_LOADAVG, S_IFREG | 0444 },
     { "version", P_VERSION, S_IFREG | 0444 },  { "filesystems", P_FILESYSTEMS, S_IFREG | 0444 },
     { "stat", P_STAT, S_IFREG | 0444 },        { "lx", P_LX, S_IFDIR | 0555 },
 };
@@ -33,7 +35,8 @@ static const struct entry pid_entries[] = {
     { "cwd", P_CWD, S_IFLNK | 0777 },         { "exe", P_EXE, S_IFLNK | 0777 },
     { "fd", P_FD, S_IFDIR | 0500 },           { "maps", P_MAPS, S_IFREG | 0444 },
     { "stat", P_PSTAT, S_IFREG | 0444 },      { "statm", P_STATM, S_IFREG | 0444 },
-    { "status", P_STATUS, S_IFREG | 0444 },
+    { "status", P_STATUS, S_IFREG | 0444 },   { "mounts", P_MOUNTS, S_IFREG | 0444 },
+    { "mountinfo", P_MOUNTINFO, S_IFREG | 0444 },
 };
 #define N(a) (sizeof a / sizeof a[0])
 
@@ -42,7 +45,7 @@ struct proc_fs {
 };
 
 static const struct inode_ops proc_iops;
-static const struct file_ops proc_fops;
+static const struct file_ops proc_fops, proc_dir_ops;
 
 static struct proc_inode *pi_of(struct inode *i)
 {
@@ -57,8 +60,8 @@ static struct proc_fs *fs_of(struct inode *i)
 static unsigned long ino_of(enum proc_kind kind, int pid, int fd)
 {
     if (kind == P_FDLINK)
-        return ((unsigned long)pid << 16) + 0x1000 + (unsigned long)fd;
-    return ((unsigned long)pid << 16) + 1 + kind;
+        return ((unsigned long)pid << 32) + 0x80000000ul + (unsigned long)fd;
+    return ((unsigned long)pid << 32) + 1 + kind;
 }
 
 /* The inode of (kind, pid, fd) under parent: the kept one or a new one. */
@@ -83,7 +86,7 @@ static struct inode *get(struct inode *parent, enum proc_kind kind, int pid, int
     p->i.parent = parent;
     p->i.sb = parent->sb;
     p->i.iop = &proc_iops;
-    p->i.fop = S_ISREG(mode) ? &proc_fops : NULL;
+    p->i.fop = S_ISREG(mode) ? &proc_fops : S_ISDIR(mode) ? &proc_dir_ops : NULL;
     p->next = fs->all;
     fs->all = p;
     return &p->i;
@@ -109,6 +112,7 @@ static void sweep(struct proc_fs *fs)
             struct proc_inode *q = *pp;
             if (q->pid == pid && q->kind >= P_PID) {
                 *pp = q->next;
+                locks_inode_free(&q->i);
                 kfree(q);
             } else {
                 pp = &q->next;
@@ -192,24 +196,17 @@ static struct inode *proc_lookup(struct thread *t, struct inode *dir, const char
     }
 }
 
-static void fill(struct dirent_out *out, const char *name, unsigned long ino, unsigned mode,
-                 unsigned long next)
-{
-    out->name = name;
-    out->len = strlen(name);
-    out->ino = ino;
-    out->type = (mode >> 12) & 15;
-    out->next = next;
-}
+/* --- directories ------------------------------------------------------------------------- */
 
-static bool proc_readdir(struct thread *t, struct inode *dir, unsigned long pos,
-                         struct dirent_out *out)
+static int proc_iterate(struct thread *t, struct file *f, struct dir_context *ctx)
 {
     (void)t;
-    static char num[16];
-    struct proc_inode *d = pi_of(dir);
+    static char num[24];
+    struct proc_inode *d = pi_of(f->inode);
     const struct entry *e = NULL;
     size_t n = 0;
+    if (!dir_emit_dots(f, ctx))
+        return 0;
     switch (d->kind) {
     case P_ROOT:
         e = root_entries, n = N(root_entries);
@@ -219,46 +216,58 @@ static bool proc_readdir(struct thread *t, struct inode *dir, unsigned long pos,
         break;
     case P_PID:
         if (!process_by_pid(d->pid))
-            return false;
+            return 0;
         e = pid_entries, n = N(pid_entries);
         break;
     case P_FD: {
+        /* Position 2 + fd is fd's entry. */
         struct thread *p = live_thread(d->pid);
-        for (; p && pos < LX_NFDS; pos++)
-            if (fd_get(p, (long)pos)) {
-                snprintf(num, sizeof num, "%lu", pos);
-                fill(out, num, ino_of(P_FDLINK, d->pid, (int)pos), S_IFLNK, pos + 1);
-                return true;
-            }
-        return false;
+        for (long fd; p && (fd = fd_next(p, ctx->pos - 2)) >= 0;) {
+            snprintf(num, sizeof num, "%ld", fd);
+            if (!ctx->emit(ctx, num, strlen(num), ino_of(P_FDLINK, d->pid, (int)fd),
+                           S_IFLNK >> 12))
+                return 0;
+            ctx->pos = (l4_word_t)fd + 3;
+        }
+        return 0;
     }
     default:
-        return false;
+        return 0;
     }
-    if (pos < n) {
-        fill(out, e[pos].name, ino_of(e[pos].kind, d->pid, -1), e[pos].mode, pos + 1);
-        return true;
+    for (; ctx->pos - 2 < n; ctx->pos++) {
+        const struct entry *x = &e[ctx->pos - 2];
+        if (!ctx->emit(ctx, x->name, strlen(x->name), ino_of(x->kind, d->pid, -1),
+                       (x->mode >> 12) & 15))
+            return 0;
     }
     if (d->kind != P_ROOT)
-        return false;
-    /* The processes in pid order (the pid table's): the position after the fixed entries
-     * is the pid. */
-    struct pid *next = pid_find_ge(pos - n > PID_MAX ? PID_MAX : (int)(pos - n));
-    while (next && !next->proc)
-        next = pid_find_ge(next->nr + 1);   /* a number in use by a group or session only */
-    if (!next)
-        return false;
-    snprintf(num, sizeof num, "%d", next->nr);
-    fill(out, num, ino_of(P_PID, next->nr, -1), S_IFDIR, n + (unsigned long)next->nr + 1);
-    return true;
+        return 0;
+    /* The processes in pid order (the pid table's): the position after the fixed entries is
+     * 2 + n + pid. */
+    for (;;) {
+        unsigned long from = ctx->pos - 2 - n;
+        struct pid *next = pid_find_ge(from > PID_MAX ? PID_MAX : (int)from);
+        while (next && !next->proc)
+            next = pid_find_ge(next->nr + 1);   /* a number a group or session holds */
+        if (!next)
+            return 0;
+        snprintf(num, sizeof num, "%d", next->nr);
+        if (!ctx->emit(ctx, num, strlen(num), ino_of(P_PID, next->nr, -1), S_IFDIR >> 12))
+            return 0;
+        ctx->pos = 2 + n + (unsigned long)next->nr + 1;
+    }
 }
 
-/* The name of an open file, as /proc/N/fd shows it. */
-static int file_name(struct inode *i, char *buf, size_t size)
+/* --- links ------------------------------------------------------------------------------- */
+
+int proc_file_name(struct file *f, char *buf, size_t size)
 {
+    struct inode *i = f->inode;
     int n = vfs_path_of(i, buf, size);
     if (n >= 0)
         return n;
+    if (f->ops->anon_name)
+        return snprintf(buf, size, "anon_inode:%s", f->ops->anon_name);
     const char *what = S_ISFIFO(i->mode) ? "pipe" :
                        (i->mode & S_IFMT) == S_IFSOCK ? "socket" : NULL;
     if (what)
@@ -268,21 +277,36 @@ static int file_name(struct inode *i, char *buf, size_t size)
     return snprintf(buf, size, "/[deleted] (deleted)");
 }
 
+/* The executable's path as exe shows it: where the file is now, or where it was with
+ * " (deleted)", or a data module's name. */
+static int exe_name(struct process *o, char *tmp)
+{
+    struct inode *i = task_exe_inode(o);
+    int n = i ? vfs_path_of(i, tmp, PATH_MAX) : -ENOENT;
+    if (n >= 0)
+        return n;
+    const char *path = task_exe_path(o);
+    if (!path)
+        return -ENOENT;
+    return snprintf(tmp, PATH_MAX, "%s%s", path, i ? " (deleted)" : "");
+}
+
 /* The target's text, whole, into tmp (PATH_MAX): its length or -errno. */
 static int link_text(struct thread *t, struct proc_inode *p, char *tmp)
 {
-    struct process *op = process_by_pid(p->pid);
     struct thread *o = live_thread(p->pid);
     switch (p->kind) {
     case P_SELF:
         return snprintf(tmp, PATH_MAX, "%d", t ? thread_pid(t) : 0);
+    case P_MOUNTS_LINK:
+        return snprintf(tmp, PATH_MAX, "self/mounts");
     case P_EXE:
-        return op ? snprintf(tmp, PATH_MAX, "%s", op->exe ? op->exe : "") : -ENOENT;
+        return o ? exe_name(o->proc, tmp) : -ENOENT;
     case P_CWD:
         return o && o->fs ? vfs_path_of(o->fs->cwd, tmp, PATH_MAX) : -ENOENT;
     case P_FDLINK: {
         struct file *f = o ? fd_get(o, p->fd) : NULL;
-        return f ? file_name(f->inode, tmp, PATH_MAX) : -ENOENT;
+        return f ? proc_file_name(f, tmp, PATH_MAX) : -ENOENT;
     }
     default:
         return -EINVAL;
@@ -290,7 +314,7 @@ static int link_text(struct thread *t, struct proc_inode *p, char *tmp)
 }
 
 /* readlink: cut to size, as Linux cuts it (no NUL). */
-static int proc_get_link(struct thread *t, struct inode *i, char *buf, size_t size)
+static int proc_readlink(struct thread *t, struct inode *i, char *buf, size_t size)
 {
     static char tmp[PATH_MAX];
     int n = link_text(t, pi_of(i), tmp);
@@ -302,18 +326,21 @@ static int proc_get_link(struct thread *t, struct inode *i, char *buf, size_t si
     return n;
 }
 
-/* fd/N and cwd lead to the file itself, whatever its name (or none). */
+/* self and mounts lead where their text says; fd/N, cwd and exe to the file itself,
+ * whatever its name (or none): Linux's "magic" links. */
 static struct inode *proc_follow(struct thread *t, struct inode *i, int *err)
 {
     struct proc_inode *p = pi_of(i);
-    struct thread *o = live_thread(p->pid);
     *err = -ENOENT;
-    if (p->kind == P_SELF) {
+    if (p->kind == P_SELF || p->kind == P_MOUNTS_LINK) {
         char tmp[16];
         snprintf(tmp, sizeof tmp, "%d", t ? thread_pid(t) : 0);
-        struct inode *r = proc_lookup(t, i->parent, tmp, strlen(tmp));
-        return r;
+        struct inode *self = proc_lookup(t, i->parent, tmp, strlen(tmp));
+        if (!self || p->kind == P_SELF)
+            return self;
+        return proc_lookup(t, self, "mounts", 6);
     }
+    struct thread *o = live_thread(p->pid);
     if (!o)
         return NULL;
     if (p->kind == P_CWD)
@@ -322,61 +349,68 @@ static struct inode *proc_follow(struct thread *t, struct inode *i, int *err)
         struct file *f = fd_get(o, p->fd);
         return f ? f->inode : NULL;
     }
-    /* exe: the file itself (task/exec.c holds it: it works after a rename or unlink), else by
-     * its path (resolved at exec; one into /proc could loop) */
-    if (task_exe_inode(o->proc))
-        return task_exe_inode(o->proc);
-    const char *exe = o->proc->exe ? o->proc->exe : "";
-    if (!strncmp(exe, "/proc/", 6)) {
-        *err = -ELOOP;
-        return NULL;
-    }
-    return path_walk(t, NULL, exe, true, err);
+    return task_exe_inode(o->proc); /* NULL for a data module: ENOENT */
 }
 
-static int proc_name(struct inode *dir, char *buf)
+static int proc_name(struct inode *i, struct inode **dir, char *buf)
 {
-    struct proc_inode *p = pi_of(dir);
+    struct proc_inode *p = pi_of(i);
     size_t n = strlen(p->name);
     memcpy(buf, p->name, n);
+    *dir = i->parent;
     return (int)n;
 }
 
+/* Attributes (Linux's proc_setattr): no mode changes; a size is accepted and changes
+ * nothing; owners and times are kept on the inode. */
+static int proc_setattr(struct thread *t, struct inode *i, const struct iattr *ia)
+{
+    (void)t;
+    if (ia->valid & ATTR_MODE)
+        return -EPERM;
+    setattr_copy(i, ia);
+    return 0;
+}
+
 static const struct inode_ops proc_iops = {
-    proc_lookup, proc_readdir, proc_get_link, proc_follow, proc_name,
+    .lookup = proc_lookup, .readlink = proc_readlink, .follow_link = proc_follow,
+    .setattr = proc_setattr, .name = proc_name,
 };
 
 /* --- reading ---------------------------------------------------------------------------- */
 
 static char text[16384];            /* one file's text at a time: lx serves one call */
 
-static long proc_read(struct file *f, char *buf, l4_word_t n, l4_word_t pos)
+static long proc_read(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos)
 {
+    (void)t;
     struct out o = { text, 0, sizeof text };
     int e = proc_show(pi_of(f->inode), &o);
     if (e)
         return e;
-    if (pos >= o.len)
+    if (*pos >= o.len)
         return 0;
-    if (n > o.len - pos)
-        n = o.len - pos;
-    memcpy(buf, text + pos, n);
+    l4_word_t n = uio_copy_out(u, text + *pos, o.len - *pos);
+    *pos += n;
     return (long)n;
 }
 
-static long proc_write(struct file *f, const char *buf, l4_word_t n, l4_word_t pos)
+static long proc_write(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos)
 {
-    (void)f, (void)buf, (void)n, (void)pos;
+    (void)t, (void)f, (void)u, (void)pos;
     return -EIO;                    /* Linux's answer for a file without a write method */
 }
 
 static const struct file_ops proc_fops = { .read = proc_read, .write = proc_write,
-                                           .seekable = true };
+                                           .llseek = dir_llseek, .fsync = generic_file_fsync };
+static const struct file_ops proc_dir_ops = { .iterate = proc_iterate, .llseek = dir_llseek,
+                                               .fsync = generic_file_fsync };
 
 /* --- the type --------------------------------------------------------------------------- */
 
-static int proc_fill(struct super_block *sb)
+static int proc_fill(struct super_block *sb, const char *data)
 {
+    (void)data;                     /* hidepid= and friends: not yet */
     struct proc_fs *fs = kmalloc(sizeof *fs);
     struct proc_inode *r = kmalloc(sizeof *r);
     if (!fs || !r) {
@@ -387,12 +421,12 @@ static int proc_fill(struct super_block *sb)
     r->fd = -1;
     r->i.mode = S_IFDIR | 0555;
     r->i.nlink = 2;
-    r->i.refs = 1;                  /* the mount's */
     r->i.ino = 1;
     r->i.atime = r->i.mtime = r->i.ctime = vfs_now();
     r->i.parent = &r->i;
     r->i.sb = sb;
     r->i.iop = &proc_iops;
+    r->i.fop = &proc_dir_ops;
     fs->all = r;
     r->next = NULL;
     sb->root = &r->i;
@@ -411,9 +445,18 @@ static void proc_kill(struct super_block *sb)
     while (fs->all) {
         struct proc_inode *p = fs->all;
         fs->all = p->next;
+        locks_inode_free(&p->i);
         kfree(p);
     }
     kfree(fs);
 }
 
-const struct fs_type proc_type = { "proc", PROC_SUPER_MAGIC, proc_fill, proc_busy, proc_kill };
+static void proc_evict(struct inode *i)
+{
+    (void)i;                        /* never: proc's inodes keep a link; sweep frees them */
+}
+
+const struct fs_type proc_type = {
+    .name = "proc", .magic = PROC_SUPER_MAGIC, .nodev = true, .fill = proc_fill,
+    .busy = proc_busy, .kill = proc_kill, .evict = proc_evict,
+};

@@ -3,24 +3,25 @@
 #ifndef LX_FS_PROC_PROC_H
 #define LX_FS_PROC_PROC_H
 
-#include "vfs/vfs.h"
+#include "vfs/file.h"
 
 /* --- the file system (proc.c) and its files (show.c) ----------------------------------- */
 enum proc_kind {
     /* in /proc */
-    P_ROOT, P_SELF, P_MEMINFO, P_CPUINFO, P_UPTIME, P_MOUNTS, P_LOADAVG, P_VERSION,
+    P_ROOT, P_SELF, P_MEMINFO, P_CPUINFO, P_UPTIME, P_MOUNTS_LINK, P_LOADAVG, P_VERSION,
     P_FILESYSTEMS, P_STAT, P_LX,
     /* in /proc/lx */
     P_LX_SYSCALLS,
     /* in /proc/N */
     P_PID, P_CMDLINE, P_COMM, P_CWD, P_EXE, P_FD, P_MAPS, P_PSTAT, P_STATM, P_STATUS,
+    P_MOUNTS, P_MOUNTINFO,
     /* in /proc/N/fd */
     P_FDLINK,
     P_NKINDS
 };
 
 struct proc_inode {
-    struct inode i;
+    struct inode i;                 /* first: the VFS's view */
     enum proc_kind kind;
     int pid, fd;
     char name[16];
@@ -35,5 +36,8 @@ void out_printf(struct out *o, const char *fmt, ...) __attribute__((format(print
 void out_bytes(struct out *o, const char *p, size_t n);
 /* The text of a proc file (pi->pid's process, if it has one): 0 or -errno. */
 int proc_show(struct proc_inode *pi, struct out *o);
+/* The name /proc/N/fd/M shows for an open file (its path, or "pipe:[ino]" and the like):
+ * its length into buf. */
+int proc_file_name(struct file *f, char *buf, size_t size);
 
 #endif

@@ -7,6 +7,7 @@
 #include "signal/signal.h"
 #include "signal/sigpage.h"
 #include "syscalls/table.h"
+#include "task/exec.h"
 #include "task/process.h"
 #include <stdarg.h>
 #include <stdio.h>
@@ -139,31 +140,86 @@ static void out_escaped(struct out *o, const char *s)
             out_bytes(o, s, 1);
 }
 
-static void show_mounts(struct out *o)
+/* The per-mount options (mountinfo's sixth field, the middle of a mounts line): the root,
+ * mounted by the kernel, has no atime flag, as Linux's rootfs. */
+static void mount_options(struct out *o, struct super_block *sb)
+{
+    out_printf(o, "%s%s%s%s", sb->flags & MS_RDONLY ? "ro" : "rw",
+               sb->flags & MS_NOSUID ? ",nosuid" : "", sb->flags & MS_NODEV ? ",nodev" : "",
+               sb->flags & MS_NOEXEC ? ",noexec" : "");
+    if (sb != root_sb)
+        out_printf(o, "%s", sb->flags & MS_NOATIME ? ",noatime" : ",relatime");
+}
+
+/* The file system's own options ("rw,size=...k,inode64"). */
+static void super_options(struct out *o, struct super_block *sb)
+{
+    char buf[128] = "";
+    if (sb->type->show_options)
+        sb->type->show_options(sb, buf, sizeof buf);
+    out_printf(o, "%s", buf);
+}
+
+static const char *type_name(struct super_block *sb)
+{
+    return sb == root_sb ? "rootfs" : sb->type->name;   /* as Linux calls the initramfs's */
+}
+
+/* Each mount's point, escaped; false if it cannot be named. */
+static bool mount_point(struct out *o, struct super_block *sb)
 {
     static char path[PATH_MAX];
-    for (unsigned k = 0; k < LX_MAX_MOUNTS; k++) {
-        struct super_block *sb = mount_slot(k);
-        if (!sb)
-            continue;
-        if (!sb->mountpoint)
-            strcpy(path, "/");
-        else if (vfs_path_of(sb->mountpoint, path, sizeof path) < 0)
-            continue;               /* not reachable */
+    if (!sb->mountpoint)
+        strcpy(path, "/");
+    else if (vfs_path_of(sb->mountpoint, path, sizeof path) < 0)
+        return false;               /* not reachable */
+    out_escaped(o, path);
+    return true;
+}
+
+/* /proc/N/mounts: "source point type options 0 0". */
+static void show_mounts(struct out *o)
+{
+    for (struct super_block *sb = mount_first(); sb; sb = mount_next(sb)) {
+        size_t start = o->len;
         out_escaped(o, sb->source);
         out_bytes(o, " ", 1);
-        out_escaped(o, path);
-        bool tmpfs = sb->type == &tmpfs_type;
-        out_printf(o, " %s %s%s%s%s", sb == root_sb ? "rootfs" : sb->type->name,
-                   sb->flags & 1 ? "ro" : "rw", sb->flags & 2 ? ",nosuid" : "",
-                   sb->flags & 4 ? ",nodev" : "", sb->flags & 8 ? ",noexec" : "");
-        if (sb == root_sb)          /* Linux's rootfs shows its size limits instead */
-            out_printf(o, ",size=%luk,nr_inodes=%lu", page_total() * 4,
-                       page_total());
-        else
-            out_printf(o, "%s", sb->flags & 1024 ? ",noatime" : ",relatime");
-        out_printf(o, "%s 0 0\n", tmpfs ? ",inode64" : "");
+        if (!mount_point(o, sb)) {
+            o->len = start;
+            continue;
+        }
+        out_printf(o, " %s ", type_name(sb));
+        mount_options(o, sb);
+        super_options(o, sb);
+        out_printf(o, " 0 0\n");
     }
+}
+
+/* /proc/N/mountinfo: "id parent major:minor root point options - type source super-options". */
+static void show_mountinfo(struct out *o)
+{
+    for (struct super_block *sb = mount_first(); sb; sb = mount_next(sb)) {
+        size_t start = o->len;
+        out_printf(o, "%u %u 0:%u / ", sb->id, sb->parent ? sb->parent->id : sb->id, sb->dev);
+        if (!mount_point(o, sb)) {
+            o->len = start;
+            continue;
+        }
+        out_bytes(o, " ", 1);
+        mount_options(o, sb);
+        out_printf(o, " - %s ", type_name(sb));
+        out_escaped(o, sb->source);
+        out_printf(o, " %s", sb->flags & MS_RDONLY ? "ro" : "rw");
+        super_options(o, sb);
+        out_bytes(o, "\n", 1);
+    }
+}
+
+static void show_filesystems(struct out *o)
+{
+    const struct fs_type *ft;
+    for (unsigned k = 0; (ft = fs_type_nth(k)); k++)
+        out_printf(o, "%s\t%s\n", ft->nodev ? "nodev" : "", ft->name);
 }
 
 static void show_stat(struct out *o)
@@ -247,7 +303,8 @@ static void show_status(struct out *o, struct process *p)
     out_printf(o, "Name:\t%s\nUmask:\t%04o\nState:\t%s\nTgid:\t%d\nNgid:\t0\nPid:\t%d\n"
                "PPid:\t%d\nTracerPid:\t0\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\nFDSize:\t%d\n"
                "Groups:\t\n", comm_of(p), t && t->fs ? t->fs->umask : 0, state_name(s),
-               process_pid(p), process_pid(p), process_ppid(p), LX_NFDS);
+               process_pid(p), process_pid(p), process_ppid(p),
+               t && t->files ? (int)fd_table_size(t) : 0);
     if (t)
         out_printf(o, "VmPeak:\t%8lu kB\nVmSize:\t%8lu kB\nVmLck:\t%8lu kB\n"
                    "VmPin:\t%8lu kB\nVmHWM:\t%8lu kB\nVmRSS:\t%8lu kB\nRssAnon:\t%8lu kB\n"
@@ -274,6 +331,7 @@ static void show_statm(struct out *o, struct process *p)
 
 static void show_maps(struct out *o, struct process *p)
 {
+    static char path[PATH_MAX];
     struct mm *mm = mm_of(p);
     if (!mm)
         return;
@@ -282,8 +340,10 @@ static void show_maps(struct out *o, struct process *p)
         const char *name = NULL;
         if (r->start == LX_SIGPAGE)
             name = "[vdso]";        /* the signal page (signal/sigpage.c): lx's counterpart */
+        else if (r->file && vfs_path_of(r->file, path, sizeof path) >= 0)
+            name = path;            /* the program, its interpreter, mapped files */
         else if (r->fdata)
-            name = p->exe ? p->exe : "";
+            name = task_exe_path(p); /* a data module */
         else if (r->end == LX_USER_END)
             name = "[stack]";
         else if (mm->brk > mm->brk_start && r->start <= mm->brk_start && mm->brk_start < r->end)
@@ -313,11 +373,12 @@ int proc_show(struct proc_inode *pi, struct out *o)
     case P_CPUINFO: show_cpuinfo(o); break;
     case P_UPTIME: show_uptime(o); break;
     case P_MOUNTS: show_mounts(o); break;
+    case P_MOUNTINFO: show_mountinfo(o); break;
     case P_LOADAVG: show_loadavg(o); break;
     case P_VERSION:
         out_printf(o, "Linux version 6.1.0-pecan (lx@pecan) (gcc) #1 lx\n");
         break;
-    case P_FILESYSTEMS: out_printf(o, "nodev\ttmpfs\nnodev\tproc\n"); break;
+    case P_FILESYSTEMS: show_filesystems(o); break;
     case P_STAT: show_stat(o); break;
     case P_LX_SYSCALLS: show_syscalls(o); break;
     case P_CMDLINE:

@@ -3,7 +3,7 @@
  * same name (a directory is kept and takes the new mode), parents must come first, and a
  * regular file's bytes stay in the module (read-only) until it is changed.  Entries with
  * nlink > 1 and the same inode number become hard links of one file. */
-#include "vfs/vfs.h"
+#include "fs/tmpfs/tmpfs.h"
 #include "lib/errno.h"
 #include <stdio.h>
 #include <string.h>
@@ -11,7 +11,7 @@
 #define HDR 110
 #define MAX_LINKS 64
 
-static struct { unsigned long ino; struct inode *inode; } links[MAX_LINKS];
+static struct { unsigned long ino; struct tmpfs_node *node; } links[MAX_LINKS];
 static unsigned nlinks;
 
 static bool hex8(const char *s, unsigned long *v)
@@ -38,7 +38,7 @@ static l4_word_t pad4(l4_word_t x)
  * parent directory; NULL if a parent is missing. */
 static struct inode *parent_of(const char *path, const char **last)
 {
-    struct inode *dir = tmpfs_root;
+    struct inode *dir = root_sb->root;
     const char *s = path;
     for (;;) {
         while (*s == '/')
@@ -78,37 +78,39 @@ static int add_entry(const char *path, unsigned long f[13], const char *data)
         old->mode = (unsigned)mode, old->uid = (unsigned)f[2], old->gid = (unsigned)f[3];
         return 0;
     }
-    if (old && S_ISDIR(old->mode) && !tmpfs_dir_empty(old))
+    if (old && S_ISDIR(old->mode) && tmpfs_node(old)->entries)
         return -EEXIST;
     if (old)
         tmpfs_unlink(dir, last, len);
-    struct inode *i = NULL;
+    struct tmpfs_node *n = NULL;
     bool hard = S_ISREG(mode) && nlink > 1;
-    for (unsigned k = 0; hard && k < nlinks && !i; k++)
+    for (unsigned k = 0; hard && k < nlinks && !n; k++)
         if (links[k].ino == ino)
-            i = links[k].inode;
-    if (!i) {
-        i = tmpfs_new((unsigned)mode);
-        if (!i)
-            return -ENOMEM;
+            n = links[k].node;
+    if (!n) {
+        n = tmpfs_new(dir->sb, (unsigned)mode);
+        if (!n)
+            return -ENOSPC;
         if (hard && nlinks < MAX_LINKS)
-            links[nlinks].ino = ino, links[nlinks++].inode = i;
+            links[nlinks].ino = ino, links[nlinks++].node = n;
     }
+    struct inode *i = &n->i;
     i->uid = (unsigned)f[2], i->gid = (unsigned)f[3];
     i->atime = i->mtime = i->ctime = (uint64_t)f[5] * 1000000000ull;
     i->rdev_major = (unsigned)f[9], i->rdev_minor = (unsigned)f[10];
     int e = 0;
     if (S_ISREG(mode) && size) {
-        i->ro = data;               /* a fresh inode of this archive: no pages yet */
+        tmpfs_drop_pages(n);        /* a hard link's earlier data, if any */
+        n->ro = data;               /* the module's bytes until the first change */
         i->size = size;
     } else if (S_ISLNK(mode)) {
-        e = tmpfs_set_target(i, data, size);
+        e = tmpfs_set_target(n, data, size);
     }
     if (!e)
         e = tmpfs_link(dir, last, len, i);
     if (e && !i->nlink) {
-        i->refs = 1;
-        inode_put(i);
+        i->nlink = 1;
+        inode_drop_link(i);
     }
     return e;
 }

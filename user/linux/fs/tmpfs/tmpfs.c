@@ -1,178 +1,89 @@
-/* tmpfs: the RAM file system behind lx's tree.  Directories are lists of names; a regular
- * file's bytes are either the initramfs module's (read-only, never freed, so the ELF loader
- * can run them in place) or, from its first change on, lx pages named by one index page
- * (at most TMPFS_MAX_PAGES pages: EFBIG beyond); symlinks keep their target. */
-#include "vfs/vfs.h"
+/* tmpfs: the RAM file system behind lx's tree, and a type that mount(2) can put anywhere.
+ * Directories are lists of names (struct tmpfs_dirent) in creation order; each inode
+ * knows its names (for paths); regular files keep their bytes in pages.c; symlinks their
+ * target; extended attributes (trusted.*, security.*, user.*) a list each.  The VFS has
+ * checked every operation before it comes here (vfs/namei.c), so these only change the
+ * tree.  Each mount has its limits: size= pages of data and nr_inodes= inodes, by default
+ * half of lx's memory each as Linux's (ENOSPC beyond). */
+#include "fs/tmpfs/tmpfs.h"
 #include "lib/errno.h"
 #include "lib/kmalloc.h"
 #include "mm/page.h"
-#include "time/clock.h"
+#include "vfs/file.h"
+#include <stdio.h>
 #include <string.h>
 
-struct inode *tmpfs_root;
-static unsigned long next_ino = 1;
-
-uint64_t vfs_now(void)
-{
-    return clock_realtime();        /* CLOCK_REALTIME (time/clock.c) */
-}
-
-void inode_touch(struct inode *i, bool modified)
-{
-    uint64_t now = vfs_now();
-    if (modified)
-        i->mtime = now;
-    i->ctime = now;
-}
-
-struct inode *tmpfs_new(unsigned mode)
-{
-    struct inode *i = kmalloc(sizeof *i);
-    if (!i)
-        return NULL;
-    i->mode = mode;
-    i->ino = next_ino++;
-    i->atime = i->mtime = i->ctime = vfs_now();
-    i->next_cookie = 2;
-    return i;
-}
-
-static void drop_data(struct inode *i)
-{
-    if (i->pages) {
-        for (unsigned p = 0; p < TMPFS_MAX_PAGES; p++)
-            if (i->pages[p])
-                page_put(i->pages[p]);  /* a MAP_SHARED mapping may hold it still */
-        page_free(i->pages);
-        i->pages = NULL;
-    }
-    i->ro = NULL;
-}
-
-void inode_put(struct inode *i);
-
-static void inode_free(struct inode *i)
-{
-    struct inode *from = i->removed_from;
-    drop_data(i);
-    kfree(i->target);
-    kfree(i);
-    if (from)
-        inode_put(from);
-}
-
-void inode_get(struct inode *i)
-{
-    i->refs++;
-    if (i->sb)
-        i->sb->refs++;              /* umount: busy (unlinked files too) */
-}
-
-void inode_put(struct inode *i)
-{
-    if (i->sb)
-        i->sb->refs--;
-    if (--i->refs == 0 && i->nlink == 0)
-        inode_free(i);
-}
-
-bool tmpfs_init(void)
-{
-    tmpfs_root = tmpfs_new(S_IFDIR | 0755);
-    if (!tmpfs_root)
-        return false;
-    tmpfs_root->nlink = 2;
-    tmpfs_root->parent = tmpfs_root;
-    tmpfs_root->refs = 1;           /* the mount's */
-    return mount_root_init();
-}
-
-/* Free a subtree bottom up; an inode still linked elsewhere (hard links) only loses one. */
-static void free_tree(struct inode *dir, struct inode *root)
-{
-    struct dentry *d = dir->entries;
-    while (d) {
-        struct dentry *next = d->next;
-        struct inode *i = d->inode;
-        if (S_ISDIR(i->mode))
-            free_tree(i, root);
-        else if (--i->nlink == 0 && i->refs == 0)
-            inode_free(i);
-        kfree(d);
-        d = next;
-    }
-    dir->entries = NULL;
-    dir->nlink = 0;
-    dir->parent = NULL;
-    if (dir->refs == 0 || dir == root)
-        inode_free(dir);
-}
-
-void tmpfs_shutdown(void)
-{
-    if (tmpfs_root)
-        free_tree(tmpfs_root, tmpfs_root);
-    tmpfs_root = NULL;
-}
-
-/* --- tmpfs as a mountable type (vfs/mount.c) --- */
-
-static int tmpfs_fill(struct super_block *sb)
-{
-    struct inode *r = tmpfs_new(S_IFDIR | 01777);
-    if (!r)
-        return -ENOMEM;
-    r->nlink = 2;
-    r->parent = r;
-    r->refs = 1;                    /* the mount's */
-    r->sb = sb;
-    sb->root = r;
-    return 0;
-}
-
-static bool tmpfs_busy(struct super_block *sb)
-{
-    return sb->refs != 0;           /* the root's own reference (the mount's) is not counted */
-}
-
-static void tmpfs_kill(struct super_block *sb)
-{
-    free_tree(sb->root, sb->root);
-}
-
-const struct fs_type tmpfs_type = { "tmpfs", TMPFS_MAGIC, tmpfs_fill, tmpfs_busy, tmpfs_kill };
+/* --- the tree -------------------------------------------------------------------------------- */
 
 struct inode *tmpfs_lookup(struct inode *dir, const char *name, size_t len)
 {
-    for (struct dentry *d = dir->entries; d; d = d->next)
+    for (struct tmpfs_dirent *d = tmpfs_node(dir)->entries; d; d = d->next)
         if (d->len == len && !memcmp(d->name, name, len))
-            return d->inode;
+            return &d->node->i;
     return NULL;
 }
 
-bool tmpfs_dir_empty(struct inode *dir)
+static struct inode *lookup(struct thread *t, struct inode *dir, const char *name, size_t len)
 {
-    return dir->entries == NULL;
+    (void)t;
+    return tmpfs_lookup(dir, name, len);
+}
+
+struct tmpfs_node *tmpfs_new(struct super_block *sb, unsigned mode)
+{
+    struct tmpfs_sb *ts = tmpfs_sb(sb);
+    if (ts->max_inodes && ts->used_inodes >= ts->max_inodes)
+        return NULL;
+    struct tmpfs_node *n = (struct tmpfs_node *)inode_alloc(sb, sizeof *n, mode);
+    if (!n)
+        return NULL;
+    ts->used_inodes++;
+    n->i.iop = &tmpfs_iops;
+    n->i.fop = S_ISDIR(mode) ? &tmpfs_dir_ops : S_ISREG(mode) ? &tmpfs_file_ops : NULL;
+    n->next_cookie = 2;
+    return n;
+}
+
+/* Fill in dirent d as name for i and put it last in dir and among i's names. */
+static void attach(struct tmpfs_dirent *d, struct inode *dir, const char *name, size_t len,
+                   struct inode *i)
+{
+    struct tmpfs_node *dn = tmpfs_node(dir), *n = tmpfs_node(i);
+    *d = (struct tmpfs_dirent){ .dir = dn, .node = n, .len = (unsigned char)len,
+                                .cookie = dn->next_cookie++ };
+    memcpy(d->name, name, len);
+    if (dn->last)
+        dn->last->next = d;
+    else
+        dn->entries = d;
+    dn->last = d;
+    d->alias = n->names;
+    n->names = d;
+}
+
+/* An extra name of a file costs an inode, as in Linux's tmpfs (its dentry pins memory). */
+static bool reserve_link(struct inode *i)
+{
+    struct tmpfs_sb *ts = tmpfs_sb(i->sb);
+    if (!i->nlink || S_ISDIR(i->mode))
+        return true;                /* the inode's first name: the inode paid for it */
+    if (ts->max_inodes && ts->used_inodes >= ts->max_inodes)
+        return false;
+    ts->used_inodes++;
+    return true;
 }
 
 int tmpfs_link(struct inode *dir, const char *name, size_t len, struct inode *i)
 {
     if (len > NAME_MAX)
         return -ENAMETOOLONG;
-    struct dentry *d = kmalloc(sizeof *d + len + 1);
-    if (!d)
-        return -ENOMEM;
-    d->inode = i;
-    d->len = (unsigned char)len;
-    memcpy(d->name, name, len);
-    d->cookie = dir->next_cookie++;
-    struct dentry **pp = &dir->entries;
-    while (*pp)
-        pp = &(*pp)->next;
-    *pp = d;
+    struct tmpfs_dirent *d = kmalloc(sizeof *d + len + 1);
+    if (!d || !reserve_link(i)) {
+        kfree(d);
+        return -ENOSPC;
+    }
+    attach(d, dir, name, len, i);
     i->nlink++;
-    if (!i->sb)
-        i->sb = dir->sb;
     if (S_ISDIR(i->mode)) {
         i->nlink++;                 /* its "." */
         i->parent = dir;
@@ -183,182 +94,176 @@ int tmpfs_link(struct inode *dir, const char *name, size_t len, struct inode *i)
     return 0;
 }
 
+/* Take dirent d out of its directory's list and its inode's names. */
+static void detach(struct tmpfs_dirent *d)
+{
+    struct tmpfs_node *dn = d->dir, *n = d->node;
+    struct tmpfs_dirent *prev = NULL;
+    for (struct tmpfs_dirent *e = dn->entries; e != d; e = e->next)
+        prev = e;
+    if (prev)
+        prev->next = d->next;
+    else
+        dn->entries = d->next;
+    if (dn->last == d)
+        dn->last = prev;
+    struct tmpfs_dirent **pp = &n->names;
+    while (*pp != d)
+        pp = &(*pp)->alias;
+    *pp = d->alias;
+}
+
+static struct tmpfs_dirent *find(struct inode *dir, const char *name, size_t len)
+{
+    for (struct tmpfs_dirent *d = tmpfs_node(dir)->entries; d; d = d->next)
+        if (d->len == len && !memcmp(d->name, name, len))
+            return d;
+    return NULL;
+}
+
+/* A name goes; its inode loses the link (a directory: its "." and the parent's ".."; one
+ * still in use keeps its old parent for ".."). */
+static void remove_name(struct inode *dir, struct tmpfs_dirent *d)
+{
+    struct inode *i = &d->node->i;
+    detach(d);
+    kfree(d);
+    inode_touch(dir, true);
+    inode_touch(i, false);
+    if (S_ISDIR(i->mode)) {
+        dir->nlink--;
+        i->nlink = 1;
+        i->parent = NULL;
+        if (i->refs) {              /* still someone's cwd: ".." stays the old parent */
+            i->removed_from = dir;
+            inode_get(dir);
+        }
+    } else if (i->nlink > 1) {
+        tmpfs_sb(i->sb)->used_inodes--; /* an extra name's inode */
+    }
+    inode_drop_link(i);
+}
+
 int tmpfs_unlink(struct inode *dir, const char *name, size_t len)
 {
-    for (struct dentry **pp = &dir->entries; *pp; pp = &(*pp)->next) {
-        struct dentry *d = *pp;
-        if (d->len != len || memcmp(d->name, name, len))
-            continue;
-        struct inode *i = d->inode;
-        *pp = d->next;
-        kfree(d);
-        inode_touch(dir, true);
-        inode_touch(i, false);
-        if (S_ISDIR(i->mode)) {
-            dir->nlink--;
-            i->nlink = 0;
-            i->parent = NULL;
-            if (i->refs) {          /* still someone's cwd: its ".." stays the old parent */
-                i->removed_from = dir;
-                inode_get(dir);
-            }
-        } else {
-            i->nlink--;
-        }
-        if (i->nlink == 0 && i->refs == 0)
-            inode_free(i);
-        return 0;
-    }
-    return -ENOENT;
-}
-
-/* The module's bytes become pages (the first change of an initramfs file). */
-static int own_pages(struct inode *i)
-{
-    if (i->pages)
-        return 0;
-    if (i->size > (l4_word_t)TMPFS_MAX_PAGES * LX_PAGE)
-        return -EFBIG;
-    void **pages = page_alloc();
-    if (!pages)
-        return -ENOMEM;
-    for (l4_word_t p = 0; i->ro && p * LX_PAGE < i->size; p++) {
-        pages[p] = page_alloc();
-        if (!pages[p]) {
-            for (l4_word_t q = 0; q < p; q++)
-                page_free(pages[q]);
-            page_free(pages);
-            return -ENOMEM;
-        }
-        l4_word_t n = i->size - p * LX_PAGE < LX_PAGE ? i->size - p * LX_PAGE : LX_PAGE;
-        memcpy(pages[p], i->ro + p * LX_PAGE, n);
-    }
-    i->pages = pages;
-    i->ro = NULL;
-    return 0;
-}
-
-void *tmpfs_page(struct inode *i, l4_word_t index)
-{
-    if (index >= TMPFS_MAX_PAGES || own_pages(i))
-        return NULL;
-    if (!i->pages[index])
-        i->pages[index] = page_alloc();     /* a hole gets its page */
-    return i->pages[index];
-}
-
-long tmpfs_read(struct inode *i, char *buf, l4_word_t n, l4_word_t pos)
-{
-    if (pos >= i->size)
-        return 0;
-    if (n > i->size - pos)
-        n = i->size - pos;
-    if (i->ro) {
-        memcpy(buf, i->ro + pos, n);
-    } else {
-        for (l4_word_t done = 0; done < n;) {
-            l4_word_t p = (pos + done) / LX_PAGE, off = (pos + done) % LX_PAGE;
-            l4_word_t k = LX_PAGE - off < n - done ? LX_PAGE - off : n - done;
-            if (i->pages && i->pages[p])
-                memcpy(buf + done, (char *)i->pages[p] + off, k);
-            else
-                memset(buf + done, 0, k);
-            done += k;
-        }
-    }
-    i->atime = vfs_now();
-    return (long)n;
-}
-
-long tmpfs_write(struct inode *i, const char *buf, l4_word_t n, l4_word_t pos)
-{
-    l4_word_t max = (l4_word_t)TMPFS_MAX_PAGES * LX_PAGE;
-    if (pos >= max)
-        return n ? -EFBIG : 0;
-    if (n > max - pos)
-        n = max - pos;
-    int e = own_pages(i);
-    if (e)
-        return e == -ENOMEM ? -ENOSPC : e;  /* tmpfs's word for it */
-    l4_word_t done = 0;
-    while (done < n) {
-        l4_word_t p = (pos + done) / LX_PAGE, off = (pos + done) % LX_PAGE;
-        l4_word_t k = LX_PAGE - off < n - done ? LX_PAGE - off : n - done;
-        if (!i->pages[p] && !(i->pages[p] = page_alloc()))
-            break;
-        memcpy((char *)i->pages[p] + off, buf + done, k);
-        done += k;
-    }
-    if (pos + done > i->size)
-        i->size = pos + done;
-    if (done)
-        inode_touch(i, true);
-    return done ? (long)done : -ENOSPC;
-}
-
-int tmpfs_truncate(struct inode *i, l4_word_t size)
-{
-    if (size > (l4_word_t)TMPFS_MAX_PAGES * LX_PAGE)
-        return -EFBIG;
-    int e = own_pages(i);
-    if (e)
-        return e;
-    /* Pages wholly past the end go; the tail of the last one is zeroed for a later grow. */
-    for (l4_word_t p = (size + LX_PAGE - 1) / LX_PAGE; p < TMPFS_MAX_PAGES; p++)
-        if (i->pages[p]) {
-            page_put(i->pages[p]);      /* a MAP_SHARED mapping may hold it still */
-            i->pages[p] = NULL;
-        }
-    if (size % LX_PAGE && i->pages[size / LX_PAGE])
-        memset((char *)i->pages[size / LX_PAGE] + size % LX_PAGE, 0, LX_PAGE - size % LX_PAGE);
-    i->size = size;
-    inode_touch(i, true);
-    return 0;
-}
-
-int tmpfs_set_target(struct inode *i, const char *target, size_t len)
-{
-    char *t = kmalloc(len + 1);
-    if (!t)
-        return -ENOMEM;
-    memcpy(t, target, len);
-    t[len] = 0;
-    kfree(i->target);
-    i->target = t;
-    i->size = len;
-    return 0;
-}
-
-/* Move a name (rename): the new name replaces whatever ndir had under it (the caller has
- * checked that it may).  Nothing changes if memory runs out. */
-int tmpfs_move(struct inode *odir, const char *oname, size_t olen, struct inode *ndir,
-               const char *nname, size_t nlen)
-{
-    if (nlen > NAME_MAX)
-        return -ENAMETOOLONG;
-    struct dentry *nd = kmalloc(sizeof *nd + nlen + 1);
-    if (!nd)
-        return -ENOMEM;
-    struct dentry **pp = &odir->entries;
-    while (*pp && ((*pp)->len != olen || memcmp((*pp)->name, oname, olen)))
-        pp = &(*pp)->next;
-    if (!*pp) {
-        kfree(nd);
+    struct tmpfs_dirent *d = find(dir, name, len);
+    if (!d)
         return -ENOENT;
+    remove_name(dir, d);
+    return 0;
+}
+
+static int unlink_op(struct thread *t, struct inode *dir, const char *name, size_t len)
+{
+    (void)t;
+    return tmpfs_unlink(dir, name, len);
+}
+
+static bool empty(struct inode *dir)
+{
+    return !tmpfs_node(dir)->entries;
+}
+
+static int rmdir_op(struct thread *t, struct inode *dir, const char *name, size_t len)
+{
+    (void)t;
+    struct tmpfs_dirent *d = find(dir, name, len);
+    if (!d)
+        return -ENOENT;
+    if (d->node->entries)
+        return -ENOTEMPTY;
+    remove_name(dir, d);
+    return 0;
+}
+
+/* A new inode's owner: the caller's, the group the directory's if it is set-group-ID (and a
+ * new directory inherits the bit), as Linux's inode_init_owner. */
+static void init_owner(struct thread *t, struct inode *dir, struct inode *i)
+{
+    i->uid = vfs_fsuid(t);
+    i->gid = vfs_fsgid(t);
+    if (dir->mode & S_ISGID) {
+        i->gid = dir->gid;
+        if (S_ISDIR(i->mode))
+            i->mode |= S_ISGID;
     }
-    struct dentry *od = *pp;
-    struct inode *i = od->inode;
-    *pp = od->next;
+}
+
+static int create(struct thread *t, struct inode *dir, const char *name, size_t len,
+                  unsigned mode, unsigned major, unsigned minor, struct inode **out)
+{
+    struct tmpfs_node *n = tmpfs_new(dir->sb, mode);
+    if (!n)
+        return -ENOSPC;
+    init_owner(t, dir, &n->i);
+    n->i.rdev_major = major;
+    n->i.rdev_minor = minor;
+    int e = tmpfs_link(dir, name, len, &n->i);
+    if (e) {
+        n->i.nlink = 1;
+        inode_drop_link(&n->i);
+        return e;
+    }
+    *out = &n->i;
+    return 0;
+}
+
+int tmpfs_set_target(struct tmpfs_node *n, const char *target, size_t len)
+{
+    char *s = kmalloc(len + 1);
+    if (!s)
+        return -ENOSPC;
+    memcpy(s, target, len);
+    s[len] = 0;
+    kfree(n->target);
+    n->target = s;
+    n->i.size = len;
+    return 0;
+}
+
+static int symlink_op(struct thread *t, struct inode *dir, const char *name, size_t len,
+                      const char *target, struct inode **out)
+{
+    struct tmpfs_node *n = tmpfs_new(dir->sb, S_IFLNK | 0777);
+    if (!n)
+        return -ENOSPC;
+    init_owner(t, dir, &n->i);
+    int e = tmpfs_set_target(n, target, strlen(target));
+    if (!e)
+        e = tmpfs_link(dir, name, len, &n->i);
+    if (e) {
+        n->i.nlink = 1;
+        inode_drop_link(&n->i);
+        return e;
+    }
+    *out = &n->i;
+    return 0;
+}
+
+static int link_op(struct thread *t, struct inode *old, struct inode *dir, const char *name,
+                   size_t len)
+{
+    (void)t;
+    return tmpfs_link(dir, name, len, old);
+}
+
+static int rename_op(struct thread *t, struct inode *odir, const char *oname, size_t olen,
+                     struct inode *ndir, const char *nname, size_t nlen)
+{
+    (void)t;
+    struct tmpfs_dirent *od = find(odir, oname, olen);
+    if (!od)
+        return -ENOENT;
+    struct inode *i = &od->node->i;
+    struct tmpfs_dirent *nd = kmalloc(sizeof *nd + nlen + 1);
+    if (!nd)
+        return -ENOSPC;
+    struct tmpfs_dirent *old = find(ndir, nname, nlen);
+    if (old)
+        remove_name(ndir, old);     /* replaced */
+    detach(od);
     kfree(od);
-    if (tmpfs_lookup(ndir, nname, nlen))
-        tmpfs_unlink(ndir, nname, nlen);
-    nd->inode = i;
-    nd->len = (unsigned char)nlen;
-    memcpy(nd->name, nname, nlen);
-    nd->cookie = ndir->next_cookie++;
-    for (pp = &ndir->entries; *pp; pp = &(*pp)->next)
-        ;
-    *pp = nd;
+    attach(nd, ndir, nname, nlen, i);
     if (S_ISDIR(i->mode)) {
         odir->nlink--;
         ndir->nlink++;
@@ -368,4 +273,256 @@ int tmpfs_move(struct inode *odir, const char *oname, size_t olen, struct inode 
     inode_touch(ndir, true);
     inode_touch(i, false);
     return 0;
+}
+
+static int tmpfile_op(struct thread *t, struct inode *dir, unsigned mode, struct inode **out)
+{
+    struct tmpfs_node *n = tmpfs_new(dir->sb, mode);
+    if (!n)
+        return -ENOSPC;
+    init_owner(t, dir, &n->i);
+    *out = &n->i;
+    return 0;
+}
+
+static int readlink_op(struct thread *t, struct inode *i, char *buf, size_t size)
+{
+    (void)t;
+    size_t n = i->size < size ? i->size : size;
+    memcpy(buf, tmpfs_node(i)->target, n);
+    return (int)n;
+}
+
+static int setattr(struct thread *t, struct inode *i, const struct iattr *ia)
+{
+    (void)t;
+    if (ia->valid & ATTR_SIZE) {
+        int e = tmpfs_resize(tmpfs_node(i), ia->size);
+        if (e)
+            return e;
+    }
+    setattr_copy(i, ia);
+    return 0;
+}
+
+static void getattr(struct inode *i, struct kstat *st)
+{
+    /* The pages it holds, in 512-byte units (initramfs bytes as if they were pages). */
+    struct tmpfs_node *n = tmpfs_node(i);
+    unsigned long pages = n->ro ? (i->size + LX_PAGE - 1) / LX_PAGE : n->npages;
+    st->blocks = pages * (LX_PAGE / 512);
+}
+
+static int name_op(struct inode *i, struct inode **dir, char *buf)
+{
+    struct tmpfs_dirent *d = tmpfs_node(i)->names;
+    if (!d || !i->nlink)
+        return -ENOENT;
+    *dir = &d->dir->i;
+    memcpy(buf, d->name, d->len);
+    return d->len;
+}
+
+/* --- extended attributes: the namespaces Linux's tmpfs keeps (user.* as from 6.6) --------- */
+
+static bool kept(const char *name)
+{
+    return !strncmp(name, "trusted.", 8) || !strncmp(name, "security.", 9) ||
+           !strncmp(name, "user.", 5);
+}
+
+static bool acl(const char *name)
+{
+    return !strcmp(name, "system.posix_acl_access") || !strcmp(name, "system.posix_acl_default");
+}
+
+static long getxattr(struct inode *i, const char *name, void *buf, size_t size)
+{
+    if (acl(name))
+        return -ENODATA;            /* no ACLs are kept: the mode bits are all there is */
+    return kept(name) ? xattr_list_get(&tmpfs_node(i)->xattrs, name, buf, size) : -EOPNOTSUPP;
+}
+
+static int setxattr(struct inode *i, const char *name, const void *value, size_t size,
+                    int flags)
+{
+    if (!kept(name))
+        return -EOPNOTSUPP;
+    return xattr_list_set(&tmpfs_node(i)->xattrs, name, value ? value : "", size, flags);
+}
+
+static long listxattr(struct inode *i, char *buf, size_t size)
+{
+    return xattr_list_names(&tmpfs_node(i)->xattrs, buf, size);
+}
+
+static int removexattr(struct inode *i, const char *name)
+{
+    if (!kept(name))
+        return -EOPNOTSUPP;
+    return xattr_list_set(&tmpfs_node(i)->xattrs, name, NULL, 0, XATTR_REPLACE);
+}
+
+const struct inode_ops tmpfs_iops = {
+    .lookup = lookup, .create = create, .symlink = symlink_op, .link = link_op,
+    .unlink = unlink_op, .rmdir = rmdir_op, .rename = rename_op, .empty = empty,
+    .tmpfile = tmpfile_op, .readlink = readlink_op, .setattr = setattr, .getattr = getattr,
+    .getxattr = getxattr, .setxattr = setxattr, .listxattr = listxattr,
+    .removexattr = removexattr, .get_page = tmpfs_get_page, .name = name_op,
+};
+
+/* --- directories as open files ------------------------------------------------------------ */
+
+static int iterate(struct thread *t, struct file *f, struct dir_context *ctx)
+{
+    (void)t;
+    if (!dir_emit_dots(f, ctx))
+        return 0;
+    for (struct tmpfs_dirent *d = tmpfs_node(f->inode)->entries; d; d = d->next) {
+        if (d->cookie < ctx->pos)
+            continue;
+        if (!ctx->emit(ctx, d->name, d->len, d->node->i.ino, (d->node->i.mode >> 12) & 15))
+            return 0;
+        ctx->pos = d->cookie + 1;
+    }
+    return 0;
+}
+
+const struct file_ops tmpfs_dir_ops = {
+    .llseek = dir_llseek, .iterate = iterate, .fsync = generic_file_fsync,
+};
+
+const struct file_ops tmpfs_file_ops = {
+    .read = generic_file_read, .write = generic_file_write, .llseek = generic_file_llseek,
+    .mmap = generic_file_mmap, .fsync = generic_file_fsync,
+};
+
+/* --- the type ---------------------------------------------------------------------------------- */
+
+static void evict(struct inode *i)
+{
+    struct tmpfs_node *n = tmpfs_node(i);
+    tmpfs_drop_pages(n);
+    kfree(n->target);
+    xattr_list_free(&n->xattrs);
+    tmpfs_sb(i->sb)->used_inodes--;
+    kfree(n);
+}
+
+static int fill(struct super_block *sb, const char *data)
+{
+    struct tmpfs_sb *ts = kmalloc(sizeof *ts);
+    if (!ts)
+        return -ENOMEM;
+    ts->max_pages = ts->max_inodes = page_total() / 2;  /* half of memory, as Linux */
+    ts->mode = 01777;
+    int e = tmpfs_parse_options(ts, data, false);
+    sb->priv = ts;
+    struct tmpfs_node *r = e ? NULL : tmpfs_new(sb, S_IFDIR | ts->mode);
+    if (!r) {
+        kfree(ts);
+        return e ? e : -ENOMEM;
+    }
+    r->i.uid = ts->uid;
+    r->i.gid = ts->gid;
+    r->i.nlink = 2;
+    r->i.parent = &r->i;
+    sb->root = &r->i;
+    return 0;
+}
+
+static int remount(struct super_block *sb, const char *data)
+{
+    struct tmpfs_sb *ts = tmpfs_sb(sb), n = *ts;
+    int e = tmpfs_parse_options(&n, data, true);
+    if (e)
+        return e;
+    if ((n.max_pages && n.max_pages < ts->used_pages) ||
+        (n.max_inodes && n.max_inodes < ts->used_inodes))
+        return -EINVAL;             /* too small for what it holds */
+    *ts = n;
+    return 0;
+}
+
+static bool busy(struct super_block *sb)
+{
+    return sb->refs != 0;           /* the root's own reference (the mount's) is not counted */
+}
+
+/* Free a subtree bottom up; an inode still linked elsewhere (hard links) only loses one. */
+static void free_tree(struct inode *dir)
+{
+    struct tmpfs_node *dn = tmpfs_node(dir);
+    while (dn->entries) {
+        struct tmpfs_dirent *d = dn->entries;
+        struct inode *i = &d->node->i;
+        if (S_ISDIR(i->mode))
+            free_tree(i);
+        detach(d);
+        kfree(d);
+        if (S_ISDIR(i->mode))
+            i->nlink = 1;
+        else if (i->nlink > 1)
+            tmpfs_sb(i->sb)->used_inodes--;
+        inode_drop_link(i);
+    }
+}
+
+static void kill(struct super_block *sb)
+{
+    struct inode *root = sb->root;
+    free_tree(root);
+    root->nlink = 0;
+    root->refs = 0;                 /* the mount's reference */
+    evict(root);
+    kfree(sb->priv);
+}
+
+static void statfs(struct super_block *sb, uint64_t *blocks, uint64_t *bfree, uint64_t *files,
+                   uint64_t *ffree)
+{
+    struct tmpfs_sb *ts = tmpfs_sb(sb);
+    if (ts->max_pages) {
+        *blocks = ts->max_pages;
+        *bfree = ts->max_pages - ts->used_pages;
+    }
+    if (ts->max_inodes) {
+        *files = ts->max_inodes;
+        *ffree = ts->max_inodes - ts->used_inodes;
+    }
+}
+
+static void show_options(struct super_block *sb, char *buf, size_t size)
+{
+    struct tmpfs_sb *ts = tmpfs_sb(sb);
+    size_t n = strlen(buf);
+    unsigned long half = page_total() / 2;
+    /* As Linux: the limits when they are not the default (the rootfs's always: its default
+     * was taken before the kernel freed its init memory), the mode when not 1777. */
+    if (ts->rootfs || ts->max_pages != half)
+        n += (size_t)snprintf(buf + n, size - n, ",size=%luk", ts->max_pages * 4);
+    if (ts->rootfs || ts->max_inodes != half)
+        n += (size_t)snprintf(buf + n, size - n, ",nr_inodes=%lu", ts->max_inodes);
+    if (!ts->rootfs && ts->mode != 01777)
+        n += (size_t)snprintf(buf + n, size - n, ",mode=%03o", ts->mode);
+    if (ts->uid)
+        n += (size_t)snprintf(buf + n, size - n, ",uid=%u", ts->uid);
+    if (ts->gid)
+        n += (size_t)snprintf(buf + n, size - n, ",gid=%u", ts->gid);
+    snprintf(buf + n, size - n, ",inode64");
+}
+
+const struct fs_type tmpfs_type = {
+    .name = "tmpfs", .magic = TMPFS_MAGIC, .nodev = true, .fill = fill, .remount = remount,
+    .busy = busy, .kill = kill, .evict = evict, .statfs = statfs, .show_options = show_options,
+};
+
+bool tmpfs_init(void)
+{
+    struct super_block *sb = vfs_kern_mount(&tmpfs_type, NULL);
+    if (!sb)
+        return false;
+    tmpfs_sb(sb)->rootfs = true;    /* Linux's rootfs: its root 0755, its size shown */
+    sb->root->mode = S_IFDIR | 0755;
+    return true;
 }

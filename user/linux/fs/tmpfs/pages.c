@@ -1,0 +1,204 @@
+/* The contents of tmpfs's regular files: the page provider (vfs/vfs.h) over a radix tree of
+ * lx pages per file, so a file is as large as memory allows (holes cost nothing), and the
+ * mount's size limit: every page a file holds counts against size=, and a writer past it
+ * gets ENOSPC, as from Linux's tmpfs, while every other process goes on.  A file unpacked
+ * from the initramfs keeps pointing at the module's bytes (read-only, never freed, so exec
+ * copies nothing more than it must) until its first change, which copies them into pages. */
+#include "fs/tmpfs/tmpfs.h"
+#include "lib/errno.h"
+#include "mm/page.h"
+#include <string.h>
+
+/* One more page for the file, counted against the mount's limit: NULL when it is full or
+ * memory is out (both ENOSPC, tmpfs's word for it). */
+static void *new_page(struct tmpfs_node *n)
+{
+    struct tmpfs_sb *ts = tmpfs_sb(n->i.sb);
+    if (ts->max_pages && ts->used_pages >= ts->max_pages)
+        return NULL;
+    void *p = page_alloc();
+    if (p) {
+        ts->used_pages++;
+        n->npages++;
+    }
+    return p;
+}
+
+static bool put_page(void **slot, unsigned long index, void *ctx)
+{
+    (void)index;
+    struct tmpfs_node *n = ctx;
+    page_put(*slot);                /* a MAP_SHARED mapping may hold it still */
+    *slot = NULL;
+    n->npages--;
+    tmpfs_sb(n->i.sb)->used_pages--;
+    return true;
+}
+
+void tmpfs_drop_pages(struct tmpfs_node *n)
+{
+    radix_each(&n->pages, 0, put_page, n);
+    radix_destroy(&n->pages, NULL);
+    n->ro = NULL;
+}
+
+/* The module's bytes become pages (the file's first change): 0 or -ENOSPC. */
+static int own_pages(struct tmpfs_node *n)
+{
+    if (!n->ro)
+        return 0;
+    for (l4_word_t p = 0; p * LX_PAGE < n->i.size; p++) {
+        void **slot = radix_slot(&n->pages, p, true);
+        char *page = slot ? new_page(n) : NULL;
+        if (!page) {
+            radix_each(&n->pages, 0, put_page, n);
+            return -ENOSPC;
+        }
+        l4_word_t k = n->i.size - p * LX_PAGE < LX_PAGE ? n->i.size - p * LX_PAGE : LX_PAGE;
+        memcpy(page, n->ro + p * LX_PAGE, k);
+        *slot = page;
+    }
+    n->ro = NULL;
+    return 0;
+}
+
+void *tmpfs_get_page(struct inode *i, l4_word_t index, bool alloc, int *err)
+{
+    struct tmpfs_node *n = tmpfs_node(i);
+    *err = 0;
+    if (!alloc) {
+        if (n->ro)                  /* valid up to the size: readers stop there */
+            return index * LX_PAGE < i->size ? (void *)(n->ro + index * LX_PAGE) : NULL;
+        return radix_get(&n->pages, index);
+    }
+    if ((*err = own_pages(n)))
+        return NULL;
+    void **slot = radix_slot(&n->pages, index, true);
+    if (slot && !*slot)
+        *slot = new_page(n);        /* a hole gets its page */
+    if (!slot || !*slot) {
+        *err = -ENOSPC;
+        return NULL;
+    }
+    return *slot;
+}
+
+int tmpfs_resize(struct tmpfs_node *n, l4_word_t size)
+{
+    int e = own_pages(n);
+    if (e)
+        return e;
+    /* Pages wholly past the end go; the tail of the last one is zeroed for a later grow. */
+    radix_each(&n->pages, (size + LX_PAGE - 1) / LX_PAGE, put_page, n);
+    char *last = size % LX_PAGE ? radix_get(&n->pages, size / LX_PAGE) : NULL;
+    if (last)
+        memset(last + size % LX_PAGE, 0, LX_PAGE - size % LX_PAGE);
+    n->i.size = size;
+    return 0;
+}
+
+/* --- mount options ------------------------------------------------------------------------ */
+
+/* A size: a number with an optional k, m, g, t suffix, or a percentage of memory. */
+static bool parse_size(const char *s, size_t len, unsigned long *pages)
+{
+    unsigned long v = 0;
+    size_t k = 0;
+    for (; k < len && s[k] >= '0' && s[k] <= '9'; k++) {
+        if (v > (~0ul - 9) / 10)
+            return false;
+        v = v * 10 + (unsigned long)(s[k] - '0');
+    }
+    if (!k)
+        return false;
+    unsigned shift = 0;
+    if (k < len) {
+        switch (s[k]) {
+        case 'k': case 'K': shift = 10; break;
+        case 'm': case 'M': shift = 20; break;
+        case 'g': case 'G': shift = 30; break;
+        case 't': case 'T': shift = 40; break;
+        case '%':
+            if (k + 1 != len)
+                return false;
+            *pages = (page_total() * v + 99) / 100;
+            return true;
+        default: return false;
+        }
+        if (++k != len)
+            return false;
+    }
+    if (shift && v > (~0ul >> shift))
+        return false;
+    v <<= shift;
+    *pages = (v + LX_PAGE - 1) / LX_PAGE;
+    return true;
+}
+
+static bool parse_number(const char *s, size_t len, int base, unsigned long *out)
+{
+    unsigned long v = 0;
+    if (!len)
+        return false;
+    for (size_t k = 0; k < len; k++) {
+        unsigned d = s[k] >= '0' && s[k] <= '9' ? (unsigned)(s[k] - '0') : 99;
+        if (d >= (unsigned)base || v > (~0ul - d) / (unsigned long)base)
+            return false;
+        v = v * (unsigned long)base + d;
+    }
+    *out = v;
+    return true;
+}
+
+static bool option(const char *opt, size_t len, const char *name, const char **val,
+                   size_t *vlen)
+{
+    size_t n = strlen(name);
+    if (len <= n || memcmp(opt, name, n) || opt[n] != '=')
+        return false;
+    *val = opt + n + 1;
+    *vlen = len - n - 1;
+    return true;
+}
+
+int tmpfs_parse_options(struct tmpfs_sb *ts, const char *data, bool remount)
+{
+    for (const char *s = data; s && *s;) {
+        const char *e = s;
+        while (*e && *e != ',')
+            e++;
+        size_t len = (size_t)(e - s);
+        const char *v;
+        size_t vl;
+        unsigned long n;
+        if (option(s, len, "size", &v, &vl)) {
+            if (!parse_size(v, vl, &ts->max_pages))
+                return -EINVAL;
+        } else if (option(s, len, "nr_blocks", &v, &vl)) {
+            if (!parse_number(v, vl, 10, &ts->max_pages))
+                return -EINVAL;
+        } else if (option(s, len, "nr_inodes", &v, &vl)) {
+            if (!parse_number(v, vl, 10, &ts->max_inodes))
+                return -EINVAL;
+        } else if (option(s, len, "mode", &v, &vl)) {
+            if (!parse_number(v, vl, 8, &n) || n > 07777)
+                return -EINVAL;
+            if (!remount)
+                ts->mode = (unsigned)n;
+        } else if (option(s, len, "uid", &v, &vl) || option(s, len, "gid", &v, &vl)) {
+            if (!parse_number(v, vl, 10, &n) || n > 0xfffffffe)
+                return -EINVAL;
+            if (!remount && s[0] == 'u')
+                ts->uid = (unsigned)n;
+            else if (!remount)
+                ts->gid = (unsigned)n;
+        } else if (!(len == 7 && !memcmp(s, "inode64", 7)) &&
+                   !(len == 7 && !memcmp(s, "inode32", 7)) &&
+                   !option(s, len, "huge", &v, &vl) && !option(s, len, "mpol", &v, &vl) &&
+                   len) {
+            return -EINVAL;         /* an option tmpfs does not know */
+        }
+        s = *e ? e + 1 : e;
+    }
+    return 0;
+}

@@ -1,0 +1,139 @@
+/* Permissions and attribute changes: Linux's generic_permission on the mode bits with
+ * root's override (CAP_DAC_OVERRIDE: read and write anything, execute what has an execute
+ * bit, search any directory), the owner rules of chmod/chown/utimes (CAP_FOWNER, CAP_CHOWN),
+ * and the changes themselves through the file system's setattr.  Every process of lx runs
+ * as root today (one user); the checks are written for several (issue 14): vfs_fsuid is the
+ * one place that says who the caller is. */
+#include "vfs/vfs.h"
+#include "lib/errno.h"
+
+unsigned vfs_fsuid(struct thread *t)
+{
+    (void)t;
+    return 0;                       /* every process is root (docs/linux/system.md) */
+}
+
+unsigned vfs_fsgid(struct thread *t)
+{
+    (void)t;
+    return 0;
+}
+
+static bool is_root(struct thread *t)
+{
+    return vfs_fsuid(t) == 0;
+}
+
+static bool in_group(struct thread *t, unsigned gid)
+{
+    return vfs_fsgid(t) == gid;     /* no supplementary groups yet */
+}
+
+int inode_permission(struct thread *t, struct inode *i, int mask)
+{
+    unsigned mode = i->mode, bits;
+    if (is_root(t)) {
+        /* Execute needs some execute bit on a file that is not a directory. */
+        if ((mask & MAY_EXEC) && !S_ISDIR(mode) && !(mode & 0111))
+            return -EACCES;
+        return 0;
+    }
+    if (vfs_fsuid(t) == i->uid)
+        bits = (mode >> 6) & 7;
+    else if (in_group(t, i->gid))
+        bits = (mode >> 3) & 7;
+    else
+        bits = mode & 7;
+    return ((unsigned)mask & ~bits) ? -EACCES : 0;
+}
+
+bool inode_owner_or_root(struct thread *t, struct inode *i)
+{
+    return is_root(t) || vfs_fsuid(t) == i->uid;
+}
+
+void setattr_copy(struct inode *i, const struct iattr *ia)
+{
+    if (ia->valid & ATTR_MODE)
+        i->mode = (i->mode & S_IFMT) | (ia->mode & 07777);
+    if (ia->valid & ATTR_UID)
+        i->uid = ia->uid;
+    if (ia->valid & ATTR_GID)
+        i->gid = ia->gid;
+    if (ia->valid & ATTR_ATIME)
+        i->atime = ia->atime;
+    if (ia->valid & ATTR_MTIME)
+        i->mtime = ia->mtime;
+    if (ia->valid & ATTR_CTIME)
+        i->ctime = ia->ctime;
+}
+
+static int setattr(struct thread *t, struct inode *i, struct iattr *ia)
+{
+    ia->valid |= ATTR_CTIME;
+    ia->ctime = vfs_now();
+    if (i->iop && i->iop->setattr)
+        return i->iop->setattr(t, i, ia);
+    if (ia->valid & ATTR_SIZE)
+        return -EINVAL;             /* a file without a size of its own */
+    setattr_copy(i, ia);
+    return 0;
+}
+
+int vfs_chmod(struct thread *t, struct inode *i, unsigned mode)
+{
+    if (!inode_owner_or_root(t, i))
+        return -EPERM;
+    struct iattr ia = { .valid = ATTR_MODE, .mode = mode & 07777 };
+    /* Linux: set-group-ID goes if the caller is not in the file's group (and not root). */
+    if (!is_root(t) && !in_group(t, i->gid))
+        ia.mode &= ~(unsigned)S_ISGID;
+    return setattr(t, i, &ia);
+}
+
+int vfs_chown(struct thread *t, struct inode *i, long uid, long gid)
+{
+    struct iattr ia = { 0 };
+    if ((int)uid != -1)
+        ia.valid |= ATTR_UID, ia.uid = (unsigned)uid;
+    if ((int)gid != -1)
+        ia.valid |= ATTR_GID, ia.gid = (unsigned)gid;
+    /* Only root gives files away; an owner may change the group to one of its own. */
+    if (!is_root(t) && (((ia.valid & ATTR_UID) && ia.uid != i->uid) ||
+                        ((ia.valid & ATTR_GID) && (vfs_fsuid(t) != i->uid || !in_group(t, ia.gid)))))
+        return -EPERM;
+    /* A change of owner drops set-user-ID, and set-group-ID where it means execution. */
+    if (ia.valid && !S_ISDIR(i->mode)) {
+        ia.valid |= ATTR_MODE;
+        ia.mode = i->mode & ~(unsigned)S_ISUID;
+        if (i->mode & 010)
+            ia.mode &= ~(unsigned)S_ISGID;
+    }
+    return setattr(t, i, &ia);
+}
+
+int vfs_truncate(struct thread *t, struct inode *i, l4_word_t size)
+{
+    if (size > LX_MAX_LFS)
+        return -EINVAL;
+    struct iattr ia = { .valid = ATTR_SIZE | ATTR_MTIME, .size = size, .mtime = vfs_now() };
+    return setattr(t, i, &ia);
+}
+
+int vfs_utimes(struct thread *t, struct inode *i, const long *times)
+{
+    static const long now2[2] = { UTIME_NOW, UTIME_NOW };
+    if (!times)
+        times = now2;
+    bool both_now = times[0] == UTIME_NOW && times[1] == UTIME_NOW;
+    /* Explicit times: the owner (or root); "now": anyone who may write the file too. */
+    if (!inode_owner_or_root(t, i) && (!both_now || inode_permission(t, i, MAY_WRITE)))
+        return both_now ? -EACCES : -EPERM;
+    struct iattr ia = { 0 };
+    uint64_t now = vfs_now();
+    if (times[0] != UTIME_OMIT)
+        ia.valid |= ATTR_ATIME, ia.atime = times[0] == UTIME_NOW ? now : (uint64_t)times[0];
+    if (times[1] != UTIME_OMIT)
+        ia.valid |= ATTR_MTIME, ia.mtime = times[1] == UTIME_NOW ? now : (uint64_t)times[1];
+    return setattr(t, i, &ia);
+}

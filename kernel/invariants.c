@@ -132,7 +132,7 @@ void invariants_check(const char *where)
         if (t->state == TS_IRQ)
             continue;
         REQUIRE(t->space && t->space->nthreads > 0, "thread %lx space", t->gid);
-        REQUIRE(!t->wakeup.queued || t->state == TS_WAIT_SEND || t->state == TS_WAIT_RECV,
+        REQUIRE(!t->wakeup_queued || t->state == TS_WAIT_SEND || t->state == TS_WAIT_RECV,
                 "thread %lx has a timeout in state %u", t->gid, t->state);
         check_sendq(t);
     }

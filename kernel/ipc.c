@@ -161,7 +161,8 @@ static void finish_receive(struct tcb *r, struct tcb *s, int err, word_t offset)
     }
     r->mr[0] = tag;
     r->ipc.partner = NULL;
-    r->last_sender = a;
+    if (a->space == r->space)
+        r->last_sender = a;
 }
 
 /* Fail a receive phase that never got a message. */
@@ -565,6 +566,14 @@ bool ipc_abort(struct tcb *t, bool recv, bool send)
     return cancel_phase(t, recv, send);
 }
 
+/* "No last sender" is the thread itself: a local id then resolves to a thread that is never
+ * waiting when it sends, so the fast path's local-id line needs no test for none. */
+void ipc_thread_init(struct tcb *t)
+{
+    t->ipc.wait_for = L4_NILTHREAD;
+    t->last_sender = t;
+}
+
 void ipc_thread_deleted(struct tcb *t)
 {
     timeout_cancel(t);
@@ -618,10 +627,13 @@ void ipc_thread_deleted(struct tcb *t)
             x->ipc.ipc_offset = 0;
             x->ipc.partner = NULL;
         }
-    /* Everybody waiting to receive from t (closed) or for t's transfer fails. */
+    /* Everybody waiting to receive from t (closed) or for t's transfer fails.  Whoever has t
+     * as its last sender forgets it: the slot may next hold a thread of another space. */
     for (struct tcb *x = thread_first(); x; x = x->all_next) {
         if (x == t)
             continue;
+        if (x->last_sender == t)
+            x->last_sender = x;
         if ((x->state == TS_WAIT_RECV && x->ipc.wait_for == t->gid) ||
             (x->state == TS_XFER_RECV && x->ipc.partner == t)) {
             if (x->cont == thread_start_cont) {

@@ -26,6 +26,8 @@ bool ipc_kernel_call(struct tcb *self, word_t handler, word_t acceptor, unsigned
 bool ipc_abort(struct tcb *t, bool recv, bool send);
 /* The thread is being deleted: fail everybody who waits on it, take it off all queues. */
 void ipc_thread_deleted(struct tcb *t);
+/* A new thread's IPC state: no receive pending, no last sender. */
+void ipc_thread_init(struct tcb *t);
 /* Schedule's view of a thread's IPC state (contract §1.8): 4..7, or 0 if not in IPC. */
 unsigned ipc_schedule_state(struct tcb *t);
 /* ExchangeRegisters' control bits 1 (receive) and 2 (send). */

@@ -27,6 +27,7 @@ void space_init_kernel(void)
 {
     kernel_space.pml4 = pt_top_kernel(&kernel_space.pml4_phys);
     kernel_space.pcid = 0;
+    kernel_space.cr3 = kernel_space.pml4_phys;
 }
 
 struct space *space_create(void)
@@ -39,8 +40,7 @@ struct space *space_create(void)
         slab_free(&space_cache, s);
         return NULL;
     }
-    s->pcid = arch_pcid_alloc();
-    s->tlb_stale = true;
+    arch_space_init(s);
     return s;
 }
 

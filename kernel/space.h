@@ -11,8 +11,8 @@ struct iospace;
 struct space {
     pte_t *pml4;                /* top-level table (physmap address) */
     paddr_t pml4_phys;
+    word_t cr3;                 /* what a switch to the space loads (arch_space_init) */
     uint16_t pcid;              /* 0 when PCIDs are not in use */
-    bool tlb_stale;             /* entries of this space may be stale: flush at next switch */
     bool privileged;            /* may use ThreadControl, SpaceControl, ... (initial servers) */
     bool sigma0;                /* the identity-mapped space of sigma0 */
     bool foreign;               /* foreign system-call ABI (docs/linux-abi.md); fixed once a

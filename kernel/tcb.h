@@ -62,11 +62,12 @@ struct xfer {
     int aborted;                /* 0, or the error both partners get (aborted, no partner) */
 };
 
+/* A timeout's place in the timer wheel (timeout.c); whether it is armed is the TCB's
+ * wakeup_queued, part of the fast path's guard word. */
 struct wakeup {
     uint64_t deadline;          /* clock value (us) */
     struct tcb *next, *prev;    /* in the timer wheel slot, see timeout.c */
     uint16_t slot;
-    bool queued;
 };
 
 struct tcb {
@@ -75,10 +76,17 @@ struct tcb {
     word_t local_id;            /* user address of MR0 in the thread's space (0: inactive) */
     word_t *mr;                 /* kernel (physmap) address of MR0: the UTCB seen by the kernel */
     struct space *space;
+    /* The guard word: the eight bytes from `state`, which the assembly fast paths compare
+     * with one instruction (fastpath.h, TCB_GUARD_WAITING): a thread that may be handed a
+     * message there reads as state TS_WAIT_RECV and seven zero bytes. */
     uint8_t state;              /* enum thread_state */
+    uint8_t wake;               /* enum wake_reason, valid while and right after blocking;
+                                 * WAKE_NONE while blocked (block_current*, the fast paths) */
+    uint8_t guard_pad0;         /* always 0 */
+    bool wakeup_queued;         /* a timeout is armed: `wakeup` is in the wheel (timeout.c) */
+    uint8_t flags;              /* TF_* */
+    uint8_t guard_pad[3];       /* always 0 */
     uint8_t prio;
-    uint8_t flags;
-    uint8_t wake;               /* enum wake_reason, valid while and right after blocking */
     void (*cont)(struct tcb *); /* continuation run when the thread is switched to */
     word_t ksp;                 /* saved kernel stack pointer while switched out */
     /* IPC state of the current phase.  Grouped so that a nested kernel IPC (a page fault
@@ -101,8 +109,10 @@ struct tcb {
     uint8_t kernel_rcv_words;   /* kernel-generated IPC: the reply may fill MR0..MR(n-1) only
                                  * (the words the kernel saved); 0 outside such a call */
     struct xfer *xfer;          /* the string transfer this thread takes part in (transfer.c) */
-    struct tcb *last_sender;    /* who last sent to us: resolves a reply to a local id in the
-                                 * fast path (verified against local_id and space there) */
+    struct tcb *last_sender;    /* the thread of our space that last sent to us, or itself
+                                 * for none (ipc_thread_init; ipc_thread_deleted resets it):
+                                 * resolves a reply to a local id in the fast path (verified
+                                 * against local_id there) */
 
     /* --- queues ------------------------------------------------------------------------ */
     struct tcb *ready_next, *ready_prev;    /* ready queue of prio (lazy, see sched.c) */
@@ -129,6 +139,12 @@ struct tcb {
     /* --- architecture ------------------------------------------------------------------ */
     struct arch_tcb arch;
 };
+
+_Static_assert(offsetof(struct tcb, wake) == offsetof(struct tcb, state) + 1 &&
+               offsetof(struct tcb, wakeup_queued) == offsetof(struct tcb, state) + 3 &&
+               offsetof(struct tcb, flags) == offsetof(struct tcb, state) + 4 &&
+               offsetof(struct tcb, prio) == offsetof(struct tcb, state) + 8 &&
+               offsetof(struct tcb, state) % 8 == 0, "the guard word's layout (fastpath.h)");
 
 static inline struct tcb *tcb_of_number(word_t no)
 {

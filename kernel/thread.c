@@ -45,7 +45,7 @@ static struct tcb *tcb_init(word_t gid, struct space *space, word_t scheduler)
     t->scheduler = scheduler;
     sched_thread_init(t);
     t->utcb_location = ~0ul;
-    t->ipc.wait_for = L4_NILTHREAD;
+    ipc_thread_init(t);
     arch_thread_init_frame(t, 0, 0);
     arch_thread_init_bases(t);
     if (space)

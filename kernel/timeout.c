@@ -41,12 +41,12 @@ void timeout_set(struct tcb *t, uint64_t deadline)
     if (*head)
         (*head)->wakeup.prev = t;
     *head = t;
-    t->wakeup.queued = true;
+    t->wakeup_queued = true;
 }
 
 void timeout_cancel(struct tcb *t)
 {
-    if (!t->wakeup.queued)
+    if (!t->wakeup_queued)
         return;
     if (t->wakeup.prev)
         t->wakeup.prev->wakeup.next = t->wakeup.next;
@@ -55,7 +55,7 @@ void timeout_cancel(struct tcb *t)
     if (t->wakeup.next)
         t->wakeup.next->wakeup.prev = t->wakeup.prev;
     t->wakeup.next = t->wakeup.prev = NULL;
-    t->wakeup.queued = false;
+    t->wakeup_queued = false;
 }
 
 void timeout_tick(uint64_t now)

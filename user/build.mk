@@ -24,7 +24,7 @@ $(eval $(call user_program,test_strings,user/tests/test_strings.c user/tests/tes
 
 # Benchmarks (root tasks): see tools/bench.py.
 $(eval $(call user_program,foreignbench,user/bench/foreign.c user/tests/testutil.c $(TESTLIB),0x1000000))
-$(eval $(call user_program,pingpong,user/bench/pingpong.c user/tests/testutil.c $(TESTLIB),0x1000000))
+$(eval $(call user_program,pingpong,user/bench/pingpong.c user/bench/pistachio_loops.S user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_threads,user/tests/test_threads.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_fsbase,user/tests/test_fsbase.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_memory,user/tests/test_memory.c user/tests/agent.c user/tests/testutil.c $(TESTLIB),0x1000000))

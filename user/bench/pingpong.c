@@ -7,14 +7,10 @@
  * pingpong does: `push %rbp; call *Ipc; pop %rbp` with MR0 in R9 and MR1-MR7 in RAX, RBX,
  * R10, R12-R15 (contract §4.2); words beyond 7 go through the UTCB.
  *
- * A second convention, ipc_pistachio_*: the instruction sequence a program built against
- * Pistachio's libl4 executes (contract §4.1), measured the way Pistachio's pingpong measures
- * (both partners Call each other; instructions per one-way IPC, iters = messages):
- *   inter, intra  Pistachio's pingpong IPC: RDI = %gs:0, tag in R9 (via RAX), R8 = 0,
- *                 `push %rbp; call *<Ipc entry variable>; pop %rbp`, the tag back into RAX
- *   lipc          libl4's Lipc call: MR1-MR7 loaded from the UTCB into RAX, RBX, R10,
- *                 R12-R15, the tag from UTCB MR0 into R9, the same call through a variable,
- *                 then R9, RAX, RBX, R10, R12-R15 stored back into UTCB MR0-MR7. */
+ * A second convention, ipc_pistachio_{inter,intra,lipc}_{0,8,63}w: what Pistachio's own
+ * pingpong binary executes (its loops, instruction for instruction, are pistachio_loops.S),
+ * measured the way it measures (both partners Call each other; instructions per one-way
+ * IPC, iters = messages).  Run on Pecan, that binary and these rows agree (docs/ipc.md §4.1). */
 #include <libl4.h>
 #include <stdio.h>
 #include <string.h>
@@ -56,101 +52,35 @@ static inline l4_word_t ipc_regs(l4_word_t entry, l4_word_t to, l4_word_t from_s
 
 static void report(const char *name, unsigned long iters, uint64_t t, uint64_t us);
 
-/* --- Pistachio's calling sequence ------------------------------------------------------------ */
+/* --- Pistachio's pingpong ------------------------------------------------------------------ */
 
-/* The entry points as libl4 keeps them: in variables, called memory-indirect. */
-static l4_word_t pist_ipc_entry, pist_lipc_entry;
-static volatile l4_word_t pist_partner;         /* the ping thread, for the pong side */
+/* pistachio_loops.S: the loops of Pistachio's pingpong binary, instruction for instruction. */
+extern l4_word_t pist_ipc_entry, pist_lipc_entry, pist_dest, pist_partner, pist_partner_local;
+void pist_ping(l4_word_t untyped, l4_word_t blocks);
+void pist_lping(l4_word_t untyped, l4_word_t blocks);
+void pist_pong(void);
+void pist_lpong(void);
 
-static inline l4_word_t *gs_utcb(void)
+/* The message sizes of the ipc_pistachio_* rows: all in registers, the first through the
+ * UTCB, the largest. */
+static const unsigned pist_words[] = { 0, 8, 63 };
+
+/* One mode: `pong` was started; we take its first Call, then Call it ROUNDS times per size
+ * (blocks of eight, as pingpong counts); every Call is two one-way IPCs. */
+static void pist_series(const char *mode, l4_word_t pong, bool lipc)
 {
-    l4_word_t *u;
-    __asm__ volatile("movq %%gs:0, %0" : "=r"(u));
-    return u;
-}
-
-/* Pistachio's pingpong IPC: a Call to dest with `untyped` in the tag. */
-static inline l4_word_t pist_call(l4_word_t dest, l4_word_t untyped)
-{
-    l4_word_t d_out, s_out;
-    __asm__ volatile("movq %%rax, %%r9\n\t"
-                     "xorq %%r8, %%r8\n\t"
-                     "pushq %%rbp\n\t"
-                     "call *%[entry]\n\t"
-                     "popq %%rbp\n\t"
-                     "movq %%r9, %%rax"
-                     : "=S"(s_out), "+a"(untyped), "=d"(d_out)
-                     : "d"(dest), "S"(dest), "D"(gs_utcb()), [entry] "m"(pist_ipc_entry)
-                     : "rbx", "rcx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
-                       "memory");
-    return untyped;
-}
-
-/* libl4's Lipc as L4_Lcall uses it: MR0 (the tag, set in the UTCB) and MR1-MR7 from the UTCB,
- * results back into it; returns the received tag. */
-static inline l4_word_t pist_lcall(l4_word_t dest, l4_word_t untyped)
-{
-    l4_word_t *utcb = gs_utcb();
-    utcb[0] = untyped;
-    l4_word_t d_out, s_out, mr0 = utcb[0], mr1, mr2;
-    __asm__ volatile("xorq %%r8, %%r8\n\t"
-                     "movq %%rcx, %%r9\n\t"
-                     "movq 8(%%rdi), %%rax\n\t"
-                     "movq 16(%%rdi), %%rbx\n\t"
-                     "movq 24(%%rdi), %%r10\n\t"
-                     "movq 32(%%rdi), %%r12\n\t"
-                     "movq 40(%%rdi), %%r13\n\t"
-                     "movq 48(%%rdi), %%r14\n\t"
-                     "movq 56(%%rdi), %%r15\n\t"
-                     "pushq %%rbp\n\t"
-                     "call *%[entry]\n\t"
-                     "popq %%rbp\n\t"
-                     "movq %%r9, %%rcx\n\t"
-                     "movq %%r10, 24(%%rdi)\n\t"
-                     "movq %%r12, 32(%%rdi)\n\t"
-                     "movq %%r13, 40(%%rdi)\n\t"
-                     "movq %%r14, 48(%%rdi)\n\t"
-                     "movq %%r15, 56(%%rdi)"
-                     : "=S"(s_out), "=d"(d_out), "+c"(mr0), "=a"(mr1), "=b"(mr2)
-                     : "d"(dest), "S"(dest), "D"(utcb), [entry] "m"(pist_lipc_entry)
-                     : "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "memory");
-    utcb[0] = mr0;
-    utcb[1] = mr1;
-    utcb[2] = mr2;
-    return mr0;
-}
-
-/* The pong side: Call the ping thread forever (the first Call's send meets ping's receive). */
-static void pist_pong(void)
-{
-    l4_word_t untyped = 0, ping = pist_partner;
-    for (;;)
-        untyped = pist_call(ping, untyped);
-}
-
-static void pist_lpong(void)
-{
-    l4_word_t untyped = 0, ping = l4_local_id_of(pist_partner);
-    for (;;)
-        untyped = l4_tag_u(pist_lcall(ping, untyped));
-}
-
-/* One measurement: `pong` is started by `start`, we take its first message, then Call it
- * ROUNDS times; every Call is two one-way IPCs. */
-static void pist_series(const char *name, l4_word_t pong, bool lipc)
-{
+    void (*ping)(l4_word_t, l4_word_t) = lipc ? pist_lping : pist_ping;
+    pist_dest = pong;
     l4_receive(pong);               /* its first Call: now it waits for our reply */
-    for (int i = 0; i < WARMUP; i++)
-        lipc ? pist_lcall(pong, 0) : pist_call(pong, 0);
-    uint64_t c0 = l4_system_clock(), t0 = tsc();
-    if (lipc)
-        for (int i = 0; i < ROUNDS; i++)
-            pist_lcall(pong, 0);
-    else
-        for (int i = 0; i < ROUNDS; i++)
-            pist_call(pong, 0);
-    uint64_t t1 = tsc(), c1 = l4_system_clock();
-    report(name, 2 * ROUNDS, t1 - t0, c1 - c0);
+    for (unsigned i = 0; i < sizeof(pist_words) / sizeof(pist_words[0]); i++) {
+        char name[64];
+        ping(pist_words[i], WARMUP / 8);
+        uint64_t c0 = l4_system_clock(), t0 = tsc();
+        ping(pist_words[i], ROUNDS / 8);
+        uint64_t t1 = tsc(), c1 = l4_system_clock();
+        snprintf(name, sizeof(name), "ipc_pistachio_%s_%uw", mode, pist_words[i]);
+        report(name, 2 * ROUNDS, t1 - t0, c1 - c0);
+    }
 }
 
 static void pistachio_series(void)
@@ -158,9 +88,10 @@ static void pistachio_series(void)
     pist_ipc_entry = ipc_entry;
     pist_lipc_entry = lipc_entry;
     pist_partner = l4_my_global_id();
-    pist_series("ipc_pistachio_inter_0w", tu_space_thread(pist_pong, 255), false);
-    pist_series("ipc_pistachio_intra_0w", tu_thread(pist_pong, 255), false);
-    pist_series("ipc_pistachio_lipc_0w", tu_thread(pist_lpong, 255), true);
+    pist_partner_local = l4_local_id_of(pist_partner);
+    pist_series("inter", tu_space_thread(pist_pong, 255), false);
+    pist_series("intra", tu_thread(pist_pong, 255), false);
+    pist_series("lipc", tu_thread(pist_lpong, 255), true);
 }
 
 /* The server: wait, then reply-and-wait forever, echoing the number of words. */

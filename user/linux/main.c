@@ -16,6 +16,7 @@
 #include "lib/errno.h"
 #include "lib/server.h"
 #include "mm/mm.h"
+#include "mm/oom.h"
 #include "park/park.h"
 #include "park/timer_thread.h"
 #include "signal/signal.h"
@@ -33,7 +34,7 @@
 #include <string.h>
 
 #define MAX_PROGRAMS  8
-#define INITRD_BASE   0x400000000ul     /* past task/exec.c's data-module slots */
+#define INITRD_BASE   0x500000000000ul  /* past task/exec.c's data-module slots and the heap */
 #define INITRD_MAX    0x40000000ul
 
 struct program {
@@ -173,11 +174,14 @@ static bool serve_page_fault(struct thread *t, l4_word_t tag)
         return signal_page_fault(t, addr, ip, access, r != NULL);
     if (mm_past_eof(r, addr))       /* a file mapping's page past the file's end */
         return signal_bus_fault(t, addr, ip);
-    void *page = (access & L4_W) ? mm_page_write(t->mm, r, addr, false)
-                                 : mm_page(t->mm, r, addr);
-    if (!page) {
-        process_fault_kill(t, 9, "out of memory", addr, ip);
-        return false;
+    void *page;
+    int err;
+    while (!(page = (access & L4_W) ? mm_page_write(t->mm, r, addr, false, &err)
+                                    : mm_page(t->mm, r, addr, &err))) {
+        if (err == -ENOSPC)             /* the mapped file's mount is full: SIGBUS, as Linux */
+            return signal_bus_fault(t, addr, ip);
+        if (oom_fault(t, addr, ip))     /* the largest process ended: t, or memory came back */
+            return false;
     }
     if (!mm_page_writable(r, page))
         rights &= ~L4_W;

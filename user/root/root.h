@@ -8,9 +8,12 @@
 #define MAX_DATA     16             /* data modules */
 
 /* Root's own memory: blocks from sigma0 mapped at ROOT_HEAP (root_alloc), at most
- * ROOT_HEAP_SIZE (less with the option pool=N on root's command line, N MiB). */
-#define ROOT_HEAP       0x40000000ul
-#define ROOT_HEAP_SIZE  (1ul << 30)
+ * ROOT_HEAP_SIZE (less with the option pool=N on root's command line, N MiB): as much as a
+ * guest has, so that a task's heap= (lx's page pool) can be larger than 1 GiB.  Above the
+ * UTCB and KIP areas, below the physical window (its bitmap, MAX_PAGES / 8 bytes of bss, is
+ * 512 KiB). */
+#define ROOT_HEAP       0x10000000000ul
+#define ROOT_HEAP_SIZE  (16ul << 30)
 
 /* Boot-loader memory (modules, boot information) at ROOT_PHYS_WINDOW + its physical address
  * (phys_map); the window covers the kernel's physmap (512 GiB). */

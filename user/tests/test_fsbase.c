@@ -459,6 +459,98 @@ TEST(bases_survive_ipc_fast_and_slow)
     tu_kill(a);
 }
 
+/* --- bases a thread changes behind the kernel's back ------------------------------------------ */
+
+/* A thread can change its bases without telling the kernel: wrfsbase/wrgsbase (above), and by
+ * loading a segment selector into %fs or %gs, which sets the base to the descriptor's (0 for
+ * every GDT data selector) and, for a null selector, to 0 on Intel CPUs and in QEMU's TCG
+ * (AMD CPUs without "null selector clears base" keep it).  Neither may reach another thread:
+ * it must not see those bases, nor lose its own (%gs:0 above all); and the thread keeps what
+ * it loaded.  The IPC fast path switches threads without the C path, so the tamperer talks to
+ * its partner through it (and, with a receive timeout, through the C path), with the message
+ * in registers only: once its GS base is 0, %gs:0 (libl4's UTCB pointer) is gone. */
+static l4_word_t ipc_entry;                    /* the KIP's Ipc stub */
+static uint32_t user_ds;                        /* a GDT data selector: our %ss */
+
+/* Call `to` with the tag and MR1 in registers, receive timeout `rcv`; returns the tag. */
+static l4_word_t raw_call(l4_word_t to, l4_word_t tag, l4_word_t mr1, uint16_t rcv)
+{
+    register l4_word_t r9 __asm__("r9") = tag;
+    register l4_word_t r8 __asm__("r8") = l4_timeouts(L4_NEVER, rcv);
+    l4_word_t rax = mr1, rsi = to, rdx = to;
+    __asm__ volatile("push %%rbp\n\t"
+                     "call *%[entry]\n\t"
+                     "pop %%rbp"
+                     : "+a"(rax), "+S"(rsi), "+d"(rdx), "+r"(r9), "+r"(r8)
+                     : [entry] "m"(ipc_entry)
+                     : "rbx", "rcx", "rdi", "r10", "r11", "r12", "r13", "r14", "r15", "memory");
+    return r9;
+}
+
+static volatile l4_word_t tamper_partner;
+
+/* Load a GDT selector into %fs and a null one into %gs, then Call the partner four times:
+ * even rounds by the fast path, odd ones with a receive timeout (the C path).  MR1: our GS
+ * base as rdgsbase reads it (~0 without FSGSBASE). */
+static void tamper_and_call(void)
+{
+    l4_word_t to = tamper_partner;
+    __asm__ volatile("movl %0, %%fs" :: "r"(user_ds));
+    __asm__ volatile("movl %0, %%gs" :: "r"(0u));
+    for (unsigned i = 0;; i++) {
+        l4_word_t gs = ~0ul;
+        if (fsgsbase)
+            __asm__ volatile("rdgsbase %0" : "=r"(gs));
+        raw_call(to, l4_tag_make(20 + (i & 3), 1, 0), gs, i & 1 ? l4_period_from_us(1000000) : L4_NEVER);
+    }
+}
+
+/* The partner (us) keeps its bases, default or its own, and sees the tamperer's as it left
+ * them, the same in every round: FS 0 (the descriptor's base), GS 0 or, on a CPU that keeps
+ * the base for a null selector, unchanged; with FSGSBASE also what the tamperer reads. */
+static void tamper_rounds(l4_word_t t, bool own)
+{
+    l4_word_t gs_null = ~0ul;
+    for (l4_word_t i = 0; i < 4; i++) {
+        l4_word_t from, tag = tu_serve(&from);
+        CHECK(from == t || from == l4_local_id_of(t), "from %lx", from);
+        CHECK_EQ(l4_tag_label(tag), 20 + i);
+        CHECK(own ? bases_are(&fs_main, 0x8181, &gs_main, 0x8282) : bases_are_default(),
+              "round %lu: our bases, and %%gs:0 our UTCB pointer", i);
+        l4_word_t fs, gs;
+        exregs_bases(t, &fs, &gs);
+        CHECK_EQ(fs, 0);
+        CHECK(gs == 0 || gs == gs_page, "gs %lx", gs);
+        if (fsgsbase)
+            CHECK_EQ(l4_mr(1), gs);
+        if (i == 0)
+            gs_null = gs;
+        CHECK_EQ(gs, gs_null);
+        l4_set_mr(0, 0);
+        l4_reply(from);
+    }
+}
+
+TEST(selector_loads_reach_no_other_thread_in_the_space)
+{
+    tamper_partner = l4_my_global_id();
+    l4_word_t t = tu_thread(tamper_and_call, 100);
+    tamper_rounds(t, false);
+    CHECK(bases_are_default());
+    tu_kill(t);
+}
+
+TEST(selector_loads_reach_no_thread_of_another_space)
+{
+    own_bases(&fs_main, 0x8181, &gs_main, 0x8282);
+    tamper_partner = l4_my_global_id();
+    l4_word_t t = tu_space_thread(tamper_and_call, 100);
+    tamper_rounds(t, true);
+    set_my_bases(0, gs_page);
+    CHECK(bases_are_default());
+    tu_kill(t);
+}
+
 /* --- exceptions -------------------------------------------------------------------------------- */
 
 static void faulter(void)
@@ -534,6 +626,8 @@ TEST(a_migrated_thread_starts_with_the_initial_bases)
 int main(void)
 {
     detect_fsgsbase();
+    ipc_entry = l4_kip_get(L4_KIP_OFF_IPC);
+    __asm__ volatile("movl %%ss, %0" : "=r"(user_ds));
     l4_word_t fs;
     exregs_bases(l4_my_global_id(), &fs, &gs_page);
     tests_run("fsbase");

@@ -395,6 +395,62 @@ TEST(stale_id_does_not_reach_new_thread)
     tu_kill(fresh);
 }
 
+/* A reply to a local id reaches a thread of the replier's space only.  The fast path finds
+ * the destination of a local id in its last sender (docs/ipc.md §2.2) without comparing
+ * spaces: when that sender is deleted, a thread of another space may take its slot, with the
+ * same UTCB address and so the same local id, and wait for anybody. */
+static void call_main_once(void)
+{
+    l4_set_mr(0, l4_tag_make(0x90, 0, 0));
+    l4_call(tu_main_tid());
+    l4_sleep_forever();
+}
+
+static void report_first_message(void)
+{
+    l4_word_t from, tag = l4_wait(&from);
+    l4_set_mr(0, l4_tag_make(0x91, 2, 0));
+    l4_set_mr(1, l4_tag_label(tag));
+    l4_set_mr(2, from);
+    l4_call(tu_main_tid());
+    l4_sleep_forever();
+}
+
+TEST(reply_to_a_local_id_stays_in_the_space)
+{
+    l4_word_t a = tu_thread_create(200), from;
+    l4_word_t local = l4_local_id_of(a);
+    tu_start(a, call_main_once);
+    l4_word_t tag = l4_wait(&from);             /* a is now our last sender */
+    CHECK_EQ(l4_tag_label(tag), 0x90);
+    CHECK_EQ(from, local);
+    tu_kill(a);
+    /* Its slot, and its UTCB address, for a thread of a new space waiting for anybody. */
+    l4_word_t b = tu_space_thread_id(l4_global_id(l4_thread_no(a), 2), report_first_message, 255,
+                                     local - L4_UTCB_MR0_OFFSET);
+    CHECK(b != 0);
+    /* Let it run into its receive, without IPC of our own (any message from a thread of our
+     * space, tu_wait_blocked's too, would make that thread our last sender). */
+    for (int i = 0; i < 10 && tu_state(b) != L4_SCHEDULE_WAITING; i++)
+        l4_thread_switch(b);
+    CHECK_EQ(tu_state(b), L4_SCHEDULE_WAITING);
+    /* ReplyWait to the old local id, as a server replies (the fast path's form: receive
+     * timeout never): no thread of ours has it, so the send phase fails and ends the call. */
+    l4_set_mr(0, l4_tag_make(0x92, 0, 0));
+    tag = l4_ipc(local, L4_ANYTHREAD, l4_timeouts(L4_ZERO_TIME, L4_NEVER), &from);
+    CHECK(l4_ipc_failed(tag));
+    CHECK_EQ(l4_ipc_last_error(), L4_IPC_NOPARTNER);
+    CHECK(!l4_ipc_last_error_rcv());
+    /* b's first message is the one we send now. */
+    l4_set_mr(0, l4_tag_make(0x93, 0, 0));
+    CHECK(!l4_ipc_failed(l4_send(b)));
+    tag = tu_serve(&from);
+    CHECK_EQ(l4_tag_label(tag), 0x91);
+    CHECK_EQ(l4_mr(1), 0x93);
+    CHECK_EQ(l4_mr(2), tu_main_tid());
+    tu_kill(b);
+}
+
 int main(void)
 {
     tests_run("ipc");

@@ -138,7 +138,12 @@ l4_word_t tu_space_thread(void (*fn)(void), unsigned prio)
 
 l4_word_t tu_space_thread_utcb(void (*fn)(void), unsigned prio, l4_word_t utcb)
 {
-    l4_word_t me = tu_main_tid(), tid = tu_new_tid(), old;
+    return tu_space_thread_id(tu_new_tid(), fn, prio, utcb);
+}
+
+l4_word_t tu_space_thread_id(l4_word_t tid, void (*fn)(void), unsigned prio, l4_word_t utcb)
+{
+    l4_word_t me = tu_main_tid(), old;
     if (!l4_thread_control(tid, tid, me, 0, ~0ul))
         return 0;
     if (!l4_space_control(tid, 0, l4_fpage_log2(0xBFF00000ul, 12), l4_fpage_log2(utcb, 12), 0, &old))

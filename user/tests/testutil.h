@@ -30,6 +30,9 @@ void tu_start(l4_word_t tid, void (*fn)(void));
 l4_word_t tu_space_thread(void (*fn)(void), unsigned prio);
 /* The same with the new space's UTCB area (one page) and the thread's UTCB at utcb. */
 l4_word_t tu_space_thread_utcb(void (*fn)(void), unsigned prio, l4_word_t utcb);
+/* The same with the thread id chosen too (a free slot: a fresh number, or a deleted thread's
+ * with a new version). */
+l4_word_t tu_space_thread_id(l4_word_t tid, void (*fn)(void), unsigned prio, l4_word_t utcb);
 /* A thread of a new foreign space (docs/linux-abi.md): handler `handler`, pager us, its UTCB
  * area the page at utcb and its UTCB there, starting at fn with stack pointer sp at priority
  * 100 (below a test's main thread, which keeps the CPU).  Its first page fault comes to the

@@ -22,7 +22,6 @@ void asm_offsets(void)
     DEFINE(TCB_WAKE, offsetof(struct tcb, wake));
     DEFINE(TCB_CONT, offsetof(struct tcb, cont));
     DEFINE(TCB_WAIT_FOR, offsetof(struct tcb, ipc.wait_for));
-    DEFINE(TCB_WAKEUP_QUEUED, offsetof(struct tcb, wakeup.queued));
     DEFINE(TCB_SENDQ, offsetof(struct tcb, sendq));
     DEFINE(TCB_LAST_SENDER, offsetof(struct tcb, last_sender));
     DEFINE(TCB_FS_BASE, offsetof(struct tcb, arch.fs_base));
@@ -30,11 +29,12 @@ void asm_offsets(void)
     DEFINE(TCB_FRAME, TCB_SIZE - FRAME_SIZE);
     DEFINE(TCB_SIZE_, TCB_SIZE);
     DEFINE(SPACE_PML4_PHYS, offsetof(struct space, pml4_phys));
-    DEFINE(SPACE_PCID, offsetof(struct space, pcid));
-    DEFINE(SPACE_TLB_STALE, offsetof(struct space, tlb_stale));
+    DEFINE(SPACE_CR3, offsetof(struct space, cr3));
     DEFINE(SPACE_IPC_SLOW, offsetof(struct space, ipc_slow));
     DEFINE(SPACE_FOREIGN_HANDLER, offsetof(struct space, foreign_handler));
     DEFINE(TF_FOREIGN_, TF_FOREIGN);
+    /* Where the flags are in the guard word (tcb.h). */
+    DEFINE(TCB_GUARD_FLAGS_SHIFT, 8 * (offsetof(struct tcb, flags) - offsetof(struct tcb, state)));
     DEFINE(TS_WAIT_RECV_, TS_WAIT_RECV);
     DEFINE(TS_READY_, TS_READY);
     DEFINE(WAKE_DONE_, WAKE_DONE);

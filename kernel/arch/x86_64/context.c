@@ -15,13 +15,11 @@ void switch_to_continuation(word_t *save_ksp, word_t frame_base, void (*fn)(stru
 NORETURN void run_continuation(word_t frame_base, void (*fn)(struct tcb *), struct tcb *t);
 
 /* Read by the switch tail (switch_tail.h) too. */
-struct space *loaded_space;
 struct tcb *fpu_owner;
 bool fpu_ts_set = true;
 
 /* thread_switch.S */
 void arch_thread_switch(struct tcb *from, struct tcb *to);
-void arch_load_space(struct space *s);
 
 void arch_thread_init_frame(struct tcb *t, word_t ip, word_t sp)
 {
@@ -52,11 +50,28 @@ void arch_set_user_flags(struct tcb *t, word_t flags)
 
 /* --- address spaces ------------------------------------------------------------------ */
 
+/* A space is tagged with a PCID only where the CPU has INVPCID too, so that the TLB entries of
+ * a space that is not loaded can be dropped when its mappings change, at once (INVPCID by
+ * address or by PCID) instead of by a flag that every switch would have to test: the switch
+ * (switch_tail.h) loads space->cr3 and does nothing else.  Without INVPCID every space has
+ * PCID 0 and every load flushes, as without PCIDs. */
+#define CR3_NOFLUSH    (1ul << 63)      /* with PCIDs: keep the PCID's TLB entries */
+#define CR3_ADDR       (~0xFFFul)       /* the PML4 (bits 11:0: PCID, or PWT/PCD = 0) */
+
 static uint8_t pcid_used[4096 / 8];
 
-uint16_t arch_pcid_alloc(void)
+static bool pcids_tag_spaces(void)
 {
-    if (!cpu_features.pcid)     /* (allocated before cpu_enable_pcid for the first spaces) */
+    return cpu_features.pcid && cpu_features.invpcid;
+}
+
+enum { INVPCID_ADDRESS = 0, INVPCID_CONTEXT = 1 };
+
+/* The first spaces (sigma0's, the root task's) get theirs before cpu_enable_pcid sets
+ * CR4.PCIDE: nothing loads them until then (kmain). */
+static uint16_t pcid_alloc(void)
+{
+    if (!pcids_tag_spaces())
         return 0;
     for (unsigned p = 1; p < 4096; p++)
         if (!(pcid_used[p / 8] & (1u << (p % 8)))) {
@@ -66,34 +81,52 @@ uint16_t arch_pcid_alloc(void)
     return 0;   /* all in use: this space shares PCID 0 and is flushed at every switch */
 }
 
+void arch_space_init(struct space *s)
+{
+    s->pcid = pcid_alloc();
+    s->cr3 = s->pml4_phys | s->pcid;
+    if (s->pcid) {
+        s->cr3 |= CR3_NOFLUSH;
+        if (cpu_has_pcid)       /* a space that had this PCID left entries behind */
+            invpcid(INVPCID_CONTEXT, s->pcid, 0);
+    }
+}
+
 void arch_pcid_free(uint16_t pcid)
 {
     if (pcid)
         pcid_used[pcid / 8] &= ~(1u << (pcid % 8));
 }
 
+/* The loaded space: CR3 says it (the fast paths switch spaces without writing it down). */
+static bool space_loaded(const struct space *s)
+{
+    return (read_cr3() & CR3_ADDR) == s->pml4_phys;
+}
+
 void arch_space_forget(struct space *s)
 {
-    if (loaded_space == s) {
+    if (space_loaded(s))
         write_cr3(kernel_pml4_phys);
-        loaded_space = &kernel_space;
-    }
 }
 
-void arch_switch_space(struct space *s)
-{
-    arch_load_space(s);
-}
-
+/* Entries under PCID 0 go at the next load of a space with PCID 0 (such a load never keeps
+ * entries), before they can be used again: only a tagged space that is not loaded needs
+ * INVPCID. */
 void space_tlb_invalidate(struct space *s, word_t va, word_t size)
 {
-    if (s != loaded_space) {
-        s->tlb_stale = true;
+    if (!space_loaded(s)) {
+        if (!s->pcid || !cpu_has_pcid)
+            return;
+        if (size > 64 * PAGE_SIZE)
+            invpcid(INVPCID_CONTEXT, s->pcid, 0);
+        else
+            for (word_t a = va; a < va + size; a += PAGE_SIZE)
+                invpcid(INVPCID_ADDRESS, s->pcid, a);
         return;
     }
     if (size > 64 * PAGE_SIZE) {
-        s->tlb_stale = true;
-        arch_switch_space(s);
+        write_cr3(s->cr3 & ~CR3_NOFLUSH);
         return;
     }
     for (word_t a = va; a < va + size; a += PAGE_SIZE)

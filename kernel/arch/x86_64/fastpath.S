@@ -12,7 +12,7 @@
  *
  * It was first written in C with the same guards; the C version cost about 185 guest
  * instructions per direction (spilling the callee-saved registers that carry MR2, MR4-MR7,
- * a bitmap scan, out-of-line switch code), this one 84 from entry to sysret inter-space,
+ * a bitmap scan, out-of-line switch code), this one 69 from entry to sysret inter-space,
  * FS/GS switch included (docs/ipc.md §4 lists them).  The switch itself is the shared tail
  * of switch_tail.h, the same code arch_switch runs.
  *
@@ -27,14 +27,19 @@
 #include "fastpath.h"
 
 /* The guards between the tag check and the commit, expanded twice: on the main line (u <= 7)
- * and on the line that copies MR8..MRu first.  In: RDI self, RSI to, RDX from-specifier,
- * R8 timeouts.  Out: RBP dest; RDX the from-specifier to wait for (a Call to a local id
- * waits for the global one).  Clobbers RCX. */
-.macro FP_GUARDS flagged=fp_slow
-    /* Call (from = to) or ReplyWait (from = anythread or anylocalthread), receive timeout
-     * never. */
+ * and on the line that copies MR8..MRu first; each ends at \done, which the main line falls
+ * into.  In: RDI self, RSI to, RDX from-specifier, R8 timeouts.  Out: RBP dest; RDX the
+ * from-specifier to wait for (a Call to a local id waits for the global one).  Clobbers RCX.
+ * \unusual: where a destination goes whose guard word is not that of a plain waiting
+ * thread. */
+.macro FP_GUARDS done, unusual=fp_slow
+    /* Call (from = to: its receive is closed on dest, which waits, so it cannot be queued
+     * for us) or ReplyWait (from = anythread or anylocalthread: nobody may be queued, the C
+     * path would take them first); receive timeout never. */
     cmpq %rsi, %rdx
     je   1f
+    cmpq $0, TCB_SENDQ(%rdi)
+    jne  fp_slow
     cmpq $-1, %rdx
     je   1f
     cmpq $-64, %rdx
@@ -45,10 +50,10 @@
      * reply within one space) is accepted if it is the thread that last sent to us. */
     testb $0x3F, %sil
     jz   5f
-    TCB_OF_GID %rsi, %rbp, %rcx, fp_slow            /* dest */
+    TCB_OF_GID %rsi, %rbp, fp_slow                  /* dest */
     /* It waits in a user-level receive that accepts us, without a timeout; nothing pending
      * for it (halt, changed user state). */
-    WAITS_IN_USER_RECEIVE %rbp, fp_slow
+    WAITS_IN_USER_RECEIVE %rbp, \unusual, fp_slow
     movq TCB_WAIT_FOR(%rbp), %rcx
     cmpq TCB_GID(%rdi), %rcx
     je   2f
@@ -59,49 +64,45 @@
     movq TCB_SPACE(%rbp), %rcx
     cmpq TCB_SPACE(%rdi), %rcx
     jne  fp_slow
-2:  cmpb $0, TCB_FLAGS(%rbp)
-    jne  \flagged
-    cmpb $0, TCB_WAKEUP_QUEUED(%rbp)
-    jne  fp_slow
     /* No redirection; nothing more important than dest ready (stale entries count too). */
-    movq TCB_SPACE(%rdi), %rcx
+2:  movq TCB_SPACE(%rdi), %rcx
     cmpb $0, SPACE_IPC_SLOW(%rcx)                   /* redirector, or foreign threads */
     jne  fp_slow
     movzbl TCB_PRIO(%rbp), %ecx                     /* (we block: our own priority */
     cmpl sched_top_prio(%rip), %ecx                 /*  does not matter, as in C) */
     jl   fp_slow
-    /* An open receive of ours must not find a sender queued already.  (A Call waits for
-     * dest's global id, also when `to` was its local id: the local-id case rewrote RDX.) */
-    cmpq TCB_GID(%rbp), %rdx
-    je   3f
-    cmpq $0, TCB_SENDQ(%rdi)
-    jne  fp_slow
     .pushsection .text.fastpath_cold, "ax"
-    /* `to` is a local id: only the thread that last sent to us, in our space, qualifies
-     * (local id 0, nilthread, matches no active thread).  It is in our space, so its
-     * receive may also be anylocalthread; the rest joins the main line at 2. */
+    /* `to` is a local id: only the thread of our space that last sent to us qualifies
+     * (last_sender is only ever a thread of our space or, for none, ourselves, who is not
+     * waiting: tcb.h; local id 0, nilthread, matches no active thread).  It is in our space,
+     * so its receive may also be anylocalthread, and IPC within a space is never redirected
+     * (and a foreign space's threads fail the guard word): of the main line's last guards
+     * only the priority applies. */
 5:  movq TCB_LAST_SENDER(%rdi), %rbp
-    testq %rbp, %rbp
-    jz   fp_slow
     cmpq %rsi, TCB_LOCAL_ID(%rbp)
     jne  fp_slow
-    movq TCB_SPACE(%rbp), %rcx
-    cmpq TCB_SPACE(%rdi), %rcx
-    jne  fp_slow
-    WAITS_IN_USER_RECEIVE %rbp, fp_slow
+    WAITS_IN_USER_RECEIVE %rbp, fp_slow, fp_slow
     movq TCB_WAIT_FOR(%rbp), %rcx
-    cmpq $-64, %rcx
+    cmpq TCB_GID(%rdi), %rcx                        /* (its Call: the usual case) */
     je   7f
-    cmpq TCB_GID(%rdi), %rcx
+    cmpq $-64, %rcx
     je   7f
     cmpq $-1, %rcx
     jne  fp_slow
 7:  cmpq %rdx, %rsi                                 /* a Call to it waits for its global id */
     cmoveq TCB_GID(%rbp), %rdx
-    jmp  2b
+    movzbl TCB_PRIO(%rbp), %ecx
+    cmpl sched_top_prio(%rip), %ecx
+    jl   fp_slow
+    jmp  \done
     .popsection
-3:
 .endm
+
+    .section .rodata
+    .align 8
+    .global tcb_area_base
+tcb_area_base:
+    .quad TCB_AREA_BASE
 
     .text
     .global syscall_entry
@@ -116,59 +117,66 @@ syscall_entry:
     movq %r11, TCB_FRAME + FR_RFLAGS * 8(%rdi)
     movq $VEC_SYSCALL, TCB_FRAME + FR_VECTOR * 8(%rdi)
 
-    /* Untyped words only (t = 0), no propagation (p = 0), and u <= 7 (all in registers); the
-     * other line (fp_long) handles u > 7. */
-    testl $0x1FF8, %r9d
+    /* Untyped words only (t = 0), none of the flags p, r, x, e (the receiver's MR0 is the
+     * tag as sent), and u <= 7 (all in registers); the other line (fp_long) handles u > 7. */
+    testl $0xFFF8, %r9d
     jnz  fp_long
-    FP_GUARDS fp_flagged
+    FP_GUARDS fp_commit, fp_unusual_dest
 
 fp_commit:
     HAND_OVER %rdi, %rbp, %rdx
-    movq %rdi, TCB_LAST_SENDER(%rbp)
-    andq $~0xE000, %r9                              /* MR0 for the receiver: r, x, e = 0 */
-    /* `from`: the local id within one space, else the global id (§5.3); the space switch
-     * (switch_tail.h) if dest lives in another space. */
+    /* `from`: the local id within one space, where we also become dest's last sender (a
+     * reply to that local id finds us), else the global id (§5.3) and the space switch
+     * (switch_tail.h). */
     movq TCB_SPACE(%rbp), %rcx
     movq TCB_GID(%rdi), %rsi
     cmpq TCB_SPACE(%rdi), %rcx
-    cmoveq TCB_LOCAL_ID(%rdi), %rsi
-    je   4f
-    SWITCH_SPACE
-4:  /* dest becomes current: FS/GS bases, %gs:0, kernel stack, lazy FPU.  RDI = dest's local
+    jne  fp_other_space
+    movq TCB_LOCAL_ID(%rdi), %rsi
+    movq %rdi, TCB_LAST_SENDER(%rbp)
+fp_switch_thread:
+    /* dest becomes current: FS/GS bases, %gs:0, kernel stack, lazy FPU.  RDI = dest's local
      * id, also its RDI on return (the UTCB pointer). */
     SWITCH_THREAD %rdi, %rbp, %rdi, fp_fsgs
     /* RDX and R8 still hold the sender's from-specifier and timeouts (values the guards
      * checked, or dest's own); RCX and R11 are reloaded; RBP held dest's TCB. */
     SYSRET_TO_CURRENT fp_where
 
-/* u > 7, or typed items or propagation: the latter go to the C path; MR8..MRu are copied from
- * the sender's UTCB to the receiver's once the guards passed. */
+fp_other_space:
+    SWITCH_SPACE
+    jmp  fp_switch_thread
+
+/* u > 7, or typed items or a flag: MR8..MRu are copied from the sender's UTCB to the
+ * receiver's once the guards passed; the rest goes to the C path. */
 fp_long:
-    testl $0x1FC0, %r9d
-    jnz  fp_slow
-    FP_GUARDS
+    FP_GUARDS fp_long_copy
+fp_long_copy:
     movq %rdi, %r11
-    movq %rsi, %r8
-    movl %r9d, %ecx
-    andl $0x3F, %ecx
-    subl $7, %ecx
+    movzwl %r9w, %ecx                               /* u, t and the flags: */
+    subl $7, %ecx                                   /* u - 7 <= 56 if t = 0 and no flag */
+    cmpl $56, %ecx
+    ja   fp_slow
     movq TCB_MR(%rdi), %rsi
     addq $64, %rsi
     movq TCB_MR(%rbp), %rdi
     addq $64, %rdi
     rep movsq
     movq %r11, %rdi
-    movq %r8, %rsi
-    xorl %r8d, %r8d                                 /* (it held `to`) */
     jmp  fp_commit
 
-/* dest has flags: the only case for us is a thread of a foreign space waiting for our reply
- * to its system call (foreign_fastpath.S); anything else pending goes to the C path. */
+/* dest's guard word has flags: the only case for us is a thread of a foreign space waiting
+ * for our reply to its system call (foreign_fastpath.S); anything else goes to the C path. */
     .pushsection .text.fastpath_cold, "ax"
-fp_flagged:
-    cmpb $TF_FOREIGN_, TCB_FLAGS(%rbp)
-    je   foreign_reply_fast
-    jmp  fp_slow
+fp_unusual_dest:
+    movabsq $(TS_WAIT_RECV_ | TF_FOREIGN_ << TCB_GUARD_FLAGS_SHIFT), %rcx
+    cmpq %rcx, TCB_STATE(%rbp)
+    jne  fp_slow
+    cmpq $ipc_user_return, TCB_CONT(%rbp)
+    jne  fp_slow
+    movq TCB_GID(%rdi), %rcx
+    cmpq %rcx, TCB_WAIT_FOR(%rbp)                   /* its system call's Call waits for us */
+    jne  fp_slow
+    jmp  foreign_reply_fast
     .popsection
 
 /* A guard failed: nothing has changed.  Complete the user frame (RBP and RCX were scratch;

@@ -9,37 +9,37 @@
 #define TCB_NO_MASK ((CONFIG_MAX_THREADS - 1) << TCB_BITS)
 
 /* \out = the TCB of the global id in \gid, or go to \fail (no such thread, stale version, a
- * free slot).  Clobbers \scratch. */
-.macro TCB_OF_GID gid, out, scratch, fail
+ * free slot).  The base of the TCB array is a 64-bit constant, added from memory
+ * (tcb_area_base, fastpath.S). */
+.macro TCB_OF_GID gid, out, fail
     movq \gid, \out
     shrq $(32 - TCB_BITS), \out
     andq $TCB_NO_MASK, \out
-    movabsq $TCB_AREA_BASE, \scratch
-    addq \scratch, \out
+    addq tcb_area_base(%rip), \out
     cmpq \gid, TCB_GID(\out)
     jne  \fail
 .endm
 
-/* \dest waits in a user-level receive (the continuation that any IPC path completes), or
- * go to \fail. */
-.macro WAITS_IN_USER_RECEIVE dest, fail
-    cmpb $TS_WAIT_RECV_, TCB_STATE(\dest)
-    jne  \fail
+/* \dest waits in a user-level receive (the continuation that any IPC path completes) with
+ * nothing pending: its guard word (tcb.h) reads state TS_WAIT_RECV, no wake reason, no
+ * timeout armed, no flags.  Else go to \fail_guard (its guard word is something else) or
+ * \fail_cont. */
+.macro WAITS_IN_USER_RECEIVE dest, fail_guard, fail_cont
+    cmpq $TS_WAIT_RECV_, TCB_STATE(\dest)
+    jne  \fail_guard
     cmpq $ipc_user_return, TCB_CONT(\dest)
-    jne  \fail
+    jne  \fail_cont
 .endm
 
 /* The hand-over, once every guard passed: \self blocks in its receive phase waiting for the
  * from-specifier in \wait, with the ordinary continuation, so that any later sender, fast or
  * slow, completes it; \dest's IPC is done and it is ready (it runs now, on our time slice:
- * no queue is touched). */
+ * no queue is touched).  State and wake reason are adjacent (tcb.h): one store each. */
 .macro HAND_OVER self, dest, wait
-    movb $TS_WAIT_RECV_, TCB_STATE(\self)
+    movw $(TS_WAIT_RECV_ | WAKE_NONE_ << 8), TCB_STATE(\self)
     movq \wait, TCB_WAIT_FOR(\self)
     movq $ipc_user_return, TCB_CONT(\self)
-    movb $WAKE_NONE_, TCB_WAKE(\self)
-    movb $TS_READY_, TCB_STATE(\dest)
-    movb $WAKE_DONE_, TCB_WAKE(\dest)
+    movw $(TS_READY_ | WAKE_DONE_ << 8), TCB_STATE(\dest)
     movq $0, TCB_CONT(\dest)
 .endm
 

@@ -34,20 +34,16 @@ foreign_syscall_fast:
     /* The handler: its TCB through the thread number, checked against the whole id. */
     movq TCB_SPACE(%rdi), %rsi
     movq SPACE_FOREIGN_HANDLER(%rsi), %rsi
-    TCB_OF_GID %rsi, %rbp, %rcx, ffp_slow
+    TCB_OF_GID %rsi, %rbp, ffp_slow
     /* It waits in a user-level receive for us or anybody, without a timeout, with nothing
      * pending, and nothing more important is ready. */
-    WAITS_IN_USER_RECEIVE %rbp, ffp_slow
+    WAITS_IN_USER_RECEIVE %rbp, ffp_slow, ffp_slow
     movq TCB_WAIT_FOR(%rbp), %rcx
     cmpq $-1, %rcx
     je   1f
     cmpq TCB_GID(%rdi), %rcx
     jne  ffp_slow
-1:  cmpb $0, TCB_FLAGS(%rbp)
-    jne  ffp_slow
-    cmpb $0, TCB_WAKEUP_QUEUED(%rbp)
-    jne  ffp_slow
-    movzbl TCB_PRIO(%rbp), %ecx
+1:  movzbl TCB_PRIO(%rbp), %ecx
     cmpl sched_top_prio(%rip), %ecx
     jl   ffp_slow
 
@@ -55,7 +51,6 @@ foreign_syscall_fast:
     HAND_OVER %rdi, %rbp, %rsi
     movq TCB_MR(%rdi), %rcx
     movq $COMPLETE_FPAGE, BR0_OFFSET(%rcx)
-    movq %rdi, TCB_LAST_SENDER(%rbp)
     /* The message: MR8-MR10 (RIP, RSP, RFLAGS) into the handler's UTCB; MR1-MR7 in the
      * registers that carry them (RAX is MR1 already: the number). */
     movq TCB_MR(%rbp), %rcx
@@ -84,26 +79,22 @@ ffp_slow:
     jmp  return_to_user
 
 /* From the IPC fast path's guards (fastpath.S), which found dest waiting for us in the
- * receive phase of a foreign system call: RDI self (the handler), RBP dest, RSI to, RDX the
- * from-specifier to wait for, R8 timeouts (receive: never), R9 tag (t = 0, p = 0, u <= 7),
- * RAX MR1; RSP below self's frame, whose RIP, RSP and RFLAGS are saved. */
+ * receive phase of a foreign system call, with no timeout armed and no flag but TF_FOREIGN
+ * (its guard word), and nobody queued for our receive if it is open: RDI self (the handler),
+ * RBP dest, RSI to, RDX the from-specifier to wait for, R8 timeouts (receive: never), R9 tag
+ * (t = 0, no flag, u <= 7), RAX MR1; RSP below self's frame, whose RIP, RSP and RFLAGS are
+ * saved. */
     .global foreign_reply_fast
 foreign_reply_fast:
-    cmpq $1, %r9                                    /* label 0, u <= 1, no flags */
+    cmpq $1, %r9                                    /* label 0, u <= 1 */
     ja   fp_slow
-    cmpb $0, TCB_WAKEUP_QUEUED(%rbp)
-    jne  fp_slow
     movq TCB_SPACE(%rdi), %rcx
     cmpb $0, SPACE_IPC_SLOW(%rcx)                   /* our IPC is redirected */
     jne  fp_slow
     movzbl TCB_PRIO(%rbp), %ecx
     cmpl sched_top_prio(%rip), %ecx
     jl   fp_slow
-    cmpq TCB_GID(%rbp), %rdx                        /* an open receive: nobody queued */
-    je   1f
-    cmpq $0, TCB_SENDQ(%rdi)
-    jne  fp_slow
-1:  /* Commit: we wait; dest returns from its `syscall` with RAX = MR1 if u = 1. */
+    /* Commit: we wait; dest returns from its `syscall` with RAX = MR1 if u = 1. */
     HAND_OVER %rdi, %rbp, %rdx
     testq %r9, %r9
     jz   2f

@@ -5,9 +5,11 @@
  *
  * SWITCH_SPACE: load the address space whose struct space is in RCX.
  *   in:  RCX = struct space * (not the kernel's)
- *   out: CR3 loaded (with PCIDs: the space's PCID, keeping its TLB entries unless they went
- *        stale), loaded_space = RCX, tlb_stale cleared
- *   clobbers: R11 (the CR3 value) and the flags; everything else is preserved
+ *   out: CR3 = space->cr3 (arch_space_init, context.c: the PML4; with PCIDs the space's PCID
+ *        and bit 63, keep its TLB entries, which are never stale: a change to a space that
+ *        is not loaded drops them at once with INVPCID).  Nothing records which space is
+ *        loaded: CR3 itself says it (space_loaded, context.c).
+ *   clobbers: R11 (the CR3 value); everything else, the flags included, is preserved
  *
  * SWITCH_THREAD from, to, lid, site: make `to` the current thread, everything but the stacks.
  *   in:  \from = the outgoing TCB (its FS/GS bases are what the CPU holds now),
@@ -21,8 +23,8 @@
  *   RCX and R11 are left holding kernel values (a path returning to user mode reloads them,
  *   as sysret needs them anyway); no other register gets one, or another thread's value.
  *
- * Cost with FSGSBASE and no FPU change: SWITCH_SPACE 6 without PCIDs, SWITCH_THREAD 17 (8 of
- * them the FS/GS bases). */
+ * Cost with FSGSBASE and no FPU change: SWITCH_SPACE 2, SWITCH_THREAD 17 (8 of them the FS/GS
+ * bases). */
 #ifndef SWITCH_TAIL_H
 #define SWITCH_TAIL_H
 
@@ -30,19 +32,8 @@
 #define ST_MSR_GS_BASE 0xC0000101
 
 .macro SWITCH_SPACE
-    movq SPACE_PML4_PHYS(%rcx), %r11
-    cmpb $0, cpu_has_pcid(%rip)
-    je   901f
-    orw  SPACE_PCID(%rcx), %r11w                    /* (the PML4 is page aligned) */
-    cmpw $0, SPACE_PCID(%rcx)
-    je   901f                                       /* PCID 0 is shared: always flush */
-    cmpb $0, SPACE_TLB_STALE(%rcx)
-    jne  901f
-    btsq $63, %r11                                  /* keep this PCID's TLB entries */
-901:
-    movb $0, SPACE_TLB_STALE(%rcx)
+    movq SPACE_CR3(%rcx), %r11
     movq %r11, %cr3
-    movq %rcx, loaded_space(%rip)
 .endm
 
 .macro SWITCH_THREAD from, to, lid, site

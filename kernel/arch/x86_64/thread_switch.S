@@ -8,25 +8,17 @@
 
 /* void arch_thread_switch(struct tcb *from, struct tcb *to): everything of a switch from
  * `from` to `to` but the stacks (context.c: arch_switch).  The address space changes unless
- * `to` is a kernel thread (it runs in whatever space is loaded) or already has it loaded and
- * fresh.  C calling convention; clobbers only caller-saved registers. */
+ * `to` is a kernel thread (it runs in whatever space is loaded) or its space is the one in
+ * CR3 already.  C calling convention; clobbers only caller-saved registers. */
     .global arch_thread_switch
 arch_thread_switch:
     movq TCB_SPACE(%rsi), %rcx
-    cmpq loaded_space(%rip), %rcx
-    je   2f
+    movq %cr3, %r11
+    andq $-4096, %r11                               /* the PML4 (bits 11:0: the PCID) */
+    cmpq SPACE_PML4_PHYS(%rcx), %r11
+    je   1f
     cmpq $kernel_space, %rcx
-    je   3f
-1:  SWITCH_SPACE
-3:  SWITCH_THREAD %rdi, %rsi, %rcx, ts_fsgs
-    ret
-2:  cmpb $0, SPACE_TLB_STALE(%rcx)
-    jne  1b
-    jmp  3b
-
-/* void arch_load_space(struct space *s): load s now (space_tlb_invalidate's full flush). */
-    .global arch_load_space
-arch_load_space:
-    movq %rdi, %rcx
+    je   1f
     SWITCH_SPACE
+1:  SWITCH_THREAD %rdi, %rsi, %rcx, ts_fsgs
     ret

@@ -17,6 +17,7 @@
  * (counted once more), so stores reach read() and write() reaches the mapping. */
 #include "mm/mm.h"
 #include "lib/errno.h"
+#include "lib/kmalloc.h"
 #include "signal/sigpage.h"
 #include "vfs/vfs.h"
 #include <string.h>
@@ -37,10 +38,11 @@ static l4_word_t *pt_slot(struct mm *mm, l4_word_t va, bool create)
         if (!*e) {
             if (!create)
                 return NULL;
-            void *p = page_alloc();
+            void *p = page_alloc_user();
             if (!p)
                 return NULL;
             *e = (l4_word_t)p;
+            mm->tables++;
         }
         node = (l4_word_t *)*e;
     }
@@ -54,18 +56,33 @@ static void revoke(l4_word_t lxpage)
     l4_unmap(0);
 }
 
+/* The slots of a node (level, covering from base) that [start, end) touches: [*first, *last]. */
+static bool pt_range(unsigned level, l4_word_t base, l4_word_t start, l4_word_t end,
+                     unsigned *first, unsigned *last)
+{
+    l4_word_t shift = 12 + 9 * level, top = base + (512ul << shift) - 1;
+    if (end <= base || start > top)
+        return false;
+    *first = start > base ? (unsigned)((start - base) >> shift) : 0;
+    *last = end - 1 < top ? (unsigned)((end - 1 - base) >> shift) : 511;
+    return true;
+}
+
 /* Every page of [start, end) under node (level, covering from base): revoked and, with
- * release, freed; empty subtrees are skipped, so a huge range costs what it holds. */
+ * release, freed; only the slots the range touches are looked at, and empty subtrees are
+ * skipped, so a range costs what it holds. */
 static void pt_clear(struct mm *mm, l4_word_t *node, unsigned level, l4_word_t base,
                      l4_word_t start, l4_word_t end, bool release)
 {
-    l4_word_t span = 1ul << (12 + 9 * level);
-    for (unsigned i = 0; i < 512; i++) {
-        l4_word_t lo = base + i * span, hi = lo + span;
-        if (!node[i] || hi <= start || lo >= end)
+    unsigned first, last;
+    if (!pt_range(level, base, start, end, &first, &last))
+        return;
+    for (unsigned i = first; i <= last; i++) {
+        if (!node[i])
             continue;
         if (level > 0) {
-            pt_clear(mm, (l4_word_t *)node[i], level - 1, lo, start, end, release);
+            pt_clear(mm, (l4_word_t *)node[i], level - 1, base + ((l4_word_t)i << (12 + 9 * level)),
+                     start, end, release);
             continue;
         }
         revoke(node[i]);
@@ -102,6 +119,9 @@ static void pt_free_leaves(struct mm *mm, l4_word_t *node, unsigned level)
 
 /* --- regions ----------------------------------------------------------------------------- */
 
+/* A region record is one kmalloc object of the 128-byte class: 65,530 of them are 8 MiB. */
+_Static_assert(sizeof(struct region) <= 128, "struct region outgrew its kmalloc class");
+
 /* A region copy came into being (split, fork) or went away: its file reference. */
 static void region_hold(const struct region *r)
 {
@@ -115,26 +135,134 @@ static void region_drop(const struct region *r)
         inode_put(r->file);
 }
 
+/* A record for a new region: the process's memory (it fails once only lx's reserve is
+ * left, page.c), NULL when there is none. */
+static struct region *region_alloc(void)
+{
+    return page_user_available(1) ? kmalloc(sizeof(struct region)) : NULL;
+}
+
+/* r (a new record holding a copy of a template) joins mm's tree. */
+static void region_add(struct mm *mm, struct region *r)
+{
+    region_hold(r);
+    vma_insert(&mm->regions, r);
+    mm->nregions++;
+}
+
+static void region_gone(struct region *r)
+{
+    region_drop(r);
+    kfree(r);
+}
+
+static void region_delete(struct mm *mm, struct region *r)
+{
+    vma_remove(&mm->regions, r);
+    mm->nregions--;
+    region_gone(r);
+}
+
+/* May a and b (a right below b) be one region?  (With same_prot false: but for their
+ * rights, Linux's anon_vma_compatible.)  The same rights and flags (Linux compares
+ * all vm_flags, VM_ACCOUNT included) and the same backing window (one window of one file or
+ * image; anonymous private memory whose page offsets run on; each MAP_SHARED anonymous
+ * mapping is memory of its own, as Linux's shmem files are). */
+static bool alike(const struct region *a, const struct region *b, bool same_prot)
+{
+    if (a->end != b->start || (same_prot && a->prot != b->prot) || a->shared != b->shared ||
+        a->no_write != b->no_write || a->bus_past_eof != b->bus_past_eof ||
+        a->accounted != b->accounted || a->noreserve != b->noreserve ||
+        a->file != b->file || a->fdata != b->fdata)
+        return false;
+    if (a->file)
+        return a->foff - a->fstart == b->foff - b->fstart && a->fend == b->fend;
+    if (a->fdata)
+        return a->fstart == b->fstart && a->fend == b->fend;
+    return !a->shared && a->fstart == b->fstart;
+}
+
+static bool compatible(const struct region *a, const struct region *b)
+{
+    return alike(a, b, true);
+}
+
+/* May `mover` join the region `keeper` that takes it in?  Linux's is_mergeable_anon_vma:
+ * one with an anon_vma joins only a region with the same one. */
+static bool may_join(const struct region *mover, const struct region *keeper)
+{
+    return !mover->anon || mover->anon == keeper->anon;
+}
+
+/* a (right below b) takes b's range over; b goes. */
+static void absorb(struct mm *mm, struct region *a, struct region *b)
+{
+    l4_word_t end = b->end;
+    if (!a->anon)
+        a->anon = b->anon;
+    region_delete(mm, b);
+    a->end = end;
+    vma_resized(&mm->regions, a);
+}
+
+/* A new mapping r joined with its neighbours as Linux 6.1's mmap_region does: the one
+ * above first, then the one below if it can take in what r became. */
+static void merge_new(struct mm *mm, struct region *r)
+{
+    struct region *p = vma_prev(r), *n = vma_next(r);
+    bool with_n = n && compatible(r, n);
+    bool with_p = p && compatible(p, r) && (!with_n || may_join(n, p));
+    if (with_n)
+        absorb(mm, r, n);
+    if (with_p)
+        absorb(mm, p, r);
+}
+
+/* r joined with its neighbours where Linux's vma_merge would join them (mprotect): what is
+ * left. */
+static struct region *merge_around(struct mm *mm, struct region *r)
+{
+    struct region *p = vma_prev(r), *n = vma_next(r);
+    bool with_p = p && compatible(p, r) && may_join(r, p);
+    bool with_n = n && compatible(r, n) && may_join(r, n) &&
+                  (!with_p || !p->anon || !n->anon || p->anon == n->anon);
+    if (with_p) {
+        absorb(mm, p, r);
+        r = p;
+    }
+    if (with_n)
+        absorb(mm, r, n);
+    return r;
+}
+
 bool mm_init(struct mm *mm)
 {
     memset(mm, 0, sizeof *mm);
-    mm->pgd = page_alloc();
+    mm->pgd = page_alloc_user();
+    struct region *sig = region_alloc();
+    if (!mm->pgd || !sig) {
+        kfree(sig);
+        if (mm->pgd)
+            page_free(mm->pgd);
+        mm->pgd = NULL;
+        return false;
+    }
     /* Every process has the signal page (sigpage.c); its page is made on first use. */
-    sigpage_region(&mm->regions[0]);
-    mm->nregions = 1;
-    return mm->pgd != NULL;
+    sigpage_region(sig);
+    region_add(mm, sig);
+    return true;
 }
 
 void mm_destroy(struct mm *mm)
 {
-    if (!mm->pgd)
-        return;
-    /* The space is gone with its mappings: no revoking needed. */
-    pt_free_leaves(mm, mm->pgd, 3);
-    pt_free(mm->pgd, 3);
-    mm->pgd = NULL;
-    for (unsigned i = 0; i < mm->nregions; i++)
-        region_drop(&mm->regions[i]);
+    if (mm->pgd) {
+        /* The space is gone with its mappings: no revoking needed. */
+        pt_free_leaves(mm, mm->pgd, 3);
+        pt_free(mm->pgd, 3);
+        mm->pgd = NULL;
+        mm->tables = 0;
+    }
+    vma_drain(&mm->regions, region_gone);
     mm->nregions = 0;
 }
 
@@ -149,35 +277,24 @@ void mm_release(struct mm *mm)
 
 struct region *mm_find(struct mm *mm, l4_word_t addr)
 {
-    unsigned lo = 0, hi = mm->nregions;
-    while (lo < hi) {
-        unsigned mid = (lo + hi) / 2;
-        struct region *r = &mm->regions[mid];
-        if (addr < r->start)
-            hi = mid;
-        else if (addr >= r->end)
-            lo = mid + 1;
-        else
-            return r;
-    }
-    return NULL;
+    return vma_find(&mm->regions, addr);
 }
 
-/* Make addr a region boundary (split the region that contains it); false if full. */
-static bool split_at(struct mm *mm, l4_word_t addr)
+/* Make addr a region boundary (split the region that contains it): 0 or -ENOMEM. */
+static int split_at(struct mm *mm, l4_word_t addr)
 {
-    struct region *r = mm_find(mm, addr);
+    struct region *r = vma_find(&mm->regions, addr);
     if (!r || r->start == addr)
-        return true;
-    if (mm->nregions == MM_MAX_REGIONS)
-        return false;
-    unsigned i = (unsigned)(r - mm->regions);
-    memmove(&mm->regions[i + 1], &mm->regions[i], (mm->nregions - i) * sizeof *r);
-    mm->nregions++;
-    mm->regions[i].end = addr;          /* file backing is absolute: both halves keep it */
-    mm->regions[i + 1].start = addr;
-    region_hold(&mm->regions[i + 1]);
-    return true;
+        return 0;
+    struct region *tail = region_alloc();
+    if (!tail)
+        return -ENOMEM;
+    *tail = *r;                     /* file backing is absolute: both halves keep it */
+    tail->start = addr;
+    r->end = addr;
+    vma_resized(&mm->regions, r);
+    region_add(mm, tail);
+    return 0;
 }
 
 static bool range_ok(l4_word_t start, l4_word_t end)
@@ -190,47 +307,61 @@ int mm_unmap(struct mm *mm, l4_word_t start, l4_word_t end)
 {
     if (!range_ok(start, end))
         return -EINVAL;
-    if (!split_at(mm, start) || !split_at(mm, end))
+    /* A hole punched into one region makes one more, beyond the limit only while Linux's
+     * munmap frees (it splits at the end without a check). */
+    struct region *r = vma_find(&mm->regions, start);
+    if (r && r->start < start && end < r->end && mm->nregions >= LX_MAX_MAP_COUNT)
         return -ENOMEM;
-    unsigned j = 0;
-    for (unsigned i = 0; i < mm->nregions; i++) {
-        struct region *r = &mm->regions[i];
-        if (r->start >= start && r->end <= end) {
-            region_drop(r);             /* inside: dropped */
-            continue;
-        }
-        mm->regions[j++] = *r;
+    int e = split_at(mm, start);
+    if (!e)
+        e = split_at(mm, end);
+    if (e)
+        return e;
+    for (r = vma_from(&mm->regions, start); r && r->start < end;) {
+        struct region *next = vma_next(r);
+        region_delete(mm, r);
+        r = next;
     }
-    mm->nregions = j;
     pt_clear(mm, mm->pgd, 3, 0, start, end, true);
     return 0;
 }
 
+static int map_region(struct mm *mm, const struct region *tmpl, bool brk);
+
 int mm_map_region(struct mm *mm, const struct region *tmpl)
 {
-    l4_word_t start = tmpl->start, end = tmpl->end;
-    int e = mm_unmap(mm, start, end);
-    if (e)
-        return e;
-    if (mm->nregions == MM_MAX_REGIONS)
+    return map_region(mm, tmpl, false);
+}
+
+int mm_brk(struct mm *mm, l4_word_t start, l4_word_t end)
+{
+    struct region r = { .start = start, .end = end, .prot = PROT_READ | PROT_WRITE,
+                        .accounted = true };
+    return map_region(mm, &r, true);
+}
+
+/* A new region from tmpl, joined to its neighbours: brk's only to the one below (Linux's
+ * do_brk_flags expands the heap's region, nothing else). */
+static int map_region(struct mm *mm, const struct region *tmpl, bool brk)
+{
+    /* Linux's do_mmap: a process over vm.max_map_count maps nothing new. */
+    if (mm->nregions > LX_MAX_MAP_COUNT)
         return -ENOMEM;
-    unsigned i = 0;
-    while (i < mm->nregions && mm->regions[i].start < start)
-        i++;
-    memmove(&mm->regions[i + 1], &mm->regions[i], (mm->nregions - i) * sizeof(struct region));
-    mm->regions[i] = *tmpl;
-    region_hold(tmpl);
-    mm->nregions++;
-    /* An anonymous region right after one like it (brk growing) joins it: brk and malloc
-     * do not use up the table. */
-    struct region *prev = i ? &mm->regions[i - 1] : NULL, *r = &mm->regions[i];
-    if (prev && !r->fdata && !r->file && !r->shared && !prev->fdata && !prev->file &&
-        !prev->shared && prev->end == start && prev->prot == r->prot) {
-        prev->end = end;
-        memmove(&mm->regions[i], &mm->regions[i + 1],
-                (mm->nregions - i - 1) * sizeof(struct region));
-        mm->nregions--;
+    struct region *r = region_alloc();
+    if (!r)
+        return -ENOMEM;
+    int e = mm_unmap(mm, tmpl->start, tmpl->end);
+    if (e) {
+        kfree(r);
+        return e;
     }
+    *r = *tmpl;
+    region_add(mm, r);
+    struct region *p = vma_prev(r);
+    if (!brk)
+        merge_new(mm, r);           /* malloc's mmaps join (memory next to memory like it) */
+    else if (p && compatible(p, r))
+        absorb(mm, p, r);
     return 0;
 }
 
@@ -238,63 +369,109 @@ int mm_map(struct mm *mm, l4_word_t start, l4_word_t end, unsigned prot, l4_word
            l4_word_t fstart, l4_word_t fend)
 {
     struct region r = { .start = start, .end = end, .prot = prot, .fdata = fdata,
-                        .fstart = fstart, .fend = fend };
+                        .fstart = fstart, .fend = fend,
+                        .accounted = !fdata && (prot & PROT_WRITE) };   /* brk, the stack */
     return mm_map_region(mm, &r);
+}
+
+/* [lo, hi) of region r gets prot, as Linux's mprotect_fixup: the piece joins a neighbour
+ * where it may (no new region), else r is split (each split only below the limit). */
+static int protect_one(struct mm *mm, struct region *r, l4_word_t lo, l4_word_t hi,
+                       unsigned prot)
+{
+    if (r->prot == prot)
+        return 0;
+    struct region want = *r;
+    want.prot = prot;
+    want.start = lo;
+    want.end = hi;
+    /* Private memory made writable is promised now (mprotect_fixup's VM_ACCOUNT). */
+    if ((prot & PROT_WRITE) && !(r->prot & PROT_WRITE) && !r->accounted && !r->shared &&
+        !r->noreserve) {
+        if (!mm_may_commit(hi - lo))
+            return -ENOMEM;
+        want.accounted = true;
+    }
+    struct region *p = vma_prev(r), *n = vma_next(r);
+    if (lo == r->start && hi == r->end) {
+        r->prot = prot;
+        r->accounted = want.accounted;
+        merge_around(mm, r);
+        return 0;
+    }
+    if (lo == r->start && p && compatible(p, &want) && may_join(r, p)) {
+        p->end = hi;                /* the piece moves into the region below */
+        p->anon = p->anon ? p->anon : r->anon;
+        r->start = hi;
+        vma_resized(&mm->regions, p);
+        vma_resized(&mm->regions, r);
+        return 0;
+    }
+    if (hi == r->end && n && compatible(&want, n) && may_join(r, n)) {
+        n->start = lo;              /* ... or into the one above */
+        n->anon = n->anon ? n->anon : r->anon;
+        r->end = lo;
+        vma_resized(&mm->regions, n);
+        vma_resized(&mm->regions, r);
+        return 0;
+    }
+    if (lo > r->start) {
+        int e = mm->nregions >= LX_MAX_MAP_COUNT ? -ENOMEM : split_at(mm, lo);
+        if (e)
+            return e;
+        r = vma_find(&mm->regions, lo);
+    }
+    if (hi < r->end) {
+        int e = mm->nregions >= LX_MAX_MAP_COUNT ? -ENOMEM : split_at(mm, hi);
+        if (e)
+            return e;
+    }
+    r->prot = prot;
+    r->accounted = want.accounted;
+    return 0;
 }
 
 int mm_protect(struct mm *mm, l4_word_t start, l4_word_t end, unsigned prot)
 {
-    if (!range_ok(start, end))
-        return -EINVAL;
-    /* Linux: every page of the range must be mapped, else ENOMEM (nothing changes). */
-    for (l4_word_t a = start; a < end;) {
-        struct region *r = mm_find(mm, a);
-        if (!r)
-            return -ENOMEM;
-        a = r->end;
+    if (start < LX_MMAP_MIN)
+        return -ENOMEM;             /* the signal page is lx's, not a mapping to change */
+    /* Linux's order: region by region from start; a hole (ENOMEM) or a shared mapping of a
+     * file not opened for writing (EACCES: no VM_MAYWRITE) stops it where it is, what was
+     * done before stays done. */
+    int err = 0;
+    l4_word_t at = start;
+    while (at < end) {
+        struct region *r = vma_find(&mm->regions, at);
+        if (!r) {
+            err = -ENOMEM;
+            break;
+        }
+        if ((prot & PROT_WRITE) && r->no_write) {
+            err = -EACCES;
+            break;
+        }
+        l4_word_t hi = r->end < end ? r->end : end;
+        err = protect_one(mm, r, at, hi, prot);
+        if (err)
+            break;
+        at = hi;
     }
-    /* A shared mapping of a file opened read-only never gets write rights (Linux:
-     * VM_MAYWRITE is clear), and nothing changes. */
-    for (l4_word_t a = start; (prot & PROT_WRITE) && a < end;) {
-        struct region *r = mm_find(mm, a);
-        if (r->no_write)
-            return -EACCES;
-        a = r->end;
-    }
-    if (!split_at(mm, start) || !split_at(mm, end))
-        return -ENOMEM;
-    for (unsigned i = 0; i < mm->nregions; i++)
-        if (mm->regions[i].start >= start && mm->regions[i].end <= end)
-            mm->regions[i].prot = prot;
     /* Mapped pages keep their old rights until revoked: the next fault maps the new ones. */
-    pt_clear(mm, mm->pgd, 3, 0, start, end, false);
-    return 0;
+    if (at > start)
+        pt_clear(mm, mm->pgd, 3, 0, start, at, false);
+    return err;
 }
 
 l4_word_t mm_find_gap(struct mm *mm, l4_word_t len)
 {
-    l4_word_t hi = mm->mmap_top;
-    for (unsigned i = mm->nregions; i-- > 0;) {
-        struct region *r = &mm->regions[i];
-        if (r->start >= hi)
-            continue;
-        if (r->end <= hi && hi - r->end >= len)
-            return hi - len;
-        hi = r->start;
-    }
-    return hi >= LX_MMAP_MIN + len ? hi - len : 0;
+    uint64_t at;
+    return vma_gap_down(&mm->regions, LX_MMAP_MIN, mm->mmap_top, len, &at) ? at : 0;
 }
 
-int mm_set_shared(struct mm *mm, l4_word_t start, l4_word_t end)
+bool mm_range_free(struct mm *mm, l4_word_t start, l4_word_t end)
 {
-    if (!range_ok(start, end))
-        return -EINVAL;
-    if (!split_at(mm, start) || !split_at(mm, end))
-        return -ENOMEM;
-    for (unsigned i = 0; i < mm->nregions; i++)
-        if (mm->regions[i].start >= start && mm->regions[i].end <= end)
-            mm->regions[i].shared = true;
-    return 0;
+    struct region *r = vma_from(&mm->regions, start);
+    return !r || r->start >= end;
 }
 
 bool mm_past_eof(const struct region *r, l4_word_t addr)
@@ -304,12 +481,30 @@ bool mm_past_eof(const struct region *r, l4_word_t addr)
            r->foff + (page - r->fstart) >= r->file->size;
 }
 
-/* The leaf slot of user page `page`, filled on first touch; NULL when memory is out (or
- * the page is past the end of the file it maps). */
-static l4_word_t *page_slot(struct mm *mm, struct region *r, l4_word_t page)
+static uint32_t anon_ids;           /* the last anon_vma identity handed out */
+
+/* The anon_vma identity r gets at its first written page (Linux's anon_vma_prepare): a
+ * neighbour's that r could join but for its rights (find_mergeable_anon_vma: the one above
+ * first), else a new one. */
+static uint32_t anon_for(const struct region *r)
 {
+    const struct region *n = vma_next(r), *p = vma_prev(r);
+    if (n && n->anon && alike(r, n, false))
+        return n->anon;
+    if (p && p->anon && alike(p, r, false))
+        return p->anon;
+    return ++anon_ids;
+}
+
+/* The leaf slot of user page `page`, filled on first touch; NULL with *err: -ENOMEM when
+ * memory is out, -ENOSPC when the file a shared mapping maps has no room for the page (its
+ * mount is full while lx's pool is not), -EFAULT past the end of the file it maps. */
+static l4_word_t *page_slot(struct mm *mm, struct region *r, l4_word_t page, int *err)
+{
+    *err = -EFAULT;
     if (mm_past_eof(r, page))
         return NULL;
+    *err = -ENOMEM;
     l4_word_t *slot = pt_slot(mm, page, true);
     if (!slot)
         return NULL;
@@ -319,11 +514,13 @@ static l4_word_t *page_slot(struct mm *mm, struct region *r, l4_word_t page)
     if (r->file && r->shared) {
         /* The file's own page: the mapping holds it as the file does. */
         p = tmpfs_page(r->file, (r->foff + (page - r->fstart)) / LX_PAGE);
-        if (!p)
+        if (!p) {
+            *err = page_user_available(1) ? -ENOSPC : -ENOMEM;
             return NULL;
+        }
         page_get(p);
     } else {
-        p = page_alloc();
+        p = page_alloc_user();
         if (!p)
             return NULL;
         l4_word_t lo = page > r->fstart ? page : r->fstart;
@@ -338,23 +535,30 @@ static l4_word_t *page_slot(struct mm *mm, struct region *r, l4_word_t page)
     return slot;
 }
 
-void *mm_page(struct mm *mm, struct region *r, l4_word_t addr)
+void *mm_page(struct mm *mm, struct region *r, l4_word_t addr, int *err)
 {
-    l4_word_t *slot = page_slot(mm, r, addr & LX_PAGE_MASK);
+    int e;
+    l4_word_t *slot = page_slot(mm, r, addr & LX_PAGE_MASK, err ? err : &e);
     return slot ? (void *)*slot : NULL;
 }
 
-void *mm_page_write(struct mm *mm, struct region *r, l4_word_t addr, bool revoke_old)
+void *mm_page_write(struct mm *mm, struct region *r, l4_word_t addr, bool revoke_old, int *err)
 {
-    l4_word_t *slot = page_slot(mm, r, addr & LX_PAGE_MASK);
+    int e;
+    err = err ? err : &e;
+    l4_word_t *slot = page_slot(mm, r, addr & LX_PAGE_MASK, err);
     if (!slot)
         return NULL;
     void *old = (void *)*slot;
+    if (!r->shared && !r->anon)
+        r->anon = anon_for(r);
     if (r->shared || page_refs(old) == 1)
         return old;                 /* ours alone (or shared on purpose): write in place */
-    void *copy = page_alloc();
-    if (!copy)
+    void *copy = page_alloc_user();
+    if (!copy) {
+        *err = -ENOMEM;
         return NULL;
+    }
     memcpy(copy, old, LX_PAGE);
     *slot = (l4_word_t)copy;
     page_put(old);                  /* still held by the others */
@@ -424,18 +628,23 @@ int mm_fork(struct mm *dst, struct mm *src)
 {
     /* Every page of a MAP_SHARED region must exist before the two part: one touched later
      * by either side would be its own. */
-    for (unsigned i = 0; i < src->nregions; i++) {
-        struct region *r = &src->regions[i];
+    for (struct region *r = vma_first(&src->regions); r; r = vma_next(r))
         for (l4_word_t a = r->start; r->shared && !r->file && a < r->end; a += LX_PAGE)
-            if (!mm_page(src, r, a))
+            if (!mm_page(src, r, a, NULL))
                 return -ENOMEM;
-    }
-    if (!mm_init(dst))
+    memset(dst, 0, sizeof *dst);
+    dst->pgd = page_alloc_user();
+    if (!dst->pgd)
         return -ENOMEM;
-    memcpy(dst->regions, src->regions, src->nregions * sizeof src->regions[0]);
-    dst->nregions = src->nregions;
-    for (unsigned i = 0; i < dst->nregions; i++)
-        region_hold(&dst->regions[i]);
+    for (struct region *r = vma_first(&src->regions); r; r = vma_next(r)) {
+        struct region *copy = region_alloc();
+        if (!copy) {
+            mm_destroy(dst);
+            return -ENOMEM;
+        }
+        *copy = *r;
+        region_add(dst, copy);
+    }
     dst->brk_start = src->brk_start;
     dst->brk = src->brk;
     dst->mmap_top = src->mmap_top;
@@ -456,8 +665,10 @@ int mm_fork(struct mm *dst, struct mm *src)
 
 bool mm_range_mapped(struct mm *mm, l4_word_t start, l4_word_t end)
 {
+    if (start < LX_MMAP_MIN)
+        return false;               /* the signal page is lx's, not a mapping to name */
     for (l4_word_t a = start; a < end;) {
-        struct region *r = mm_find(mm, a);
+        struct region *r = vma_find(&mm->regions, a);
         if (!r)
             return false;
         a = r->end;
@@ -472,31 +683,18 @@ bool mm_may_commit(l4_word_t len)
     return len / LX_PAGE <= page_total();
 }
 
-int mm_discard(struct mm *mm, l4_word_t start, l4_word_t end)
-{
-    bool hole = !mm_range_mapped(mm, start, end);
-    for (unsigned i = 0; i < mm->nregions; i++) {
-        struct region *r = &mm->regions[i];
-        if (r->end <= start || r->start >= end)
-            continue;
-        if (r->shared && !r->file)
-            continue;       /* shared anonymous memory keeps its pages: they are its contents */
-        l4_word_t lo = r->start > start ? r->start : start, hi = r->end < end ? r->end : end;
-        pt_clear(mm, mm->pgd, 3, 0, lo, hi, true);
-    }
-    return hole ? -ENOMEM : 0;
-}
-
 /* Each present page of [start, end) under node: fn(mm, its slot, delta); a false from fn
  * stops the walk.  Empty subtrees are skipped, so a huge sparse range costs what it holds. */
 static bool pt_each(struct mm *mm, l4_word_t *node, unsigned level, l4_word_t base,
                     l4_word_t start, l4_word_t end, l4_word_t delta,
                     bool (*fn)(struct mm *, l4_word_t *, l4_word_t, l4_word_t))
 {
-    l4_word_t span = 1ul << (12 + 9 * level);
-    for (unsigned i = 0; i < 512; i++) {
-        l4_word_t lo = base + i * span, hi = lo + span;
-        if (!node[i] || hi <= start || lo >= end)
+    unsigned first, last;
+    if (!pt_range(level, base, start, end, &first, &last))
+        return true;
+    for (unsigned i = first; i <= last; i++) {
+        l4_word_t lo = base + ((l4_word_t)i << (12 + 9 * level));
+        if (!node[i])
             continue;
         if (level > 0) {
             if (!pt_each(mm, (l4_word_t *)node[i], level - 1, lo, start, end, delta, fn))
@@ -506,6 +704,26 @@ static bool pt_each(struct mm *mm, l4_word_t *node, unsigned level, l4_word_t ba
         }
     }
     return true;
+}
+
+static bool discard_page(struct mm *mm, l4_word_t *slot, l4_word_t va, l4_word_t delta)
+{
+    (void)delta;
+    struct region *r = vma_find(&mm->regions, va);
+    if (r && r->shared && !r->file)
+        return true;        /* shared anonymous memory keeps its pages: they are its contents */
+    revoke(*slot);
+    page_put((void *)*slot);
+    *slot = 0;
+    mm->pages--;
+    return true;
+}
+
+int mm_discard(struct mm *mm, l4_word_t start, l4_word_t end)
+{
+    bool hole = !mm_range_mapped(mm, start, end);
+    pt_each(mm, mm->pgd, 3, 0, start > LX_MMAP_MIN ? start : LX_MMAP_MIN, end, 0, discard_page);
+    return hole ? -ENOMEM : 0;
 }
 
 /* mremap's two passes over the moved pages: the destination slots first (the only step
@@ -530,16 +748,16 @@ static bool move_page(struct mm *mm, l4_word_t *slot, l4_word_t va, l4_word_t de
 static long move_range(struct mm *mm, l4_word_t old, l4_word_t old_len, l4_word_t new_addr,
                        l4_word_t new_len)
 {
-    struct region *r = mm_find(mm, old);
+    if (mm->nregions >= LX_MAX_MAP_COUNT - 3)
+        return -ENOMEM;             /* Linux's move_vma: room for the splits */
+    struct region *r = vma_find(&mm->regions, old);
     struct region tmpl = *r;
     l4_word_t delta = new_addr - old;          /* modulo 2^64: the window moves along */
     tmpl.start = new_addr;
     tmpl.end = new_addr + new_len;
-    if (tmpl.fdata || tmpl.file) {
-        tmpl.fstart += delta;
-        if (tmpl.fend != MM_FILE_END)
-            tmpl.fend += delta;
-    }
+    tmpl.fstart += delta;           /* a file's window, or anonymous page offsets, move along */
+    if ((tmpl.fdata || tmpl.file) && tmpl.fend != MM_FILE_END)
+        tmpl.fend += delta;
     /* First every table node the moved pages need, so that the move cannot fail half-way
      * (nodes left over after a failure are empty and go with the memory model). */
     if (!pt_each(mm, mm->pgd, 3, 0, old, old + old_len, delta, move_prepare))
@@ -552,66 +770,95 @@ static long move_range(struct mm *mm, l4_word_t old, l4_word_t old_len, l4_word_
     return (long)new_addr;
 }
 
+/* The region to grow or move [old, old + old_len) out of (Linux's vma_to_resize): r or an
+ * error. */
+static long resizable(struct mm *mm, l4_word_t old, l4_word_t old_len, l4_word_t new_len,
+                      struct region **rp)
+{
+    struct region *r = old >= LX_MMAP_MIN ? vma_find(&mm->regions, old) : NULL;
+    if (!r)
+        return -EFAULT;
+    if (!old_len)
+        return -EINVAL;     /* Linux duplicates a shared mapping so: not here */
+    if (old_len > r->end - old)
+        return -EFAULT;     /* the range runs past its mapping */
+    bool accountable = !r->shared && !r->file && (r->prot & PROT_WRITE);
+    if (new_len > old_len && accountable && !mm_may_commit(new_len - old_len))
+        return -ENOMEM;
+    *rp = r;
+    return 0;
+}
+
+/* MREMAP_FIXED (Linux's mremap_to). */
+static long remap_to(struct mm *mm, l4_word_t old, l4_word_t old_len, l4_word_t new_len,
+                     l4_word_t new_addr)
+{
+    if (new_addr & ~LX_PAGE_MASK)
+        return -EINVAL;
+    if (new_len > LX_USER_END || new_addr > LX_USER_END - new_len)
+        return -EINVAL;
+    if (old + old_len > new_addr && new_addr + new_len > old)
+        return -EINVAL;                         /* the two ranges overlap */
+    if (mm->nregions + 2 >= LX_MAX_MAP_COUNT - 3)
+        return -ENOMEM;
+    if (new_addr < LX_MMAP_MIN)
+        return -EPERM;
+    int e = mm_unmap(mm, new_addr, new_addr + new_len);
+    if (e)
+        return e;
+    if (old_len > new_len) {
+        if ((e = mm_unmap(mm, old + new_len, old + old_len)))
+            return e;
+        old_len = new_len;
+    }
+    struct region *r;
+    long err = resizable(mm, old, old_len, new_len, &r);
+    return err ? err : move_range(mm, old, old_len, new_addr, new_len);
+}
+
+/* Linux 6.1's mremap, its checks in its order. */
 long mm_remap(struct mm *mm, l4_word_t old, l4_word_t old_len, l4_word_t new_len,
               unsigned flags, l4_word_t new_addr)
 {
-    if ((old & ~LX_PAGE_MASK) || (flags & ~(MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP)))
+    if (flags & ~(MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP))
         return -EINVAL;
     if ((flags & MREMAP_FIXED) && !(flags & MREMAP_MAYMOVE))
         return -EINVAL;
-    if (flags & MREMAP_DONTUNMAP)
-        return -EINVAL;                         /* not supported (docs/linux/memory.md) */
-    if (old_len > LX_USER_END || new_len > LX_USER_END)
+    if ((flags & MREMAP_DONTUNMAP) && (!(flags & MREMAP_MAYMOVE) || old_len != new_len))
+        return -EINVAL;
+    if (old & ~LX_PAGE_MASK)
         return -EINVAL;
     old_len = (old_len + LX_PAGE - 1) & LX_PAGE_MASK;
     new_len = (new_len + LX_PAGE - 1) & LX_PAGE_MASK;
-    if (!new_len || !old_len)
-        return -EINVAL;     /* old_len 0 duplicates a shared mapping in Linux: not here */
-    struct region *r = mm_find(mm, old);
-    if (!r || old_len > r->end - old)
-        return -EFAULT;     /* not mapped, or the range runs past its mapping */
-    bool accountable = !r->shared && !r->file && (r->prot & PROT_WRITE);
-    if (flags & MREMAP_FIXED) {
-        if ((new_addr & ~LX_PAGE_MASK) || new_addr < LX_MMAP_MIN ||
-            new_addr > LX_USER_END - new_len)
-            return -EINVAL;
-        if (new_addr < old + old_len && old < new_addr + new_len)
-            return -EINVAL;                     /* the two ranges overlap */
-        int e = mm_unmap(mm, new_addr, new_addr + new_len);
-        if (e)
-            return e;
-        if (new_len < old_len) {
-            mm_unmap(mm, old + new_len, old + old_len);
-            old_len = new_len;
-        }
-        if (accountable && !mm_may_commit(new_len - old_len))
-            return -ENOMEM;
-        return move_range(mm, old, old_len, new_addr, new_len);
-    }
-    if (new_len <= old_len) {
-        if (new_len < old_len) {
+    if (!new_len)
+        return -EINVAL;
+    if (old < LX_MMAP_MIN || !vma_find(&mm->regions, old))
+        return -EFAULT;     /* nothing mapped there (the signal page is lx's) */
+    if (flags & MREMAP_DONTUNMAP)
+        return -EINVAL;     /* not supported (docs/linux/memory.md) */
+    if (flags & MREMAP_FIXED)
+        return remap_to(mm, old, old_len, new_len, new_addr);
+    if (old_len >= new_len) {
+        /* Shrinking (or the same size) never fails but for the unmap of the tail. */
+        if (old_len > new_len) {
             int e = mm_unmap(mm, old + new_len, old + old_len);
             if (e)
                 return e;
         }
         return (long)old;
     }
-    if (accountable && !mm_may_commit(new_len - old_len))
-        return -ENOMEM;
+    struct region *r;
+    long err = resizable(mm, old, old_len, new_len, &r);
+    if (err)
+        return err;
     /* Grow in place when the range ends its region and the space after it is free. */
-    if (old + old_len == r->end && old <= LX_USER_END - new_len &&
-        !mm_find(mm, r->end) && mm_range_mapped(mm, old, old + old_len)) {
-        bool free = true;
-        for (unsigned i = 0; i < mm->nregions; i++)
-            if (mm->regions[i].start < old + new_len && mm->regions[i].end > r->end)
-                free = false;
-        if (free) {
-            struct region tmpl = *r;
-            tmpl.start = r->end;
-            tmpl.end = old + new_len;
-            int e = mm_map_region(mm, &tmpl);
-            return e ? e : (long)old;
-        }
+    if (old + old_len == r->end && new_len - old_len <= LX_USER_END - r->end &&
+        mm_range_free(mm, r->end, old + new_len)) {
+        struct region tmpl = *r;
+        tmpl.start = r->end;
+        tmpl.end = old + new_len;
+        int e = mm_map_region(mm, &tmpl);
+        return e ? e : (long)old;
     }
     if (!(flags & MREMAP_MAYMOVE))
         return -ENOMEM;

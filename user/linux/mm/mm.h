@@ -1,10 +1,11 @@
 /* The memory model of one process (mm.c; docs/linux-server.md §4, docs/linux/memory.md):
- * its regions (what may be where, with which rights and backing) and its pages (which of
- * lx's pages backs which user page). */
+ * its regions (what may be where, with which rights and backing; a tree, vma.h) and its
+ * pages (which of lx's pages backs which user page). */
 #ifndef LX_MM_MM_H
 #define LX_MM_MM_H
 
 #include "mm/page.h"
+#include "mm/vma.h"
 #include <libl4.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,34 +17,16 @@
 #define PROT_WRITE  2
 #define PROT_EXEC   4
 
-#define MM_MAX_REGIONS 128
-
-struct inode;
-struct region {
-    l4_word_t start, end;           /* [start, end), page-aligned */
-    unsigned prot;                  /* PROT_* */
-    /* Backing: bytes of the region at [fstart, fend) come from lx's address
-     * fdata + (addr - fstart) (an ELF image in memory), or from the tmpfs file `file` at
-     * offset foff + (addr - fstart) (mmap of a file); the rest is zero (bss, anonymous
-     * memory).  fdata 0 and file NULL: anonymous.  The window is absolute, so a split
-     * keeps it; a file region holds a reference to its inode. */
-    l4_word_t fdata, fstart, fend;
-    struct inode *file;
-    l4_word_t foff;
-    bool shared;                    /* MAP_SHARED: anonymous, fork shares it, never copies;
-                                       of a file, the file's own pages (writes reach it) */
-    bool bus_past_eof;              /* mmap of a file: a page wholly past its end: SIGBUS */
-    bool no_write;                  /* MAP_SHARED of a file not open for writing: mprotect
-                                       to PROT_WRITE is EACCES */
-};
+#define LX_MAX_MAP_COUNT 65530      /* vm.max_map_count: regions of one process */
 
 struct mm {
-    struct region regions[MM_MAX_REGIONS];     /* sorted by start, disjoint */
-    unsigned nregions;
+    struct vma_tree regions;        /* disjoint, by address (vma.c) */
+    unsigned long nregions;         /* Linux's map_count */
     l4_word_t *pgd;                 /* four-level table: user page -> lx's page */
     l4_word_t brk_start, brk;       /* the heap: [brk_start, page-up(brk)) is a region */
     l4_word_t mmap_top;             /* mmap without a hint searches down from here */
-    unsigned long pages;            /* pages held */
+    unsigned long pages;            /* pages held (leaves of the table) */
+    unsigned long tables;           /* nodes of the table */
     unsigned users;                 /* references (mm_ref.c): threads, CLONE_VM */
 };
 
@@ -59,26 +42,30 @@ void mm_destroy(struct mm *mm);     /* every page back to the pool (the space is
 void mm_release(struct mm *mm);     /* the same while the space lives on: pages revoked */
 /* dst (uninitialised) becomes a copy-on-write copy of src: 0 or -ENOMEM (dst empty). */
 int mm_fork(struct mm *dst, struct mm *src);
-/* Mark the regions of [start, end) MAP_SHARED (after mm_map). */
-int mm_set_shared(struct mm *mm, l4_word_t start, l4_word_t end);
 struct region *mm_find(struct mm *mm, l4_word_t addr);
+static inline struct region *mm_first(struct mm *mm) { return vma_first(&mm->regions); }
 /* Map [start, end) as a new region, replacing whatever was there (MAP_FIXED). */
 int mm_map(struct mm *mm, l4_word_t start, l4_word_t end, unsigned prot, l4_word_t fdata,
            l4_word_t fstart, l4_word_t fend);
 int mm_unmap(struct mm *mm, l4_word_t start, l4_word_t end);
+/* brk growing: anonymous memory at [start, end), joined only to the region below. */
+int mm_brk(struct mm *mm, l4_word_t start, l4_word_t end);
 int mm_protect(struct mm *mm, l4_word_t start, l4_word_t end, unsigned prot);
 /* A free gap of len bytes, searched down from mm->mmap_top; 0 if none. */
 l4_word_t mm_find_gap(struct mm *mm, l4_word_t len);
+/* Is no page of [start, end) in a region? */
+bool mm_range_free(struct mm *mm, l4_word_t start, l4_word_t end);
 /* lx's page behind user page `addr` of a region, allocated and filled on first touch;
- * NULL when memory is exhausted. */
-void *mm_page(struct mm *mm, struct region *r, l4_word_t addr);
+ * NULL with *err (if err): -ENOMEM when memory is exhausted, -ENOSPC when the mount of the
+ * file a shared mapping maps has no room (Linux: SIGBUS), -EFAULT past the file's end. */
+void *mm_page(struct mm *mm, struct region *r, l4_word_t addr, int *err);
 /* The same for writing: a page this process alone holds (a copy if it was shared; with
  * revoke_old the shared one is also taken out of the process's space). */
-void *mm_page_write(struct mm *mm, struct region *r, l4_word_t addr, bool revoke_old);
+void *mm_page_write(struct mm *mm, struct region *r, l4_word_t addr, bool revoke_old,
+                    int *err);
 /* May the page be mapped with write rights now (the region allows it, nobody shares it)? */
 bool mm_page_writable(const struct region *r, const void *page);
-
-/* --- file mappings, mremap, madvise (issue 8 item 2; docs/linux/memory.md) --- */
+/* --- mm.c: file mappings, mremap, madvise (issue 8 item 2; docs/linux/memory.md) --- */
 #define MM_FILE_END (~0ul)          /* fend of a file mapping: the file's own end decides */
 /* Map a region built from tmpl (start, end, prot and backing), replacing whatever was in
  * [start, end) (MAP_FIXED); takes a reference to tmpl->file. */

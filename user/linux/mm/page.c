@@ -1,61 +1,56 @@
 /* lx's page pool: the heap the root task gave it (paged on demand, with execute rights:
- * `heapx=1`), handed out a page at a time.  Every page lx maps to a process is one of
- * these, so lx can always read and write it through its own address (usercopy.c).
+ * `heapx=1`), all of it, handed out a page at a time.  Every page lx maps to a process is
+ * one of these, so lx can always read and write it through its own address (usercopy.c).
  *
- * Each page has a reference count: the number of page-table slots (of all processes) that
- * hold it.  fork shares a process's pages with its child (copy-on-write, mm.c); the page
- * goes back to the pool when the last one lets it go. */
+ * Each page has a reference count: the number of page-table slots (of all processes) and
+ * files that hold it.  fork shares a process's pages with its child (copy-on-write, mm.c);
+ * the page goes back to the pool when the last one lets it go.
+ *
+ * The counts live in the pool itself, sized from the heap: the pool is cut into chunks of
+ * 1024 pages (4 MiB), and the first page of a chunk holds the counts of the other 1023
+ * (its own word counts the pages of the chunk in use).  It is touched, and so paged in by
+ * the root task, only when its chunk is first used; a chunk with no page in use counts its
+ * first page as free, so a pool with nothing handed out reports every page of the heap
+ * free (the tests' check that nothing leaked).
+ *
+ * Process memory (page_alloc_user) stops short of a reserve that only lx's own structures
+ * (page_alloc: kmalloc, pipes, files) may use, so that lx keeps serving while processes
+ * have used up everything else (docs/linux/memory.md §4). */
 #include "mm/page.h"
 #include <stdint.h>
 #include <stdio.h>
 
-/* 1 GiB of pool at most: the counts are lx's bss, paged on demand, so unused ones cost
- * nothing. */
-#define POOL_MAX_PAGES (1ul << 18)
+#define CHUNK_PAGES 1024ul
 
 static l4_word_t base, next, limit; /* never handed out: [next, limit) */
 static void *free_list;             /* freed pages, linked through their first word */
-static unsigned long nfree_list;
-static uint16_t refs[POOL_MAX_PAGES];
-static void *free_runs[PAGE_RUN_MAX + 1];   /* freed runs by length, linked like free_list */
-static unsigned long nfree_run_pages;
+static unsigned long nfree_list, nfresh, nused, nchunks_used, npages, nchunks, reserve;
 
 void page_init(l4_word_t b, l4_word_t size)
 {
-    size &= LX_PAGE_MASK;
-    if (size > POOL_MAX_PAGES * LX_PAGE) {
-        printf("lx: using %lu MiB of the %lu MiB heap\n", (POOL_MAX_PAGES * LX_PAGE) >> 20,
-               size >> 20);
-        size = POOL_MAX_PAGES * LX_PAGE;
-    }
     base = next = b;
-    limit = b + size;
+    npages = (size & LX_PAGE_MASK) / LX_PAGE;
+    limit = b + npages * LX_PAGE;
+    nchunks = (npages + CHUNK_PAGES - 1) / CHUNK_PAGES;
+    nfresh = page_total();
+    reserve = page_total() / 128 > 32 ? page_total() / 128 : 32;
 }
 
-static uint16_t *ref_of(const void *p)
+/* The count words of p's chunk: word 0 is the chunk's pages in use, word i page i's count. */
+static uint32_t *chunk_of(const void *p)
 {
-    return &refs[((l4_word_t)p - base) / LX_PAGE];
+    l4_word_t i = ((l4_word_t)p - base) / LX_PAGE;
+    return (uint32_t *)(base + i / CHUNK_PAGES * CHUNK_PAGES * LX_PAGE);
 }
 
-static void page_zero(void *p, unsigned long n)
+static uint32_t *ref_of(const void *p)
 {
-    n *= LX_PAGE / 8;
-    __asm__ volatile("rep stosq" : "+D"(p), "+c"(n) : "a"(0ul) : "memory");
+    return &chunk_of(p)[((l4_word_t)p - base) / LX_PAGE % CHUNK_PAGES];
 }
 
-/* No single page left: a freed run gives its pages up one by one (the rest to free_list). */
-static void *run_split(void)
+static unsigned long allocatable(void)
 {
-    for (unsigned n = 2; n <= PAGE_RUN_MAX; n++)
-        if (free_runs[n]) {
-            char *r = free_runs[n];
-            free_runs[n] = *(void **)r;
-            nfree_run_pages -= n;
-            for (unsigned i = 1; i < n; i++)
-                page_free(r + i * LX_PAGE);
-            return r;
-        }
-    return NULL;
+    return nfree_list + nfresh;
 }
 
 void *page_alloc(void)
@@ -65,21 +60,39 @@ void *page_alloc(void)
         p = free_list;
         free_list = *(void **)p;
         nfree_list--;
-    } else if (next < limit) {
+    } else {
+        if (next < limit && (next - base) / LX_PAGE % CHUNK_PAGES == 0)
+            next += LX_PAGE;        /* a chunk's first page: its counts */
+        if (next >= limit)
+            return NULL;
         p = (void *)next;
         next += LX_PAGE;
-    } else if (!(p = run_split())) {
-        return NULL;
+        nfresh--;
     }
     /* Zeroing also faults the page into lx's space before it is mapped on. */
-    page_zero(p, 1);
-    *ref_of(p) = 1;
+    void *d = p;
+    l4_word_t n = LX_PAGE / 8;
+    __asm__ volatile("rep stosq" : "+D"(d), "+c"(n) : "a"(0ul) : "memory");
+    uint32_t *chunk = chunk_of(p);
+    if (!chunk[0]++)
+        nchunks_used++;
+    chunk[((l4_word_t)p - base) / LX_PAGE % CHUNK_PAGES] = 1;
+    nused++;
     return p;
+}
+
+void *page_alloc_user(void)
+{
+    return allocatable() > reserve ? page_alloc() : NULL;
 }
 
 void page_free(void *p)
 {
+    uint32_t *chunk = chunk_of(p);
     *ref_of(p) = 0;
+    if (!--chunk[0])
+        nchunks_used--;
+    nused--;
     *(void **)p = free_list;
     free_list = p;
     nfree_list++;
@@ -105,48 +118,15 @@ unsigned page_refs(const void *p)
 
 unsigned long page_total(void)
 {
-    return (limit - base) / LX_PAGE;
+    return npages - nchunks;
 }
 
 unsigned long page_free_count(void)
 {
-    return nfree_list + nfree_run_pages + (limit - next) / LX_PAGE;
+    return npages - nused - nchunks_used;
 }
 
-/* Runs: from the never-used end of the pool, or a freed run of the same length (objects of
- * one size come and go together: struct mm). */
-void *page_alloc_run(unsigned n)
+bool page_user_available(unsigned long n)
 {
-    if (n <= 1)
-        return page_alloc();
-    if (n > PAGE_RUN_MAX)
-        return NULL;
-    char *p;
-    if (free_runs[n]) {
-        p = free_runs[n];
-        free_runs[n] = *(void **)p;
-        nfree_run_pages -= n;
-    } else if (limit - next >= n * LX_PAGE) {
-        p = (char *)next;
-        next += n * LX_PAGE;
-    } else {
-        return NULL;
-    }
-    page_zero(p, n);
-    for (unsigned i = 0; i < n; i++)
-        *ref_of(p + i * LX_PAGE) = 1;
-    return p;
-}
-
-void page_free_run(void *p, unsigned n)
-{
-    if (n <= 1) {
-        page_free(p);
-        return;
-    }
-    for (unsigned i = 0; i < n; i++)
-        *ref_of((char *)p + i * LX_PAGE) = 0;
-    *(void **)p = free_runs[n];
-    free_runs[n] = p;
-    nfree_run_pages += n;
+    return allocatable() >= reserve + n;
 }

@@ -1,5 +1,5 @@
-/* lx's page pool (page.c): its heap, paged by the root task, handed out a page at a time,
- * with a reference count per page (fork shares pages). */
+/* lx's page pool (page.c): all of its heap, paged by the root task, handed out a page at a
+ * time, with a reference count per page (fork shares pages). */
 #ifndef LX_MM_PAGE_H
 #define LX_MM_PAGE_H
 
@@ -11,16 +11,15 @@
 
 void page_init(l4_word_t base, l4_word_t size);
 void *page_alloc(void);             /* zeroed, present in lx's space; NULL when exhausted */
+/* The same for a process's memory (its pages, page tables, region records): NULL once only
+ * lx's own reserve is left. */
+void *page_alloc_user(void);
+bool page_user_available(unsigned long n);  /* could n pages of process memory be had? */
 void page_free(void *p);            /* a page nobody else holds */
 void page_get(void *p);             /* one more holder (fork shares a page) */
 bool page_put(void *p);             /* one holder less; true if that freed it */
 unsigned page_refs(const void *p);
-/* n contiguous pages (n <= PAGE_RUN_MAX), zeroed, for an object larger than a page; NULL when
- * exhausted.  Freed whole, with its length. */
-#define PAGE_RUN_MAX 4
-void *page_alloc_run(unsigned n);
-void page_free_run(void *p, unsigned n);
-unsigned long page_free_count(void);
-unsigned long page_total(void);     /* the pool's size in pages */
+unsigned long page_free_count(void); /* every page of the heap when nothing is handed out */
+unsigned long page_total(void);      /* the pages the pool can hand out */
 
 #endif

@@ -3,10 +3,17 @@
 #ifndef LX_MM_USERCOPY_H
 #define LX_MM_USERCOPY_H
 
+#include "mm/mm.h"
 #include <libl4.h>
+#include <stdbool.h>
 #include <stddef.h>
 
-struct mm;
+/* Linux's access_ok: could [addr, addr + n) be user memory at all (below TASK_SIZE, no
+ * wrap)?  Every call that moves bytes checks its whole range first, before any byte moves. */
+static inline bool access_ok(l4_word_t addr, size_t n)
+{
+    return n <= LX_USER_END && addr <= LX_USER_END - n;
+}
 
 int copy_from_user(struct mm *mm, void *dst, l4_word_t src, size_t n);    /* 0 or -EFAULT */
 int copy_to_user(struct mm *mm, l4_word_t dst, const void *src, size_t n);

@@ -79,10 +79,14 @@ static long rwv(struct thread *t, const struct sysargs *a, bool write)
         return -EINVAL;
     if (n && copy_from_user(t->mm, iovs, a->a[1], n * sizeof iovs[0]))
         return -EFAULT;
-    l4_word_t total = 0;
-    for (l4_word_t k = 0; k < n; k++) {
+    for (l4_word_t k = 0; k < n; k++)
         if ((long)iovs[k].len < 0)
             return -EINVAL;
+    /* Each buffer whole (access_ok) before the lengths are cut to MAX_RW_COUNT. */
+    l4_word_t total = 0;
+    for (l4_word_t k = 0; k < n; k++) {
+        if (!access_ok(iovs[k].base, iovs[k].len))
+            return -EFAULT;
         if (iovs[k].len > MAX_RW_COUNT - total)
             iovs[k].len = MAX_RW_COUNT - total;
         total += iovs[k].len;

@@ -13,6 +13,7 @@
 #define MAP_TYPE            0x0F
 #define MAP_FIXED           0x10
 #define MAP_ANONYMOUS       0x20
+#define MAP_GROWSDOWN       0x0100
 #define MAP_NORESERVE       0x4000
 #define MAP_FIXED_NOREPLACE 0x100000
 /* What MAP_SHARED_VALIDATE accepts for a tmpfs file: Linux's LEGACY_MAP_MASK (SHARED,
@@ -29,14 +30,6 @@ static l4_word_t page_up(l4_word_t x)
     return (x + LX_PAGE - 1) & LX_PAGE_MASK;
 }
 
-static bool range_free(struct mm *mm, l4_word_t start, l4_word_t end)
-{
-    for (unsigned i = 0; i < mm->nregions; i++)
-        if (mm->regions[i].start < end && mm->regions[i].end > start)
-            return false;
-    return true;
-}
-
 long sys_brk(struct thread *t, const struct sysargs *a)
 {
     struct mm *mm = t->mm;
@@ -46,8 +39,8 @@ long sys_brk(struct thread *t, const struct sysargs *a)
         return (long)mm->brk;
     l4_word_t old_end = page_up(mm->brk), new_end = page_up(want);
     if (new_end > old_end) {
-        if (!mm_may_commit(new_end - old_end) || !range_free(mm, old_end, new_end) ||
-            mm_map(mm, old_end, new_end, PROT_READ | PROT_WRITE, 0, 0, 0))
+        if (!mm_may_commit(new_end - old_end) || !mm_range_free(mm, old_end, new_end) ||
+            mm_brk(mm, old_end, new_end))
             return (long)mm->brk;
     } else if (new_end < old_end) {
         if (mm_unmap(mm, new_end, old_end))
@@ -57,32 +50,44 @@ long sys_brk(struct thread *t, const struct sysargs *a)
     return (long)want;
 }
 
-/* The backing of a file mapping from fd into *r: the access mode checked as Linux's
- * do_mmap, then the file's mmap operation (the page provider, or memory of its own as
- * /dev/zero's): 0, or Linux's error. */
-static int file_backing(struct thread *t, long fd, l4_word_t off, unsigned type, unsigned prot,
-                        struct region *r)
+/* The backing of a file mapping of f into *r: the checks of Linux's do_mmap in its order,
+ * then the file's mmap operation (the page provider, or memory of its own as /dev/zero's):
+ * 0, or Linux's error.  A shared mapping of a file not open for writing never gets write
+ * rights (Linux clears VM_MAYWRITE: mprotect to PROT_WRITE is EACCES). */
+static int file_backing(struct thread *t, struct file *f, l4_word_t off, l4_word_t len,
+                        unsigned type, l4_word_t flags, unsigned prot, struct region *r)
 {
-    struct file *f = fd_get(t, fd);
-    if (!f || (f->flags & O_PATH))
-        return -EBADF;
+    struct inode *i = f->inode;
     unsigned acc = f->flags & O_ACCMODE;
     bool readable = acc == O_RDONLY || acc == O_RDWR, writable = acc == O_WRONLY || acc == O_RDWR;
-    if (type == MAP_SHARED && (prot & PROT_WRITE) && !writable)
-        return -EACCES;
+    /* file_mmap_ok: a regular file's offsets end at 2^63 - 1 */
+    if (S_ISREG(i->mode) && (len > (l4_word_t)INT64_MAX ||
+                             off / LX_PAGE > ((l4_word_t)INT64_MAX - len) / LX_PAGE))
+        return -EOVERFLOW;
+    if (type == MAP_SHARED_VALIDATE && (flags & ~MAP_KNOWN))
+        return -EOPNOTSUPP;
+    if (type == MAP_SHARED || type == MAP_SHARED_VALIDATE) {
+        if ((prot & PROT_WRITE) && !writable)
+            return -EACCES;
+        r->shared = true;
+        r->no_write = !writable;
+    } else if (type != MAP_PRIVATE) {
+        return -EINVAL;
+    }
     if (!readable)
         return -EACCES;             /* every mapping reads */
-    if ((prot & PROT_EXEC) && (f->inode->sb->flags & MS_NOEXEC))
+    if ((prot & PROT_EXEC) && (i->sb->flags & MS_NOEXEC))
         return -EPERM;
     if (!f->ops->mmap)
         return -ENODEV;             /* directories, the tty, pipes: no mmap */
+    if (flags & MAP_GROWSDOWN)
+        return -EINVAL;
     r->foff = off;
     int e = f->ops->mmap(t, f, r);
-    if (e || !r->file)
-        return e;                   /* memory of its own (anonymous for /dev/zero) */
-    r->shared = type == MAP_SHARED;
-    r->no_write = type == MAP_SHARED && !writable;
-    return 0;
+    if (!e && !r->file)
+        r->fstart = r->start - off; /* memory of its own (/dev/zero): a private one's page
+                                       offsets are the file's */
+    return e;
 }
 
 long sys_mmap(struct thread *t, const struct sysargs *a)
@@ -90,54 +95,60 @@ long sys_mmap(struct thread *t, const struct sysargs *a)
     struct mm *mm = t->mm;
     l4_word_t addr = a->a[0], len = a->a[1], prot = a->a[2], flags = a->a[3], off = a->a[5];
     long fd = (long)(int)a->a[4];
+    struct file *f = NULL;
     if (off & ~LX_PAGE_MASK)
         return -EINVAL;             /* checked first, before the fd (arch/x86 sys_mmap) */
-    if (!(flags & MAP_ANONYMOUS) && !fd_get(t, fd))
+    if (!(flags & MAP_ANONYMOUS) && (!(f = fd_get(t, fd)) || (f->flags & O_PATH)))
         return -EBADF;
     if (!len)
         return -EINVAL;
-    unsigned type = flags & MAP_TYPE;
-    if (type == MAP_SHARED_VALIDATE) {
-        if (flags & ~MAP_KNOWN)
-            return -EOPNOTSUPP;
-        type = MAP_SHARED;
-    }
-    if ((type != MAP_PRIVATE && type != MAP_SHARED) || (prot & ~7ul))
-        return -EINVAL;
+    if (!(flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)))
+        addr &= LX_PAGE_MASK;       /* a hint is rounded down (round_hint_to_min) */
+    len = page_up(len);
+    if (!len)
+        return -ENOMEM;
+    if (off / LX_PAGE + len / LX_PAGE < off / LX_PAGE)
+        return -EOVERFLOW;
+    if (mm->nregions > LX_MAX_MAP_COUNT)
+        return -ENOMEM;
+    /* get_unmapped_area */
     if (len > LX_USER_END)
         return -ENOMEM;
-    len = page_up(len);
-    if ((flags & MAP_ANONYMOUS) == 0 && off + len < off)
-        return -EOVERFLOW;
     if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
+        if (addr > LX_USER_END - len)
+            return -ENOMEM;
         if (addr & ~LX_PAGE_MASK)
             return -EINVAL;
-        if (addr < LX_MMAP_MIN || addr > LX_USER_END - len)
-            return (flags & MAP_FIXED) ? -EPERM : -ENOMEM;
+        if (addr < LX_MMAP_MIN)
+            return -EPERM;          /* Linux lets root map there; lx keeps it for itself */
         if ((flags & MAP_FIXED_NOREPLACE) && !(flags & MAP_FIXED) &&
-            !range_free(mm, addr, addr + len))
+            !mm_range_free(mm, addr, addr + len))
             return -EEXIST;
     } else {
-        /* The hint is only a hint (rounded up to a page, as Linux does). */
-        addr = addr > LX_USER_END ? 0 : page_up(addr);
-        if (!addr || addr < LX_MMAP_MIN || addr > LX_USER_END - len ||
-            !range_free(mm, addr, addr + len))
+        if (addr && addr < LX_MMAP_MIN)
+            addr = LX_MMAP_MIN;
+        if (!addr || addr > LX_USER_END - len || !mm_range_free(mm, addr, addr + len))
             addr = mm_find_gap(mm, len);
         if (!addr)
             return -ENOMEM;
     }
-    struct region r = { .start = addr, .end = addr + len, .prot = (unsigned)prot };
-    if (!(flags & MAP_ANONYMOUS)) {
-        int e = file_backing(t, fd, off, type, (unsigned)prot, &r);
+    /* The mapping's rights: PROT_SEM and unknown bits are ignored, as calc_vm_prot_bits does. */
+    struct region r = { .start = addr, .end = addr + len, .prot = (unsigned)prot & 7 };
+    unsigned type = flags & MAP_TYPE;
+    if (f) {
+        int e = file_backing(t, f, off, len, type, flags, (unsigned)prot, &r);
         if (e)
             return e;
-    }
-    if (!r.file && type == MAP_SHARED)
+    } else if (type == MAP_SHARED && !(flags & MAP_GROWSDOWN)) {
         r.shared = true;            /* fork shares it with the child */
+    } else if (type != MAP_PRIVATE) {
+        return -EINVAL;             /* neither, MAP_SHARED_VALIDATE, a growing shared one */
+    }
     /* Private writable memory is promised unless MAP_NORESERVE says not to count it:
      * a request larger than all of memory is refused (Linux's heuristic overcommit). */
-    if (!r.file && !r.shared && (prot & PROT_WRITE) && !(flags & MAP_NORESERVE) &&
-        !mm_may_commit(len))
+    r.noreserve = flags & MAP_NORESERVE;
+    r.accounted = !r.shared && (prot & PROT_WRITE) && !r.noreserve;
+    if (r.accounted && !r.file && !mm_may_commit(len))
         return -ENOMEM;
     int e = mm_map_region(mm, &r);
     return e ? e : (long)addr;
@@ -145,24 +156,41 @@ long sys_mmap(struct thread *t, const struct sysargs *a)
 
 long sys_munmap(struct thread *t, const struct sysargs *a)
 {
-    l4_word_t addr = a->a[0], len = page_up(a->a[1]);
-    if (!len || (addr & ~LX_PAGE_MASK) || addr > LX_USER_END - len)
+    l4_word_t addr = a->a[0], len = a->a[1];
+    if ((addr & ~LX_PAGE_MASK) || addr > LX_USER_END || len > LX_USER_END - addr)
+        return -EINVAL;
+    len = page_up(len);
+    if (!len)
         return -EINVAL;
     if (addr + len <= LX_MMAP_MIN)
         return 0;                       /* nothing of the process is there */
     return mm_unmap(t->mm, addr < LX_MMAP_MIN ? LX_MMAP_MIN : addr, addr + len);
 }
 
+#define PROT_SEM       0x8
+#define PROT_GROWSDOWN 0x01000000
+#define PROT_GROWSUP   0x02000000
+
 long sys_mprotect(struct thread *t, const struct sysargs *a)
 {
-    l4_word_t addr = a->a[0], len = page_up(a->a[1]), prot = a->a[2];
-    if ((addr & ~LX_PAGE_MASK) || (prot & ~7ul) || addr > LX_USER_END - len)
+    l4_word_t addr = a->a[0], len = a->a[1], prot = a->a[2];
+    l4_word_t grows = prot & (PROT_GROWSDOWN | PROT_GROWSUP);
+    prot &= ~grows;
+    if (grows == (PROT_GROWSDOWN | PROT_GROWSUP) || (addr & ~LX_PAGE_MASK))
         return -EINVAL;
     if (!len)
         return 0;
-    if (addr < LX_MMAP_MIN)
+    len = page_up(len);
+    if (addr + len <= addr)
+        return -ENOMEM;             /* wrapped (or a length that rounds to 0) */
+    if (prot & ~(l4_word_t)(PROT_READ | PROT_WRITE | PROT_EXEC | PROT_SEM))
+        return -EINVAL;
+    /* Nothing below mmap_min_addr is the process's to change (the signal page is lx's). */
+    if (addr < LX_MMAP_MIN || !mm_find(t->mm, addr))
         return -ENOMEM;
-    return mm_protect(t->mm, addr, addr + len, (unsigned)prot);
+    if (grows)
+        return -EINVAL;             /* lx has no mapping that grows */
+    return mm_protect(t->mm, addr, addr + len, (unsigned)prot & 7);
 }
 
 /* mremap(old, old_len, new_len, flags, new_addr) */
@@ -175,17 +203,16 @@ long sys_mremap(struct thread *t, const struct sysargs *a)
  * only the checks remain. */
 long sys_msync(struct thread *t, const struct sysargs *a)
 {
-    l4_word_t addr = a->a[0], len = page_up(a->a[1]), flags = a->a[2];
-    if ((addr & ~LX_PAGE_MASK) || (flags & ~(l4_word_t)(MS_ASYNC | MS_INVALIDATE | MS_SYNC)) ||
+    l4_word_t addr = a->a[0], len = a->a[1], flags = a->a[2];
+    if ((flags & ~(l4_word_t)(MS_ASYNC | MS_INVALIDATE | MS_SYNC)) || (addr & ~LX_PAGE_MASK) ||
         ((flags & MS_ASYNC) && (flags & MS_SYNC)))
         return -EINVAL;
-    if (a->a[1] && !len)
+    len = page_up(len);
+    if (addr + len < addr)
         return -ENOMEM;
     if (!len)
         return 0;
-    if (addr > LX_USER_END - len || !mm_range_mapped(t->mm, addr, addr + len))
-        return -ENOMEM;
-    return 0;
+    return mm_range_mapped(t->mm, addr, addr + len) ? 0 : -ENOMEM;
 }
 
 /* madvise: MADV_DONTNEED drops private pages (anonymous ones read as zero again); the rest
@@ -197,18 +224,16 @@ long sys_madvise(struct thread *t, const struct sysargs *a)
            MADV_COLLAPSE = 25 };
     /* Linux 6.1 knows 0-4 and 8-25 (and the poisoning ones, 100 and 101, not here). */
     bool known = advice <= MADV_COLLAPSE && (advice <= MADV_DONTNEED || advice >= MADV_FREE);
-    if ((addr & ~LX_PAGE_MASK) || !known)
+    if (!known || (addr & ~LX_PAGE_MASK))
         return -EINVAL;
-    if (advice == MADV_REMOVE)
-        return -EINVAL;             /* only for shmem files: none here */
-    if (len > LX_USER_END)
+    l4_word_t end = addr + page_up(len);
+    if ((len && !page_up(len)) || end < addr)
         return -EINVAL;
-    len = page_up(len);
-    if (!len)
+    if (end == addr)
         return 0;
-    if (addr > LX_USER_END - len)
-        return -ENOMEM;
+    if (advice == MADV_REMOVE)
+        return mm_range_mapped(t->mm, addr, end) ? -EINVAL : -ENOMEM;  /* shmem only */
     if (advice == MADV_DONTNEED || advice == MADV_DONTNEED_LOCKED)
-        return mm_discard(t->mm, addr, addr + len);
-    return mm_range_mapped(t->mm, addr, addr + len) ? 0 : -ENOMEM;
+        return mm_discard(t->mm, addr, end);
+    return mm_range_mapped(t->mm, addr, end) ? 0 : -ENOMEM;
 }

@@ -29,7 +29,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#define DATA_BASE     0x200000000ul     /* data modules mapped here in lx, 256 MiB apart */
+#define DATA_BASE     0x400000000000ul  /* data modules mapped here in lx, 256 MiB apart, far
+                                           above the heap (page.c uses all of it) */
 #define DATA_SLOT     0x10000000ul
 #define MAX_IMAGES    16
 #define NAME_MAX_MOD  16                /* a data module's name (root task convention) */

@@ -71,6 +71,12 @@ static inline struct thread *process_thread(const struct process *p)
 {
     return list_first(&p->threads, struct thread, proc_link);
 }
+/* The memory of a process that has not ended (NULL: a zombie's is gone). */
+static inline struct mm *process_mm(const struct process *p)
+{
+    struct thread *t = p->state == PROCESS_LIVE ? process_thread(p) : NULL;
+    return t ? t->mm : NULL;
+}
 static inline int process_pid(const struct process *p) { return p->pid->nr; }
 static inline int process_pgid(const struct process *p) { return p->pgrp->nr; }
 static inline int process_sid(const struct process *p) { return p->session->nr; }

@@ -386,6 +386,37 @@ static int row_pagefault(void)
     return report("pagefault_anon", PAGES, ticks);
 }
 
+/* mmap and munmap of one page while the process has 10,000 other mappings, of alternating
+ * rights so that none join: per pair.  They fill the space right below the top of the mmap
+ * area, so each mmap's gap search must get past all of them (a region tree's summaries do
+ * it in O(log n); a walk would be O(n)).  The page is executable: nothing joins it. */
+static int row_mmap_10k(void)
+{
+    enum { MAPS = 10000, N = 2000, WARM = 200 };
+    static void *maps[MAPS];
+    int made = 0, r = 0;
+    for (; made < MAPS; made++) {
+        maps[made] = mmap(NULL, PAGE, made % 2 ? PROT_READ : PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (maps[made] == MAP_FAILED) {
+            r = na("mmap_10k", "mmap", errno);
+            break;
+        }
+    }
+    uint64_t t0 = 0;
+    for (int i = 0; !r && i < WARM + N; i++) {
+        if (i == WARM)
+            t0 = tsc();
+        void *p = mmap(NULL, PAGE, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED || munmap(p, PAGE))
+            r = na("mmap_10k", p == MAP_FAILED ? "mmap" : "munmap", errno);
+    }
+    uint64_t ticks = tsc() - t0;
+    while (made-- > 0)
+        munmap(maps[made], PAGE);
+    return r ? r : report("mmap_10k", N, ticks);
+}
+
 /* Read a 64 KiB file (in the RAM file system: /tmp) again and again: per read of it all. */
 static int row_file_reread(void)
 {
@@ -462,6 +493,7 @@ static const struct { const char *name; int (*fn)(void); } rows[] = {
     { "file_reread_64k", row_file_reread },
     { "signal_catch", row_signal },
     { "ctxsw", row_ctxsw },
+    { "mmap_10k", row_mmap_10k },
 };
 
 int main(int argc, char **argv)

@@ -18,11 +18,9 @@ void uio_init(struct uio *u, struct mm *mm, const struct uio_seg *seg, unsigned 
 
 bool uio_range_ok(const struct uio *u)
 {
-    for (unsigned k = 0; u->mm && k < u->nseg; k++) {
-        l4_word_t b = u->seg[k].base, n = u->seg[k].len;
-        if (b + n < b || b + n > LX_USER_END)
+    for (unsigned k = 0; u->mm && k < u->nseg; k++)
+        if (!access_ok(u->seg[k].base, u->seg[k].len))
             return false;
-    }
     return true;
 }
 

@@ -70,7 +70,6 @@ void arch_thread_init_frame(struct tcb *t, word_t ip, word_t sp);
 void arch_switch(struct tcb *from, struct tcb *to);     /* returns when `from` runs again */
 void arch_set_continuation(struct tcb *t, void (*fn)(struct tcb *));
 NORETURN void arch_activate_continuation(struct tcb *t, void (*fn)(struct tcb *));
-void arch_switch_space(struct space *to);
 /* Every thread owns its user FS and GS base (switched with it).  New threads: FS 0, GS the
  * %gs:0 page (X.2).  The setter accepts any value: callers refuse non-canonical bases
  * (arch_canonical), which would #GP the kernel.  t may be the running thread. */
@@ -103,7 +102,7 @@ bool arch_ipc_fastpath_on(void);
 bool arch_has_1g_pages(void);
 bool arch_has_nx(void);
 bool arch_phys_addressable(paddr_t pa);
-uint16_t arch_pcid_alloc(void);
+void arch_space_init(struct space *s);  /* its PCID and the value a switch loads */
 void arch_pcid_free(uint16_t pcid);
 void arch_space_forget(struct space *s);
 bool arch_tcb_back(word_t va);

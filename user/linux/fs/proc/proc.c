@@ -384,8 +384,13 @@ static char text[16384];            /* one file's text at a time: lx serves one 
 static long proc_read(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos)
 {
     (void)t;
+    struct proc_inode *pi = pi_of(f->inode);
+    if (pi->kind == P_MAPS) {       /* as long as the process has regions: read in pieces */
+        struct process *p = process_by_pid(pi->pid);
+        return p ? proc_maps_read(p, f->priv, u, pos) : -ESRCH;
+    }
     struct out o = { text, 0, sizeof text };
-    int e = proc_show(pi_of(f->inode), &o);
+    int e = proc_show(pi, &o);
     if (e)
         return e;
     if (*pos >= o.len)
@@ -401,7 +406,22 @@ static long proc_write(struct thread *t, struct file *f, struct uio *u, l4_word_
     return -EIO;                    /* Linux's answer for a file without a write method */
 }
 
-static const struct file_ops proc_fops = { .read = proc_read, .write = proc_write,
+/* A maps file keeps where its last read stopped (proc_maps_read). */
+static int proc_open(struct thread *t, struct inode *i, struct file *f)
+{
+    (void)t;
+    if (pi_of(i)->kind == P_MAPS && !(f->priv = kmalloc(sizeof(struct maps_cursor))))
+        return -ENOMEM;
+    return 0;
+}
+
+static void proc_release(struct file *f)
+{
+    kfree(f->priv);
+}
+
+static const struct file_ops proc_fops = { .open = proc_open, .release = proc_release,
+                                           .read = proc_read, .write = proc_write,
                                            .llseek = dir_llseek, .fsync = generic_file_fsync };
 static const struct file_ops proc_dir_ops = { .iterate = proc_iterate, .llseek = dir_llseek,
                                                .fsync = generic_file_fsync };

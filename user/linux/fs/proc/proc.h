@@ -36,6 +36,17 @@ void out_printf(struct out *o, const char *fmt, ...) __attribute__((format(print
 void out_bytes(struct out *o, const char *p, size_t n);
 /* The text of a proc file (pi->pid's process, if it has one): 0 or -errno. */
 int proc_show(struct proc_inode *pi, struct out *o);
+/* Where the last read of an open /proc/N/maps stopped (its private data), so that reading
+ * one through (65,530 lines and more, a page a call) costs what it returns, as Linux's
+ * seq_file does: the position, the region whose line comes next, the bytes of it already
+ * read.  A read at another position starts from the first line. */
+struct maps_cursor {
+    l4_word_t pos, addr, skip;
+};
+struct uio;
+struct process;
+/* /proc/N/maps of p at *pos (advanced): the bytes moved into u. */
+long proc_maps_read(struct process *p, struct maps_cursor *cur, struct uio *u, l4_word_t *pos);
 /* The name /proc/N/fd/M shows for an open file (its path, or "pipe:[ino]" and the like):
  * its length into buf. */
 int proc_file_name(struct file *f, char *buf, size_t size);

@@ -485,16 +485,18 @@ def evaluate_bars(records: list) -> list:
                     None if fnull is None else fnull <= BAR_FOREIGN_NULL,
                     ("foreign_syscall_null",)))
     # (h) The same program's getpid on Linux in the same run; failing that, the reference
-    # program's (also one bare `syscall`).
-    lxg = g.get(LX_PREFIX + "getpid")
+    # program's (also one bare `syscall`).  lx's figure is the larger of getpid alone and
+    # getpid while another process waits with a timeout (issue 13 item 7: the same).
+    lx_rows = [r for r in (LX_PREFIX + "getpid", LX_PREFIX + "getpid_sleeper") if r in g]
+    lxg = max(g[r] for r in lx_rows) if lx_rows else None
     ref_name = LX_PREFIX + "getpid" if lin.get(LX_PREFIX + "getpid") else "getpid"
     ref = lin.get(ref_name)
     ok = None if lxg is None or not ref else lxg <= BAR_LX_GETPID * ref
     bars.append(Bar("h", f"getpid through lx <= {BAR_LX_GETPID:g}x native Linux getpid in "
-                         f"guest instructions",
+                         f"guest instructions, also while another process waits with a timeout",
                     na if ok is None else f"{lxg:.1f} vs Linux {ref_name} {ref:.1f} "
                                           f"(<= {BAR_LX_GETPID * ref:.1f}): {lxg / ref:.2f}x",
-                    ok, (LX_PREFIX + "getpid",)))
+                    ok, tuple(lx_rows) or (LX_PREFIX + "getpid",)))
     return bars
 
 

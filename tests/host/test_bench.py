@@ -572,6 +572,18 @@ def test_bar_h_getpid_through_lx():
     assert na["h"].verdict == "n/a"
 
 
+def test_bar_h_takes_the_slower_of_getpid_alone_and_beside_a_sleeper():
+    text = LXBENCH_LX.replace(
+        "BENCH name=lx_fork_exit",
+        "BENCH name=lx_getpid_sleeper iters=10000 tsc_per_op=470.00 tsc=4700000\n"
+        "BENCH name=lx_fork_exit")
+    bars = bars_by_key(lx_records(text))
+    assert bars["h"].verdict == "FAIL" and bars["h"].measured.startswith("470.0 vs")
+    assert bars["h"].rows == ("lx_getpid", "lx_getpid_sleeper")
+    same = bars_by_key(lx_records(text.replace("tsc_per_op=470.00", "tsc_per_op=322.00")))
+    assert same["h"].verdict == "PASS" and same["h"].measured.startswith("322.0 vs")
+
+
 def test_bar_h_falls_back_to_the_reference_getpid():
     pecan = {bench.GUEST: bench.parse_lx(LXBENCH_LX), bench.WALL: {}}
     ref = {bench.GUEST: bench.parse_linux(LINUX_RESULTS, icount=True), bench.WALL: {}}

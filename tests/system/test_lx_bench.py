@@ -22,10 +22,11 @@ import newc  # noqa: E402
 
 LXBENCH = BUILD / "linux" / "tests" / "musl" / "lxbench"
 CPIO = BUILD / "test-data" / "lxbench.cpio"
-ROWS = ("getpid", "fork_exit", "fork_execve", "sh_c_exit", "pipe_pingpong", "pipe_64k",
-        "pagefault_anon", "file_reread_64k", "signal_catch", "ctxsw", "mmap_10k")
-WORKS_TODAY = ("getpid", "fork_exit", "fork_execve", "pagefault_anon", "file_reread_64k",
-               "mmap_10k")
+ROWS = ("getpid", "getppid", "getpid_sleeper", "getppid_sleeper", "fork_exit", "fork_execve",
+        "sh_c_exit", "pipe_pingpong", "pipe_64k", "pagefault_anon", "file_reread_64k",
+        "signal_catch", "ctxsw", "mmap_10k")
+WORKS_TODAY = ("getpid", "getppid", "getpid_sleeper", "getppid_sleeper", "fork_exit",
+               "fork_execve", "pagefault_anon", "file_reread_64k", "mmap_10k")
 ROW_RE = re.compile(r"^(BENCH name=lx_(\w+) iters=\d+ tsc_per_op=[\d.]+ tsc=\d+"
                     r"|BENCH-NA name=lx_(\w+) errno=(\d+) what=(\S+))$", re.M)
 

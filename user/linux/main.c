@@ -18,6 +18,7 @@
 #include "mm/mm.h"
 #include "mm/oom.h"
 #include "park/park.h"
+#include "park/timer_thread.h"
 #include "signal/signal.h"
 #include "signal/sigpage.h"
 #include "syscalls/table.h"
@@ -47,6 +48,7 @@ static unsigned nprograms, next_program;
 static bool poweroff;
 static const char *initrd;
 l4_word_t lx_self;
+bool lx_work;
 
 static char *const envp[] = { "HOME=/", "PATH=/bin:/usr/bin", "TERM=linux", NULL };
 
@@ -152,26 +154,6 @@ static void start_next(void)
         power_off();
 }
 
-static const char *signame(int sig)
-{
-    switch (sig) {
-    case 4: return "SIGILL";
-    case 5: return "SIGTRAP";
-    case 7: return "SIGBUS";
-    case 8: return "SIGFPE";
-    case 9: return "SIGKILL";
-    case 11: return "SIGSEGV";
-    default: return "signal";
-    }
-}
-
-void task_fault_kill(struct task *t, int sig, const char *what, l4_word_t addr, l4_word_t ip)
-{
-    printf("lx: pid %d: %s at %lx (ip %lx): killed by %s\n", t->pid, what, addr, ip,
-           signame(sig));
-    task_exit(t, signal_exit_status(sig));
-}
-
 static unsigned rights_of(unsigned prot)
 {
     return ((prot & PROT_READ) ? L4_R : 0) | ((prot & PROT_WRITE) ? L4_W : 0) |
@@ -182,11 +164,11 @@ static unsigned rights_of(unsigned prot)
  * through GET_REGS and SET_REGS replies, or the end of the process).  A page shared after
  * fork is mapped read-only; a write to it gets a copy (or the page itself, once nobody
  * shares it). */
-static bool serve_page_fault(struct task *t, l4_word_t tag)
+static bool serve_page_fault(struct thread *t, l4_word_t tag)
 {
     l4_word_t addr = l4_mr(L4_PF_ADDR), ip = l4_mr(L4_PF_IP);
     unsigned access = l4_pagefault_access(tag);
-    struct region *r = mm_find(&t->mm, addr);
+    struct region *r = mm_find(t->mm, addr);
     unsigned rights = r ? rights_of(r->prot) : 0;
     if (!r || (access & ~rights) || !rights)
         return signal_page_fault(t, addr, ip, access, r != NULL);
@@ -194,8 +176,8 @@ static bool serve_page_fault(struct task *t, l4_word_t tag)
         return signal_bus_fault(t, addr, ip);
     void *page;
     int err;
-    while (!(page = (access & L4_W) ? mm_page_write(&t->mm, r, addr, false, &err)
-                                    : mm_page(&t->mm, r, addr, &err))) {
+    while (!(page = (access & L4_W) ? mm_page_write(t->mm, r, addr, false, &err)
+                                    : mm_page(t->mm, r, addr, &err))) {
         if (err == -ENOSPC)             /* the mapped file's mount is full: SIGBUS, as Linux */
             return signal_bus_fault(t, addr, ip);
         if (oom_fault(t, addr, ip))     /* the largest process ended: t, or memory came back */
@@ -209,12 +191,12 @@ static bool serve_page_fault(struct task *t, l4_word_t tag)
     return true;
 }
 
-static bool serve_syscall(struct task *t)
+static bool serve_syscall(struct thread *t)
 {
     /* MR1..MR10 hold RAX, the six arguments, RIP, RSP, RFLAGS: struct sysargs's order,
      * so one copy (a loop of volatile reads costs twice as much on every call). */
     struct sysargs a = *(const struct sysargs *)&l4_utcb()[L4_FSC_RAX];
-    if (__builtin_expect(t->park == PARK_FORK_FPU, 0) && a.nr == LX_SYS_FORK_FPU &&
+    if (__builtin_expect(t->park.kind == PARK_FORK_FPU, 0) && a.nr == LX_SYS_FORK_FPU &&
         a.rip == sigpage_fork_end())
         return fork_fpu_saved(t);   /* fork's second step (task/clone.c) */
     long r = syscall_dispatch(t, &a);
@@ -232,19 +214,26 @@ static bool serve_syscall(struct task *t)
 }
 
 /* A CPU exception: its signal (signal/signal.c), with the registers the message carries. */
-static bool serve_exception(struct task *t)
+static bool serve_exception(struct thread *t)
 {
     return signal_exception(t);
+}
+
+/* A message from one of lx's own threads: true if the MRs hold the reply. */
+static bool serve_own(l4_word_t from, l4_word_t tag)
+{
+    if (console_is_input(from))
+        return console_input(tag);  /* console input: the tty (tty/console.c, tty/tty.c) */
+    timer_thread_message(from, tag);    /* a tick: answered after the loop's work */
+    return false;                   /* else not a thread of ours (or one that ended) */
 }
 
 /* One message from thread `from`: true if the MRs now hold the reply. */
 static bool serve(l4_word_t from, l4_word_t tag)
 {
-    if (console_is_input(from))
-        return console_input(tag);  /* console input: the tty (tty/console.c, tty/tty.c) */
-    struct task *t = task_by_tid(from);
-    if (!t)
-        return false;               /* not a process of ours (or one that ended) */
+    struct thread *t = thread_by_l4(from);
+    if (__builtin_expect(!t, 0))
+        return serve_own(from, tag);
     bool reply;
     if (l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL))
         reply = serve_syscall(t);
@@ -252,9 +241,9 @@ static bool serve(l4_word_t from, l4_word_t tag)
         reply = serve_page_fault(t, tag);
     else if (l4_tag_is_proto(tag, L4_PROTO_FOREIGN_EXCEPTION))
         reply = serve_exception(t);
-    else if (l4_tag_is_proto(tag, L4_PROTO_FOREIGN_REGS) && t->park == PARK_FORK_REGS)
+    else if (l4_tag_is_proto(tag, L4_PROTO_FOREIGN_REGS) && t->park.kind == PARK_FORK_REGS)
         reply = fork_regs(t);
-    else if (l4_tag_is_proto(tag, L4_PROTO_FOREIGN_INTERRUPT) && t->park == PARK_START) {
+    else if (l4_tag_is_proto(tag, L4_PROTO_FOREIGN_INTERRUPT) && t->park.kind == PARK_START) {
         fork_child_start(t);
         reply = true;
     } else if (l4_tag_is_proto(tag, L4_PROTO_FOREIGN_REGS) && signal_waiting_regs(t)) {
@@ -267,9 +256,24 @@ static bool serve(l4_word_t from, l4_word_t tag)
     } else
         return false;
     signal_note(t);                 /* more to deliver: interrupt it after the reply */
-    if (!task_count())
-        start_next();               /* clobbers the MRs: only when nobody waits for a reply */
     return reply;
+}
+
+/* The loop's work besides answering messages (lx_work): timers the timer thread says are
+ * due, woken calls, signals for threads lx does not hold, ended processes, the next program;
+ * until none is left.  Clobbers the MRs. */
+static void loop_work(void)
+{
+    do {
+        lx_work = false;
+        timer_thread_work();
+        park_run();
+        signal_run();
+        exit_flush();
+        if (!process_nr_live)
+            start_next();
+    } while (lx_work);
+    timer_thread_answer();
 }
 
 int main(void)
@@ -286,33 +290,25 @@ int main(void)
     mount_root();
     console_init();                 /* console=serial: the tty on the serial driver */
     tty_init();                     /* its device numbers (5:0, 5:1, 4:64) */
+    timer_thread_init();            /* deadlines fire through it */
     map_programs();
     printf("lx: Linux server, %lu KiB of memory, %u program(s)\n", ts->heap_size >> 10,
            nprograms);
     root_report();
     start_next();
-    /* The loop: serve a message, answer it; parked calls that were woken or whose
-     * deadline passed run again before the next wait (whose timeout is the next deadline).
-     * With nothing parked this is one reply-and-wait per message. */
+    /* The loop: serve a message, answer it and wait for the next, with no timeout (the
+     * kernel's fast path; deadlines come as the timer thread's messages); when the message
+     * left other work (lx_work), it is answered first, then the work is done.  With nothing
+     * of that this is one reply-and-wait per message, whatever others wait for. */
     l4_word_t from, tag = l4_wait(&from);
     for (;;) {
         bool reply = !l4_ipc_failed(tag) && serve(from, tag);
-        uint16_t timeout = L4_NEVER;
-        /* One cheap test per message: anything parked with a deadline, woken, to signal,
-         * or an alarm armed at all? */
-        if (__builtin_expect(park_busy() || signal_kick || signal_next_alarm != ~0ull, 0)) {
-            if (park_pending() || signal_work()) {
-                if (reply)
-                    l4_reply(from);
-                reply = false;
-                park_run();
-                signal_run();
-                if (!task_count())
-                    start_next();
-            }
-            timeout = park_timeout();
+        if (__builtin_expect(lx_work, 0)) {
+            if (reply)
+                l4_reply(from);     /* answered first: the work clobbers the MRs */
+            reply = false;
+            loop_work();
         }
-        tag = reply ? l4_reply_wait_timeout(from, timeout, &from)
-                    : l4_wait_timeout(timeout, &from);
+        tag = reply ? l4_reply_wait(from, &from) : l4_wait(&from);
     }
 }

@@ -53,6 +53,7 @@ static inline const char *errname(int e)
     case ENOTEMPTY: return "ENOTEMPTY";
     case ELOOP: return "ELOOP";
     case EOVERFLOW: return "EOVERFLOW";
+    case EOPNOTSUPP: return "EOPNOTSUPP";
     default: {
         static char buf[16];
         snprintf(buf, sizeof buf, "errno%d", e);

@@ -49,5 +49,7 @@
 #define ERESTARTSYS    512          /* restart if the handler has SA_RESTART (or none ran) */
 #define ERESTARTNOINTR 513          /* always restart */
 #define ERESTARTNOHAND 514          /* restart only if no handler ran */
+#define ERESTART_RESTARTBLOCK 516   /* restart_syscall(2) only if no handler ran: the thread's
+                                       restart block says how to go on (park/park.h) */
 
 #endif

@@ -27,8 +27,16 @@ struct mm {
     l4_word_t mmap_top;             /* mmap without a hint searches down from here */
     unsigned long pages;            /* pages held (leaves of the table) */
     unsigned long tables;           /* nodes of the table */
+    unsigned users;                 /* references (mm_ref.c): threads, CLONE_VM */
 };
 
+/* struct mm's lifetime (mm_ref.c): a new, empty model with one reference (NULL: no memory);
+ * another reference; one less: the last frees everything, with the pages revoked first if the
+ * address space lives on (execve), straight back to the pool if it is gone (exit). */
+struct mm *mm_new(void);
+struct mm *mm_copy(struct mm *src, int *err);   /* fork: mm_fork into a new one; NULL, *err */
+void mm_get(struct mm *mm);
+void mm_put(struct mm *mm, bool space_lives);
 bool mm_init(struct mm *mm);
 void mm_destroy(struct mm *mm);     /* every page back to the pool (the space is gone) */
 void mm_release(struct mm *mm);     /* the same while the space lives on: pages revoked */

@@ -10,53 +10,57 @@
 #include "task/process.h"
 #include <stdio.h>
 
-static unsigned long size_of(const struct task *t)
+/* Choosing walks every process: rare, and Linux's select_bad_process does the same. */
+static unsigned long size_of(const struct mm *mm)
 {
-    return t->mm.pages + t->mm.tables + t->mm.nregions * sizeof(struct region) / LX_PAGE;
+    return mm ? mm->pages + mm->tables + mm->nregions * sizeof(struct region) / LX_PAGE : 0;
 }
 
 /* The largest process that may be ended for want's sake (want itself always may). */
-static struct task *victim(struct task *want)
+static struct process *victim(struct process *want)
 {
-    struct task *best = want;
-    for (unsigned i = 0; i < LX_MAX_TASKS; i++) {
-        struct task *t = task_slot(i);
-        if (t->state != TASK_RUNNING || t == want || t->pid == 1)
+    struct process *best = want, *p;
+    unsigned long best_size = size_of(process_mm(want));
+    list_each(p, &process_all, all_link) {
+        if (p == want || process_pid(p) == 1)
             continue;
-        if (size_of(t) > size_of(best))
-            best = t;
+        unsigned long size = size_of(process_mm(p));
+        if (size > best_size) {
+            best = p;
+            best_size = size;
+        }
     }
     return best;
 }
 
-bool oom_fault(struct task *t, l4_word_t addr, l4_word_t ip)
+bool oom_fault(struct thread *t, l4_word_t addr, l4_word_t ip)
 {
-    struct task *v = victim(t);
-    if (v == t) {
-        task_fault_kill(t, SIGKILL, "out of memory", addr, ip);
+    struct process *v = victim(t->proc);
+    if (v == t->proc) {
+        process_fault_kill(t, SIGKILL, "out of memory", addr, ip);
         return true;
     }
     printf("lx: pid %d: out of memory (%lu pages, the most; pid %d faulted at %lx): killed by "
-           "SIGKILL\n", v->pid, size_of(v), t->pid, addr);
-    task_exit(v, signal_exit_status(SIGKILL));
+           "SIGKILL\n", process_pid(v), size_of(process_mm(v)), thread_pid(t), addr);
+    process_exit(v, exit_status_killed(SIGKILL));
     return false;
 }
 
 void oom_copy(struct mm *mm)
 {
-    struct task *owner = NULL;
-    for (unsigned i = 0; i < LX_MAX_TASKS && !owner; i++) {
-        struct task *t = task_slot(i);
-        if (t->state == TASK_RUNNING && &t->mm == mm)
-            owner = t;
-    }
+    struct process *owner = NULL, *p;
+    list_each(p, &process_all, all_link)
+        if (process_mm(p) == mm) {
+            owner = p;
+            break;
+        }
     /* Ending another process here, inside a call, could pull state from under the call's
      * handler: the copy fails instead, and the next page fault settles it. */
-    if (!owner || victim(owner) != owner || owner->pid == 1 ||
-        (owner->sigpending & SIGBIT(SIGKILL)))
+    if (!owner || victim(owner) != owner || process_pid(owner) == 1 ||
+        (owner->sig.shared.set & SIGBIT(SIGKILL)))
         return;
     printf("lx: pid %d: out of memory in a system call (%lu pages, the most): killed by "
-           "SIGKILL\n", owner->pid, size_of(owner));
+           "SIGKILL\n", process_pid(owner), size_of(mm));
     struct k_siginfo info = { .code = SI_KERNEL };
     signal_send(owner, SIGKILL, &info);
 }

@@ -6,12 +6,12 @@
 #include <stdbool.h>
 
 struct mm;
-struct task;
+struct thread;
 
 /* No page for t's fault at addr: the process Linux's OOM killer would pick ends by SIGKILL
  * (the one holding the most memory; init only if it is the one faulting).  True if that
  * was t itself (which has ended: no reply); false if memory came free, so try again. */
-bool oom_fault(struct task *t, l4_word_t addr, l4_word_t ip);
+bool oom_fault(struct thread *t, l4_word_t addr, l4_word_t ip);
 /* No page for a user copy into or out of mm: if its process holds the most memory it gets
  * SIGKILL (it ends when its call does); the copy fails (-EFAULT) either way. */
 void oom_copy(struct mm *mm);

@@ -2,161 +2,210 @@
  *
  * A handler that cannot finish now (an empty pipe, wait4 without a zombie, a sleep) puts the
  * caller on the wait queues of what it waits for and returns park_call(t, deadline).  lx
- * keeps the call's arguments and does not answer; the process stays blocked in its
+ * keeps the call's arguments and does not answer; the thread stays blocked in its
  * `syscall`.  When a queue is woken or the deadline passes, lx runs the same handler again
  * with the same arguments (park_retrying() tells it so): it finishes, or parks again.  This
  * is the wait loop of a kernel's sleeping call turned inside out, and it means one mechanism
- * for every kind of wait: a signal ends a parked call by park_cancel() (EINTR or a restart,
- * the signal layer decides).
+ * for every kind of wait.  A signal ends a parked call by park_cancel(); what it ends with is
+ * the call's own business, named when it parked (park_call's intr, or park_call_fn's
+ * function: a partial count, the time left), which the signal layer turns into EINTR, a
+ * restart or the value itself.
  *
- * A wait queue is a set of process slots.  A stale member (a process that was woken by
- * something else, or ended) costs one spurious retry at most, which parks it again: so
- * queues are never cleaned up, and an object that goes away just drops its queue. */
+ * A wait queue is a list of waiter entries; a wake moves the waiters' threads onto the ready
+ * list (once each) and empties the queue; a call that leaves the park (it runs again, is
+ * cancelled, or its thread ends) drops the entries it has on other queues.  The deadline is a
+ * timer (timer.c) whose firing is a wake.  Nothing here looks at threads that are not woken. */
 #include "park/park.h"
+#include "lib/kmalloc.h"
+#include "lib/server.h"
 #include "park/waitq.h"
-#include "signal/signal.h"
 #include "syscalls/table.h"
-#include "task/process.h"
+#include "task/thread.h"
 #include "time/clock.h"
 #include <stdio.h>
 
-_Static_assert(LX_MAX_TASKS <= 64, "a wait queue is one word of slots");
+#define LOST_WAIT_NS 1000000ull     /* a wait that could not be recorded: look again then */
 
-uint64_t park_ready;                /* slots whose parked call runs again */
-unsigned park_ntimed;               /* parked calls with a deadline */
-#define ready  park_ready
-#define ntimed park_ntimed
+static struct list ready = LIST_INIT(ready);
 
-static unsigned slot_of(const struct task *t)
+static void deadline_fired(struct timer *tm)
 {
-    return (unsigned)(t - task_slot(0));
+    park_wake(container_of(tm, struct thread, park.deadline));
 }
 
-void waitq_add(struct waitq *q, struct task *t)
+void park_init(struct thread *t)
 {
-    q->tasks |= 1ull << slot_of(t);
+    struct park *p = &t->park;
+    list_init(&p->ready_link);
+    list_init(&p->waits);
+    timer_init(&p->deadline, deadline_fired);
+}
+
+/* --- wait queues ------------------------------------------------------------------------ */
+
+static struct waiter *waiter_new(struct thread *t)
+{
+    for (unsigned i = 0; i < PARK_INLINE_WAITERS; i++) {
+        struct waiter *w = &t->park.inline_waiters[i];
+        if (!w->t) {
+            w->inline_slot = true;
+            return w;
+        }
+    }
+    return kmalloc(sizeof(struct waiter));
+}
+
+static void waiter_free(struct waiter *w)
+{
+    list_del(&w->qlink);
+    list_del(&w->tlink);
+    if (w->inline_slot)
+        w->t = NULL;
+    else
+        kfree(w);
+}
+
+void waitq_add(struct waitq *q, struct thread *t)
+{
+    if (!q->waiters.next)
+        list_init(&q->waiters);
+    struct waiter *w = waiter_new(t);
+    if (!w) {
+        t->park.wait_lost = true;   /* park_call gives the call a short deadline instead */
+        return;
+    }
+    w->q = q;
+    w->t = t;
+    list_add_tail(&q->waiters, &w->qlink);
+    list_add_tail(&t->park.waits, &w->tlink);
 }
 
 void waitq_wake(struct waitq *q)
 {
-    ready |= q->tasks;
-    q->tasks = 0;
+    if (!q->waiters.next)
+        return;
+    while (!list_empty(&q->waiters)) {
+        struct waiter *w = list_entry(q->waiters.next, struct waiter, qlink);
+        struct thread *t = w->t;
+        waiter_free(w);
+        park_wake(t);
+    }
 }
 
-void park_wake(struct task *t)
+void waitq_drop_all(struct thread *t)
 {
-    if (t->park == PARK_CALL)
-        ready |= 1ull << slot_of(t);
+    while (!list_empty(&t->park.waits))
+        waiter_free(list_entry(t->park.waits.next, struct waiter, tlink));
 }
 
-bool park_retrying(const struct task *t)
+/* --- parking ---------------------------------------------------------------------------- */
+
+void park_wake(struct thread *t)
 {
-    return t->retrying;
+    if (t->park.kind == PARK_CALL && !list_linked(&t->park.ready_link)) {
+        list_add_tail(&ready, &t->park.ready_link);
+        lx_work = true;
+    }
 }
 
-long park_call(struct task *t, uint64_t deadline)
+bool park_retrying(const struct thread *t)
 {
-    t->park_deadline = deadline;
-    ntimed += deadline != 0;
+    return t->park.retrying;
+}
+
+long park_call(struct thread *t, uint64_t deadline, long intr)
+{
+    t->park.intr = intr;
+    t->park.intr_fn = NULL;
+    if (t->park.wait_lost) {
+        t->park.wait_lost = false;
+        uint64_t soon = lx_now() + LOST_WAIT_NS;
+        if (!deadline || deadline > soon)
+            deadline = soon;
+    }
+    if (deadline)
+        timer_arm(&t->park.deadline, deadline);
     return LX_PARK;
 }
 
-/* The call leaves the parked state (it runs again, is cancelled, or the process ends). */
-static void unpark(struct task *t)
+/* The call leaves the parked state (it runs again, is cancelled, or the thread ends). */
+static void unpark(struct thread *t)
 {
-    ntimed -= t->park_deadline != 0;
-    t->park_deadline = 0;
-    t->park = PARK_NONE;
+    timer_cancel(&t->park.deadline);
+    waitq_drop_all(t);
+    list_del(&t->park.ready_link);
+    t->park.kind = PARK_NONE;
+    t->park.takes = 0;
 }
 
-bool park_cancel(struct task *t)
+long park_call_fn(struct thread *t, uint64_t deadline, park_intr_fn fn)
 {
-    if (t->park != PARK_CALL)
+    park_call(t, deadline, 0);
+    t->park.intr_fn = fn;
+    return LX_PARK;
+}
+
+long park_interrupted(struct thread *t)
+{
+    return t->park.intr_fn ? t->park.intr_fn(t) : t->park.intr;
+}
+
+bool park_cancel(struct thread *t)
+{
+    if (t->park.kind != PARK_CALL)
         return false;
     unpark(t);
     return true;
 }
 
-void park_parked(struct task *t, const struct sysargs *a)
+void park_parked(struct thread *t, const struct sysargs *a)
 {
-    t->call = *a;
-    t->park = PARK_CALL;
+    if (a != &t->park.call)
+        t->park.call = *a;
+    t->park.kind = PARK_CALL;
 }
 
-bool park_pending(void)
+void park_restart(struct thread *t, const struct sysargs *a)
 {
-    if (ready)
-        return true;
-    if (!ntimed)
-        return false;
-    uint64_t now = lx_now();
-    for (unsigned i = 0; i < LX_MAX_TASKS; i++) {
-        struct task *t = task_slot(i);
-        if (t->park == PARK_CALL && t->park_deadline && t->park_deadline <= now)
-            return true;
-    }
-    return false;
+    park_parked(t, a);
+    t->park.fresh = true;           /* a new call: its first run sets up its scratch */
+    park_wake(t);
 }
 
-uint16_t park_timeout(void)
+bool park_busy(void)
 {
-    if (ready)
-        return L4_ZERO_TIME;
-    uint64_t next = signal_timer_next();    /* alarm and setitimer (signal/signal.c) */
-    if (!ntimed && next == ~0ull)
-        return L4_NEVER;
-    for (unsigned i = 0; ntimed && i < LX_MAX_TASKS; i++) {
-        struct task *t = task_slot(i);
-        if (t->park == PARK_CALL && t->park_deadline && t->park_deadline < next)
-            next = t->park_deadline;
-    }
-    uint64_t now = lx_now();
-    if (next <= now)
-        return L4_ZERO_TIME;
-    /* Round up to whole microseconds: waking early only costs another round. */
-    uint64_t us = (next - now + 999) / 1000;
-    return us > L4_MAX_PERIOD_US ? L4_NEVER : l4_period_from_us(us);
+    return !list_empty(&ready);
 }
 
 /* Run one parked call again and answer it if it finished.  Clobbers the MRs. */
-static void retry(struct task *t)
+static void retry(struct thread *t)
 {
-    struct sysargs a = t->call;
+    struct sysargs a = t->park.call;
     unpark(t);
-    t->retrying = true;
+    t->park.retrying = !t->park.fresh;
+    t->park.fresh = false;
     long r = syscall_dispatch(t, &a);
-    t->retrying = false;
+    t->park.retrying = false;
     if (r == LX_PARK)
         park_parked(t, &a);
     else if (r == LX_REPLIED)
-        l4_reply(t->tid);
+        l4_reply(t->l4);
     else if (r != LX_NOREPLY)
-        task_reply(t, r);
+        thread_reply(t, r);
 }
 
 void park_run(void)
 {
-    if (ntimed) {
-        uint64_t now = lx_now();
-        for (unsigned i = 0; i < LX_MAX_TASKS; i++) {
-            struct task *t = task_slot(i);
-            if (t->park == PARK_CALL && t->park_deadline && t->park_deadline <= now)
-                ready |= 1ull << i;
-        }
-    }
     /* Retries may wake others (a reader empties a pipe for a writer): until none is left. */
-    while (ready) {
-        unsigned i = (unsigned)__builtin_ctzll(ready);
-        ready &= ready - 1;
-        struct task *t = task_slot(i);
-        if (t->state == TASK_RUNNING && t->park == PARK_CALL)
+    while (!list_empty(&ready)) {
+        struct thread *t = list_entry(ready.next, struct thread, park.ready_link);
+        list_del(&t->park.ready_link);
+        if (t->park.kind == PARK_CALL)
             retry(t);
     }
 }
 
-void park_task_exit(struct task *t)
+void park_thread_exit(struct thread *t)
 {
-    if (t->park == PARK_CALL)
-        unpark(t);
-    ready &= ~(1ull << slot_of(t));
+    unpark(t);
 }

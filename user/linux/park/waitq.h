@@ -1,15 +1,29 @@
-/* Wait queues (park.c): what a parked call waits on.  A queue is a set of process slots; a
- * wake makes its members' parked calls run again (after the current message). */
+/* Wait queues (waitq.c): what a parked call waits on.  A queue is a list of waiters, one
+ * entry per thread and queue (a poll of several files has one on each); a wake makes their
+ * calls run again (after the current message) and empties the queue, and a call that runs
+ * again, is interrupted or ends drops the entries it still has.  A zeroed struct waitq is an
+ * empty queue; an object that holds one wakes it before it is freed. */
 #ifndef LX_PARK_WAITQ_H
 #define LX_PARK_WAITQ_H
 
-#include <stdint.h>
+#include "lib/list.h"
 
-struct task;
+struct thread;
 
-struct waitq { uint64_t tasks; };   /* process slots parked on something */
+struct waitq {
+    struct list waiters;            /* struct waiter, by qlink (next NULL: never used) */
+};
 
-void waitq_add(struct waitq *q, struct task *t);
-void waitq_wake(struct waitq *q);   /* its tasks' calls run again (after this message) */
+struct waiter {
+    struct list qlink;              /* in the queue */
+    struct list tlink;              /* in the thread's park.waits */
+    struct waitq *q;
+    struct thread *t;
+    bool inline_slot;               /* one of the thread's own (park.c), not kmalloc'd */
+};
+
+void waitq_add(struct waitq *q, struct thread *t);
+void waitq_wake(struct waitq *q);   /* its threads' calls run again; the queue is empty */
+void waitq_drop_all(struct thread *t);  /* every entry t has (its call leaves the park) */
 
 #endif

@@ -79,12 +79,12 @@ _Static_assert(__builtin_offsetof(struct ucontext, uc_mcontext.fpstate) == 224,
 
 #define R(name) regs[L4_FREG_##name - 1]
 
-static bool on_stack(const struct task *t, l4_word_t sp)
+static bool on_stack(const struct thread *t, l4_word_t sp)
 {
     return sp > t->sig.ss_sp && sp - t->sig.ss_sp <= t->sig.ss_size;
 }
 
-int sigframe_ss_flags(const struct task *t, l4_word_t sp)
+int sigframe_ss_flags(const struct thread *t, l4_word_t sp)
 {
     if (!t->sig.ss_size)
         return SS_DISABLE;
@@ -111,8 +111,9 @@ void sigframe_siginfo(int sig, const struct k_siginfo *info, void *out)
     }
 }
 
-int sigframe_setup(struct task *t, int sig, const struct k_sigaction *ka,
-                   const struct k_siginfo *info, uint64_t oldmask, l4_word_t *regs)
+int sigframe_setup(struct thread *t, int sig, const struct k_sigaction *ka,
+                   const struct k_siginfo *info, uint64_t oldmask, l4_word_t *regs,
+                   l4_word_t fpsrc)
 {
     if (!(ka->flags & SA_RESTORER))
         return -EFAULT;             /* x86-64 has no kernel-provided return path */
@@ -137,10 +138,17 @@ int sigframe_setup(struct task *t, int sig, const struct k_sigaction *ka,
     memset(buf, 0, len);
     struct rt_sigframe *f = (struct rt_sigframe *)buf;
     uint8_t *fx = buf + (fp - frame);
-    fx[0] = 0x7F, fx[1] = 0x03;                     /* FCW 0x37F */
-    uint32_t mxcsr = 0x1F80, mask = 0xFFFF;
-    memcpy(fx + 24, &mxcsr, 4);
-    memcpy(fx + 28, &mask, 4);
+    if (fpsrc) {
+        /* The interrupted code's state, from the frame rt_sigreturn returns from (read
+         * before this frame, which may lie where that one does, is written). */
+        if (copy_from_user(t->mm, fx, fpsrc, FPSTATE_SIZE))
+            return -EFAULT;
+    } else {
+        fx[0] = 0x7F, fx[1] = 0x03;                 /* FCW 0x37F */
+        uint32_t mxcsr = 0x1F80, mask = 0xFFFF;
+        memcpy(fx + 24, &mxcsr, 4);
+        memcpy(fx + 28, &mask, 4);
+    }
 
     f->pretcode = ka->restorer;
     f->uc.uc_flags = UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS;
@@ -165,10 +173,10 @@ int sigframe_setup(struct task *t, int sig, const struct k_sigaction *ka,
     /* Without SA_SIGINFO Linux leaves the siginfo's bytes as they were. */
     size_t info_at = __builtin_offsetof(struct rt_sigframe, info), info_end = sizeof *f;
     if (ka->flags & SA_SIGINFO) {
-        if (copy_to_user(&t->mm, frame, buf, len))
+        if (copy_to_user(t->mm, frame, buf, len))
             return -EFAULT;
-    } else if (copy_to_user(&t->mm, frame, buf, info_at) ||
-               copy_to_user(&t->mm, frame + info_end, buf + info_end, len - info_end)) {
+    } else if (copy_to_user(t->mm, frame, buf, info_at) ||
+               copy_to_user(t->mm, frame + info_end, buf + info_end, len - info_end)) {
         return -EFAULT;
     }
 
@@ -176,7 +184,7 @@ int sigframe_setup(struct task *t, int sig, const struct k_sigaction *ka,
         t->sig.ss_sp = t->sig.ss_size = 0;
         t->sig.ss_flags = 0;
     }
-    R(RIP) = sigpage_entry();       /* saves the FPU state, then jumps to R11 */
+    R(RIP) = fpsrc ? sigpage_entry_nosave() : sigpage_entry();   /* then jumps to R11 */
     R(R11) = ka->handler;
     R(RSP) = frame;
     R(RDI) = (l4_word_t)sig;
@@ -186,11 +194,11 @@ int sigframe_setup(struct task *t, int sig, const struct k_sigaction *ka,
     return 0;
 }
 
-int sigframe_restore(struct task *t, l4_word_t rsp, l4_word_t *regs)
+int sigframe_restore(struct thread *t, l4_word_t rsp, l4_word_t *regs, l4_word_t *fpstate)
 {
     struct ucontext uc;
     l4_word_t frame = rsp - 8;
-    if (frame > rsp || copy_from_user(&t->mm, &uc, frame + 8, sizeof uc))
+    if (frame > rsp || copy_from_user(t->mm, &uc, frame + 8, sizeof uc))
         return -EFAULT;
     const struct sigcontext *sc = &uc.uc_mcontext;
     R(R8) = sc->r8, R(R9) = sc->r9, R(R10) = sc->r10, R(R11) = sc->r11;
@@ -198,16 +206,9 @@ int sigframe_restore(struct task *t, l4_word_t rsp, l4_word_t *regs)
     R(RDI) = sc->rdi, R(RSI) = sc->rsi, R(RBP) = sc->rbp, R(RBX) = sc->rbx;
     R(RDX) = sc->rdx, R(RAX) = sc->rax, R(RCX) = sc->rcx, R(RSP) = sc->rsp;
     R(RIP) = sc->rip, R(RFLAGS) = sc->eflags;
-    if (sc->fpstate) {
-        /* The FPU state comes back in user mode, through the signal page: it restores the
-         * area, then takes RSP from area + 464 and RIP from there (sigpage.c). */
-        l4_word_t area = sc->fpstate, back = sc->rsp - 136, rip = sc->rip;
-        if ((area & 15) || copy_to_user(&t->mm, back, &rip, sizeof rip) ||
-            copy_to_user(&t->mm, area + 464, &back, sizeof back))
-            return -EFAULT;
-        R(RSP) = area;
-        R(RIP) = sigpage_return();
-    }
+    if (sc->fpstate & 15)
+        return -EFAULT;
+    *fpstate = sc->fpstate;
     t->sig.blocked = uc.uc_sigmask & ~(SIGBIT(SIGKILL) | SIGBIT(SIGSTOP));
     /* The alternate stack as it was, unless we are on it (Linux ignores the EPERM). */
     const struct ustack *ss = &uc.uc_stack;
@@ -223,4 +224,35 @@ int sigframe_restore(struct task *t, l4_word_t rsp, l4_word_t *regs)
         }
     }
     return 0;
+}
+
+int sigframe_return(struct thread *t, l4_word_t *regs, l4_word_t area)
+{
+    if (!area)
+        return 0;
+    /* The FPU state comes back in user mode, through the signal page: it restores the area,
+     * then takes RSP from area + 464 and RIP from 136 bytes below the interrupted RSP, where
+     * these words go (sigpage.c). */
+    l4_word_t back = R(RSP) - 136, rip = R(RIP);
+    if (copy_to_user(t->mm, back, &rip, sizeof rip) ||
+        copy_to_user(t->mm, area + 464, &back, sizeof back))
+        return -EFAULT;
+    R(RSP) = area;
+    R(RIP) = sigpage_return();
+    return 0;
+}
+
+void sigframe_unwind_return(struct thread *t, l4_word_t *regs, l4_word_t *fpstate)
+{
+    int step = sigpage_return_step(R(RIP));
+    l4_word_t back = R(RSP), rip;
+    if (step < 0)
+        return;
+    if (step < 2 && copy_from_user(t->mm, &back, R(RSP) + 464, sizeof back))
+        return;
+    if (copy_from_user(t->mm, &rip, back, sizeof rip))
+        return;
+    *fpstate = step == 0 ? R(RSP) : 0;
+    R(RIP) = rip;
+    R(RSP) = back + 136;            /* `ret $128`: the address word and the 128 bytes */
 }

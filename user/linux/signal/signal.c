@@ -13,10 +13,18 @@
  * with the handler's registers (sigframe.c builds the frame).  A default action needs no
  * registers: the process ends, or stops (its reply is held until SIGCONT).
  *
+ * Linux's split: kill and the kernel's signals are process-directed (the process's shared
+ * pending set; any thread that does not block the signal takes it), tkill and tgkill and a
+ * fault's are thread-directed (the thread's own set, taken first).  Threads with something to
+ * deliver that lx does not hold are on a list signal_run works through after each message.
+ *
  * Standard signals only in the sense that each signal is pending at most once (a real-time
  * signal sent twice is delivered once). */
 #include "signal/signal.h"
 #include "signal/sigframe.h"
+#include "lib/kmalloc.h"
+#include "lib/server.h"
+#include "time/clock.h"
 #include <stdio.h>
 
 enum { ACT_TERM, ACT_CORE, ACT_IGN, ACT_STOP };
@@ -27,13 +35,7 @@ enum { ACT_TERM, ACT_CORE, ACT_IGN, ACT_STOP };
 #define UNBLOCKABLE (SIGBIT(SIGKILL) | SIGBIT(SIGSTOP))
 #define R(name) regs[L4_FREG_##name - 1]
 
-uint64_t signal_kick;
-#define kick signal_kick
-
-static unsigned slot_of(const struct task *t)
-{
-    return (unsigned)(t - task_slot(0));
-}
+static struct list kick = LIST_INIT(kick);   /* threads signal_run looks at (sig.kick_link) */
 
 static int default_action(int sig)
 {
@@ -50,29 +52,31 @@ static int default_action(int sig)
     }
 }
 
-/* The wait status of a process a signal ends.  lx writes no core files, and says so as
- * Linux with its default RLIMIT_CORE of 0 does: no core flag (0x80), also for the
- * core-dump signals (getrlimit(RLIMIT_CORE) is 0). */
-static int exit_status(int sig)
+static struct k_sigaction *action(const struct thread *t, int sig)
 {
-    return sig;
+    return &t->proc->sighand->action[sig - 1];
 }
 
-static bool ignored(const struct task *t, int sig)
+static bool ignored(const struct thread *t, int sig)
 {
     if (sig == SIGKILL || sig == SIGSTOP)
         return false;
-    l4_word_t h = t->sig.action[sig - 1].handler;
+    l4_word_t h = action(t, sig)->handler;
     return h == SIG_IGN || (h == SIG_DFL && default_action(sig) == ACT_IGN);
 }
 
-static uint64_t deliverable(const struct task *t)
+static uint64_t pending(const struct thread *t)
 {
-    return t->sigpending & ~(t->sig.blocked & ~UNBLOCKABLE);
+    return t->sig.pending.set | t->proc->sig.shared.set;
+}
+
+static uint64_t deliverable(const struct thread *t)
+{
+    return pending(t) & ~(t->sig.blocked & ~UNBLOCKABLE);
 }
 
 /* The next signal to deliver: a synchronous one (a fault's) first, then the lowest. */
-static int next_signal(const struct task *t)
+static int next_signal(const struct thread *t)
 {
     uint64_t d = deliverable(t);
     if (!d)
@@ -81,171 +85,272 @@ static int next_signal(const struct task *t)
     return __builtin_ctzll(s ? s : d) + 1;
 }
 
-static void note(struct task *t)
+/* Take sig off t's pending sets (its own first, as Linux's dequeue_signal); its siginfo. */
+static void itimer_rearm(struct process *p);
+
+struct k_siginfo signal_dequeue(struct thread *t, int sig)
 {
-    kick |= 1ull << slot_of(t);
+    struct sigpending *q = (t->sig.pending.set & SIGBIT(sig)) ? &t->sig.pending
+                                                               : &t->proc->sig.shared;
+    q->set &= ~SIGBIT(sig);
+    if (sig == SIGALRM && q == &t->proc->sig.shared)
+        itimer_rearm(t->proc);
+    return q->info[sig - 1];
 }
 
-void signal_send(struct task *t, int sig, const struct k_siginfo *info)
+void signal_discard(struct process *p, uint64_t mask)
 {
-    if (!t || t->state != TASK_RUNNING || sig < 1 || sig > 64)
-        return;
-    uint64_t bit = SIGBIT(sig);
+    struct thread *t;
+    p->sig.shared.set &= ~mask;
+    list_each(t, &p->threads, proc_link)
+        t->sig.pending.set &= ~mask;
+}
+
+static void note(struct thread *t)
+{
+    if (!list_linked(&t->sig.kick_link)) {
+        list_add_tail(&kick, &t->sig.kick_link);
+        lx_work = true;
+    }
+}
+
+bool signal_busy(void)
+{
+    return !list_empty(&kick);
+}
+
+/* The thread of p that takes a process-directed sig: one that does not block it, else the
+ * first (it stays pending until one unblocks it: Linux's complete_signal). */
+static struct thread *taker(struct process *p, int sig)
+{
+    struct thread *t;
+    list_each(t, &p->threads, proc_link)
+        if (!(t->sig.blocked & SIGBIT(sig)))
+            return t;
+    return process_thread(p);
+}
+
+/* What sending sig does before it is pending (Linux's prepare_signal): SIGCONT and SIGKILL
+ * continue a stopped process, a stop signal cancels a pending SIGCONT; false if the signal is
+ * dropped (ignored, or init without a handler). */
+static bool prepare(struct process *p, struct thread *t, int sig)
+{
     if (sig == SIGCONT || sig == SIGKILL) {
-        t->sigpending &= ~STOP_MASK;
-        if (t->sig.stopped) {
-            t->sig.stopped = false;         /* signal_run answers what it held */
-            note(t);
+        signal_discard(p, STOP_MASK);
+        if (p->sig.stopped) {
+            struct thread *u;
+            p->sig.stopped = false;         /* signal_run answers what each thread held */
+            list_each(u, &p->threads, proc_link)
+                note(u);
             if (sig == SIGCONT) {
-                printf("lx: pid %d continued\n", t->pid);
-                t->sig.report = -1;
-                signal_child_event(t, CLD_CONTINUED);
+                printf("lx: pid %d continued\n", process_pid(p));
+                p->sig.report = exit_status_continued();
+                signal_child_event(p, p->sig.report);
             }
         }
     }
-    if (bit & STOP_MASK)
-        t->sigpending &= ~SIGBIT(SIGCONT);
+    if (SIGBIT(sig) & STOP_MASK)
+        signal_discard(p, SIGBIT(SIGCONT));
     /* init (pid 1) gets only the signals it handles (Linux's SIGNAL_UNKILLABLE). */
-    if (t->pid == 1 && t->sig.action[sig - 1].handler == SIG_DFL)
-        return;
-    if (ignored(t, sig) && !(t->sig.blocked & bit))
-        return;                             /* discarded, as Linux does */
-    if (!(t->sigpending & bit)) {       /* one of each: a second one is merged */
-        t->sig.info[sig - 1] = *info;
-        t->sigpending |= bit;
+    if (process_pid(p) == 1 && action(t, sig)->handler == SIG_DFL)
+        return false;
+    return !(ignored(t, sig) && !(t->sig.blocked & SIGBIT(sig)));   /* else discarded */
+}
+
+static void queue(struct sigpending *q, int sig, const struct k_siginfo *info)
+{
+    if (!(q->set & SIGBIT(sig))) {  /* one of each: a second one is merged */
+        q->info[sig - 1] = *info;
+        q->set |= SIGBIT(sig);
     }
+}
+
+void signal_send(struct process *p, int sig, const struct k_siginfo *info)
+{
+    if (!p || p->state != PROCESS_LIVE || sig < 1 || sig > 64)
+        return;
+    struct thread *t = taker(p, sig);
+    if (!t || !prepare(p, t, sig))
+        return;
+    queue(&p->sig.shared, sig, info);
     note(t);
 }
 
-void signal_raise(struct task *t, int sig)
+void signal_send_thread(struct thread *t, int sig, const struct k_siginfo *info)
+{
+    if (!t || t->proc->state != PROCESS_LIVE || sig < 1 || sig > 64)
+        return;
+    if (!prepare(t->proc, t, sig))
+        return;
+    queue(&t->sig.pending, sig, info);
+    note(t);
+}
+
+void signal_raise(struct thread *t, int sig)
 {
     struct k_siginfo info = { .code = SI_KERNEL };
     if (sig == SIGPIPE && t) {
         info.code = SI_USER;                /* Linux's send_sig: from the writer itself */
-        info.pid = t->pid;
+        info.pid = thread_pid(t);
     }
-    signal_send(t, sig, &info);
+    signal_send(t ? t->proc : NULL, sig, &info);
 }
 
-int signal_raise_pgrp(int pgid, int sig)
+int signal_raise_pgrp(struct pid *pgrp, int sig)
 {
-    int n = 0;
-    for (unsigned i = 0; i < LX_MAX_TASKS; i++) {
-        struct task *t = task_slot(i);
-        if (t->state == TASK_RUNNING && t->pgid == pgid) {
-            signal_raise(t, sig);
-            n++;
+    struct process *p, *n;
+    int count = 0;
+    struct k_siginfo info = { .code = SI_KERNEL };
+    list_each_safe(p, n, &pgrp->pgrp, pgrp_link)
+        if (p->state == PROCESS_LIVE) {
+            signal_send(p, sig, &info);
+            count++;
         }
-    }
-    return n;
+    return count;
 }
 
-void signal_child_event(struct task *c, int code)
+void signal_child_event(struct process *c, struct exit_status status)
 {
-    struct task *p = c->ppid ? task_by_pid(c->ppid) : NULL;
-    if (!p || p->state != TASK_RUNNING)
+    struct process *p = c->parent;
+    if (!p || p->state != PROCESS_LIVE)
         return;
-    struct k_siginfo info = { .code = code, .pid = c->pid };
-    int sig = SIGCHLD;
-    switch (code) {
-    case CLD_EXITED: info.status = (c->status >> 8) & 0xFF; sig = c->exit_signal; break;
-    case CLD_KILLED: case CLD_DUMPED: info.status = c->status & 0x7F; sig = c->exit_signal;
-        break;
-    case CLD_STOPPED: info.status = c->sig.stop_sig; break;
-    default: info.status = SIGCONT; break;
-    }
-    bool stopcont = code == CLD_STOPPED || code == CLD_CONTINUED;
+    struct k_siginfo info = { .code = exit_status_cld(status), .pid = process_pid(c),
+                              .status = exit_status_si_status(status) };
+    bool stopcont = status.kind == EXIT_STOPPED || status.kind == EXIT_CONTINUED;
+    int sig = stopcont ? SIGCHLD : c->exit_signal;
     if (sig > 0 && sig <= 64 &&
-        !(stopcont && (p->sig.action[SIGCHLD - 1].flags & SA_NOCLDSTOP)))
+        !(stopcont && (p->sighand->action[SIGCHLD - 1].flags & SA_NOCLDSTOP)))
         signal_send(p, sig, &info);
-    wait_child_ended(p);
+    wait_child_changed(p);
 }
 
-bool signal_child_autoreap(const struct task *p, const struct task *c)
+bool signal_child_autoreap(const struct process *p, const struct process *c)
 {
-    const struct k_sigaction *ka = &p->sig.action[SIGCHLD - 1];
+    const struct k_sigaction *ka = &p->sighand->action[SIGCHLD - 1];
     return c->exit_signal == SIGCHLD && (ka->handler == SIG_IGN || (ka->flags & SA_NOCLDWAIT));
 }
 
-/* Stop t (it waits for lx: what it gets on SIGCONT is in t->sig.hold). */
-static void stop(struct task *t, int sig)
+/* Stop t's process (t waits for lx: what it gets on SIGCONT is in t->sig.hold). */
+static void stop(struct thread *t, int sig)
 {
-    t->sig.stopped = true;
-    t->sig.stop_sig = sig;
-    t->sig.report = sig;
-    printf("lx: pid %d stopped by signal %d\n", t->pid, sig);
-    signal_child_event(t, CLD_STOPPED);
+    struct process *p = t->proc;
+    p->sig.stopped = true;
+    p->sig.stop_sig = sig;
+    p->sig.report = exit_status_stopped(sig);
+    printf("lx: pid %d stopped by signal %d\n", process_pid(p), sig);
+    signal_child_event(p, p->sig.report);
 }
 
 /* Linux's orphaned process group: no member has a parent in another group of the same
  * session.  The tty stop signals (not SIGSTOP) to such a group are discarded: nobody would
  * continue it. */
-static bool pgrp_orphaned(int pgid)
+bool signal_pgrp_orphaned(struct pid *pgrp)
 {
-    for (unsigned i = 0; i < LX_MAX_TASKS; i++) {
-        struct task *p = task_slot(i), *parent;
-        if (p->state != TASK_RUNNING || p->pgid != pgid)
+    struct process *p;
+    list_each(p, &pgrp->pgrp, pgrp_link) {
+        struct process *parent = p->parent;
+        if (p->state != PROCESS_LIVE)
             continue;
-        parent = p->ppid ? task_by_pid(p->ppid) : NULL;
-        if (parent && parent->state == TASK_RUNNING && parent->pgid != pgid &&
-            parent->sid == p->sid)
+        if (parent && parent->state == PROCESS_LIVE && parent->pgrp != pgrp &&
+            parent->session == p->session)
             return false;
     }
     return true;
 }
 
-static bool stop_discarded(const struct task *t, int sig)
+static bool stop_discarded(const struct thread *t, int sig)
 {
-    return sig != SIGSTOP && pgrp_orphaned(t->pgid);
+    return sig != SIGSTOP && signal_pgrp_orphaned(t->proc->pgrp);
 }
 
-int signal_tty_stop_check(const struct task *t, int sig)
+int signal_tty_stop_check(const struct thread *t, int sig)
 {
-    l4_word_t h = t->sig.action[sig - 1].handler;
+    l4_word_t h = action(t, sig)->handler;
     if ((t->sig.blocked & SIGBIT(sig)) || h == SIG_IGN)
         return 1;
     /* init never gets a default-action signal: it would restart its call for ever. */
-    return pgrp_orphaned(t->pgid) || (t->pid == 1 && h == SIG_DFL) ? -1 : 0;
+    return signal_pgrp_orphaned(t->proc->pgrp) || (thread_pid(t) == 1 && h == SIG_DFL) ? -1 : 0;
 }
 
-/* End t by signal sig. */
-static void die(struct task *t, int sig)
+/* End t's process by signal sig (no core file: task/exit_status.h). */
+static void die(struct thread *t, int sig)
 {
-    task_exit(t, exit_status(sig));
+    process_exit(t->proc, exit_status_killed(sig));
 }
 
 /* Drop the pending signals whose action is to ignore them; what is left. */
-static uint64_t drop_ignored(struct task *t)
+static uint64_t drop_ignored(struct thread *t)
 {
     uint64_t d = deliverable(t);
     for (uint64_t m = d; m; m &= m - 1) {
         int sig = __builtin_ctzll(m) + 1;
         if (ignored(t, sig)) {
-            t->sigpending &= ~SIGBIT(sig);
+            signal_dequeue(t, sig);
             d &= ~SIGBIT(sig);
         }
     }
     return d;
 }
 
-/* A call that ended with an ERESTART code: EINTR, or RAX = the number and RIP back onto
- * the `syscall` instruction (ka: the handler that runs; NULL: none). */
-static void restart_fixup(struct task *t, l4_word_t *regs, const struct k_sigaction *ka)
+#define NR_restart_syscall 219
+
+static bool is_restart(long r)
+{
+    return r == -ERESTARTSYS || r == -ERESTARTNOHAND || r == -ERESTARTNOINTR ||
+           r == -ERESTART_RESTARTBLOCK;
+}
+
+/* The temporary mask of rt_sigsuspend, ppoll, pselect6 and epoll_pwait. */
+void signal_set_temp_mask(struct thread *t, uint64_t mask)
+{
+    if (!t->sig.restore_mask) {
+        t->sig.saved_mask = t->sig.blocked;
+        t->sig.restore_mask = true;
+    }
+    t->sig.blocked = mask & ~UNBLOCKABLE;
+}
+
+void signal_restore_temp_mask(struct thread *t)
+{
+    if (t->sig.restore_mask) {
+        t->sig.blocked = t->sig.saved_mask;
+        t->sig.restore_mask = false;
+    }
+}
+
+/* A call that ended with an ERESTART code: EINTR, or RAX = the number (restart_syscall's for
+ * -ERESTART_RESTARTBLOCK) and RIP back onto the `syscall` instruction (ka: the handler that
+ * runs; NULL: none).  The classes are Linux's (arch/x86/kernel/signal.c). */
+static void restart_fixup(struct thread *t, l4_word_t *regs, const struct k_sigaction *ka)
 {
     long rax = (long)R(RAX);
     bool restart;
+    l4_word_t nr = t->sig.result_nr;
     switch (-rax) {
     case ERESTARTNOHAND: restart = !ka; break;
+    case ERESTART_RESTARTBLOCK: restart = !ka; nr = NR_restart_syscall; break;
     case ERESTARTSYS: restart = !ka || (ka->flags & SA_RESTART); break;
     case ERESTARTNOINTR: restart = true; break;
     default: return;
     }
     if (restart) {
-        R(RAX) = t->sig.result_nr;
+        R(RAX) = nr;
         R(RIP) -= 2;
     } else {
         R(RAX) = (l4_word_t)-EINTR;
     }
+}
+
+/* An interrupted call r runs again, inside lx (no handler runs: the process does not see
+ * the restart): the same call, or restart_syscall for -ERESTART_RESTARTBLOCK.  A temporary
+ * mask goes first, as Linux puts the saved mask back when no handler is invoked. */
+static void restart_call(struct thread *t, const struct sysargs *a, long r)
+{
+    struct sysargs c = *a;
+    if (r == -ERESTART_RESTARTBLOCK)
+        c.nr = NR_restart_syscall;
+    signal_restore_temp_mask(t);
+    park_restart(t, &c);
 }
 
 static void set_regs_reply(const l4_word_t *regs)
@@ -255,13 +360,32 @@ static void set_regs_reply(const l4_word_t *regs)
         l4_set_mr(L4_FREG_RIP + i, regs[i]);
 }
 
-bool signal_deliver(struct task *t, l4_word_t *regs, bool in_syscall, bool force_set)
+/* The registers of a thread leaving rt_sigreturn without a new frame: through the signal
+ * page, which restores the frame's FPU state (fpsrc: its area, 0 none); false if that cannot
+ * be set up (the process is killed). */
+static bool return_path(struct thread *t, l4_word_t *regs, l4_word_t fpsrc)
+{
+    if (!sigframe_return(t, regs, fpsrc))
+        return true;
+    printf("lx: pid %d: bad signal frame at %lx: killed by SIGSEGV\n", thread_pid(t), R(RSP));
+    die(t, SIGSEGV);
+    return false;
+}
+
+/* Delivery (signal_deliver, signal_return): fpsrc is the FPU area of the frame rt_sigreturn
+ * returns from, whose state a new frame takes (0: the registers hold it). */
+static bool deliver(struct thread *t, l4_word_t *regs, bool in_syscall, bool force_set,
+                    l4_word_t fpsrc)
 {
     int sig;
+    /* Caught on the signal page's way back from a handler (its registers are the page's,
+     * RSP inside the old frame): a frame goes where the interrupted code's stack is, with
+     * its FPU state, never below the frame being left. */
+    if (!fpsrc && !in_syscall)
+        sigframe_unwind_return(t, regs, &fpsrc);
     while ((sig = next_signal(t))) {
-        struct k_siginfo info = t->sig.info[sig - 1];
-        t->sigpending &= ~SIGBIT(sig);
-        struct k_sigaction *ka = &t->sig.action[sig - 1];
+        struct k_siginfo info = signal_dequeue(t, sig);
+        struct k_sigaction *ka = action(t, sig);
         bool dfl = ka->handler == SIG_DFL || sig == SIGKILL || sig == SIGSTOP;
         if (!dfl && ka->handler == SIG_IGN)
             continue;
@@ -274,6 +398,9 @@ bool signal_deliver(struct task *t, l4_word_t *regs, bool in_syscall, bool force
                     continue;
                 if (in_syscall)
                     restart_fixup(t, regs, NULL);
+                signal_restore_temp_mask(t);
+                if (!return_path(t, regs, fpsrc))
+                    return false;
                 for (unsigned i = 0; i < L4_FREG_WORDS; i++)
                     t->sig.hold_regs[i] = regs[i];
                 t->sig.hold = SIG_HOLD_REGS;
@@ -288,9 +415,9 @@ bool signal_deliver(struct task *t, l4_word_t *regs, bool in_syscall, bool force
             restart_fixup(t, regs, ka);
         uint64_t oldmask = t->sig.restore_mask ? t->sig.saved_mask : t->sig.blocked;
         t->sig.restore_mask = false;
-        if (sigframe_setup(t, sig, ka, &info, oldmask, regs)) {
+        if (sigframe_setup(t, sig, ka, &info, oldmask, regs, fpsrc)) {
             printf("lx: pid %d: cannot write the frame for signal %d at %lx: killed by SIGSEGV\n",
-                   t->pid, sig, R(RSP));
+                   thread_pid(t), sig, R(RSP));
             die(t, SIGSEGV);
             return false;
         }
@@ -303,10 +430,9 @@ bool signal_deliver(struct task *t, l4_word_t *regs, bool in_syscall, bool force
     }
     if (in_syscall)
         restart_fixup(t, regs, NULL);
-    if (t->sig.restore_mask) {
-        t->sig.blocked = t->sig.saved_mask;
-        t->sig.restore_mask = false;
-    }
+    signal_restore_temp_mask(t);
+    if (!return_path(t, regs, fpsrc))
+        return false;
     if (in_syscall || force_set)
         set_regs_reply(regs);
     else
@@ -314,31 +440,33 @@ bool signal_deliver(struct task *t, l4_word_t *regs, bool in_syscall, bool force
     return true;
 }
 
-/* The interrupted call runs again (a restart without a handler). */
-static void restart_call(struct task *t, const struct sysargs *a)
+bool signal_deliver(struct thread *t, l4_word_t *regs, bool in_syscall, bool force_set)
 {
-    if (a != &t->call)
-        t->call = *a;
-    park_parked(t, &t->call);
-    park_wake(t);
+    return deliver(t, regs, in_syscall, force_set, 0);
 }
 
-long signal_syscall_return(struct task *t, const struct sysargs *a, long r)
+bool signal_return(struct thread *t, l4_word_t *regs, l4_word_t fpstate)
 {
-    if (t->state != TASK_RUNNING)
+    t->restart.fn = NULL;           /* a handler ran: nothing left to restart (Linux's) */
+    return deliver(t, regs, false, true, fpstate);
+}
+
+long signal_syscall_return(struct thread *t, const struct sysargs *a, long r)
+{
+    if (t->proc->state != PROCESS_LIVE)
         return r;
-    bool restart = r == -ERESTARTSYS || r == -ERESTARTNOHAND || r == -ERESTARTNOINTR;
+    bool restart = is_restart(r);
     if (!drop_ignored(t)) {
         if (!restart)
             return r;
-        restart_call(t, a);
+        restart_call(t, a, r);      /* the interrupted call runs again */
         return LX_NOREPLY;
     }
     /* A default action needs no registers; a handler needs them all. */
     int sig = next_signal(t);
-    const struct k_sigaction *ka = &t->sig.action[sig - 1];
+    const struct k_sigaction *ka = action(t, sig);
     if (ka->handler == SIG_DFL || sig == SIGKILL || sig == SIGSTOP) {
-        t->sigpending &= ~SIGBIT(sig);
+        signal_dequeue(t, sig);
         if (default_action(sig) == ACT_STOP && stop_discarded(t, sig))
             return signal_syscall_return(t, a, r);      /* the next one, if any */
         if (default_action(sig) != ACT_STOP) {
@@ -347,8 +475,10 @@ long signal_syscall_return(struct task *t, const struct sysargs *a, long r)
         }
         /* Stopped: the call's answer (or the call itself, interrupted: Linux restarts
          * it) waits for SIGCONT. */
-        if (a != &t->call)
-            t->call = *a;
+        if (a != &t->park.call)
+            t->park.call = *a;
+        if (restart)
+            signal_restore_temp_mask(t);
         t->sig.hold = restart ? SIG_HOLD_CALL : SIG_HOLD_RESULT;
         t->sig.hold_value = r;
         stop(t, sig);
@@ -369,40 +499,40 @@ static void regs_from_mrs(l4_word_t *regs)
         regs[i] = l4_mr(L4_FREG_RIP + i);
 }
 
-bool signal_interrupt(struct task *t)
+bool signal_interrupt(struct thread *t)
 {
     l4_word_t regs[L4_FREG_WORDS];
     regs_from_mrs(regs);
     return signal_deliver(t, regs, false, false);
 }
 
-bool signal_waiting_regs(const struct task *t)
+bool signal_waiting_regs(const struct thread *t)
 {
     return t->sig.want_regs;
 }
 
 /* A fault's signal (Linux's force_sig): a blocked or ignored one is reset to the default
- * action and unblocked. */
-static void force(struct task *t, int sig, const struct k_siginfo *info)
+ * action and unblocked.  Thread-directed. */
+static void force(struct thread *t, int sig, const struct k_siginfo *info)
 {
-    struct k_sigaction *ka = &t->sig.action[sig - 1];
+    struct k_sigaction *ka = action(t, sig);
     uint64_t bit = SIGBIT(sig);
     if ((t->sig.blocked & bit) || ka->handler == SIG_IGN) {
         ka->handler = SIG_DFL;
         t->sig.blocked &= ~bit;
     }
-    t->sig.info[sig - 1] = *info;
-    t->sigpending |= bit;
+    t->sig.pending.info[sig - 1] = *info;
+    t->sig.pending.set |= bit;
 }
 
 /* Will the forced signal kill (no handler after the reset)? */
-static bool force_kills(const struct task *t, int sig)
+static bool force_kills(const struct thread *t, int sig)
 {
-    const struct k_sigaction *ka = &t->sig.action[sig - 1];
+    const struct k_sigaction *ka = action(t, sig);
     return (t->sig.blocked & SIGBIT(sig)) || ka->handler == SIG_IGN || ka->handler == SIG_DFL;
 }
 
-bool signal_regs(struct task *t)
+bool signal_regs(struct thread *t)
 {
     l4_word_t regs[L4_FREG_WORDS];
     regs_from_mrs(regs);
@@ -417,8 +547,7 @@ bool signal_regs(struct task *t)
     }
     return signal_deliver(t, regs, in_syscall, true);
 }
-
-bool signal_exception(struct task *t)
+bool signal_exception(struct thread *t)
 {
     static const struct { unsigned vector; int sig, code; bool addr; const char *what; } map[] = {
         { 0, SIGFPE, FPE_INTDIV, true, "divide error" },
@@ -445,7 +574,7 @@ bool signal_exception(struct task *t)
         }
     if (force_kills(t, sig)) {
         l4_word_t where = what[0] == 'e' ? vector : l4_mr(L4_FEXC_ADDR);
-        task_fault_kill(t, sig, what, where, R(RIP));
+        process_fault_kill(t, sig, what, where, R(RIP));
         return false;
     }
     struct k_siginfo info = { .code = code, .addr = addr ? R(RIP) : 0,
@@ -454,11 +583,11 @@ bool signal_exception(struct task *t)
     return signal_deliver(t, regs, false, false);
 }
 
-bool signal_page_fault(struct task *t, l4_word_t addr, l4_word_t ip, unsigned access,
+bool signal_page_fault(struct thread *t, l4_word_t addr, l4_word_t ip, unsigned access,
                        bool mapped)
 {
     if (force_kills(t, SIGSEGV)) {
-        task_fault_kill(t, SIGSEGV, mapped ? "access violation" : "segmentation fault", addr, ip);
+        process_fault_kill(t, SIGSEGV, mapped ? "access violation" : "segmentation fault", addr, ip);
         return false;
     }
     /* The page-fault error code as the CPU pushes it: present, write, user, fetch. */
@@ -473,10 +602,10 @@ bool signal_page_fault(struct task *t, l4_word_t addr, l4_word_t ip, unsigned ac
 }
 
 /* A page of a file mapping wholly past the file's end: SIGBUS (BUS_ADRERR), as Linux. */
-bool signal_bus_fault(struct task *t, l4_word_t addr, l4_word_t ip)
+bool signal_bus_fault(struct thread *t, l4_word_t addr, l4_word_t ip)
 {
     if (force_kills(t, SIGBUS)) {
-        task_fault_kill(t, SIGBUS, "bus error (past the end of the file)", addr, ip);
+        process_fault_kill(t, SIGBUS, "bus error (past the end of the file)", addr, ip);
         return false;
     }
     t->sig.fault = (struct k_siginfo){ .code = 2 /* BUS_ADRERR */, .addr = addr, .trapno = 14,
@@ -488,90 +617,64 @@ bool signal_bus_fault(struct task *t, l4_word_t addr, l4_word_t ip)
     return true;
 }
 
-void signal_note_slow(struct task *t)
+void signal_note_slow(struct thread *t)
 {
-    if (t->state == TASK_RUNNING && !t->sig.stopped && !t->sig.want_regs && deliverable(t))
+    if (t->proc->state == PROCESS_LIVE && !t->proc->sig.stopped && !t->sig.want_regs &&
+        deliverable(t))
         note(t);
 }
 
-uint64_t signal_next_alarm = ~0ull;
-#define next_alarm signal_next_alarm
-
-void signal_timer_changed(void)
+/* ITIMER_REAL fired: SIGALRM.  Its next period is armed when the signal is taken
+ * (signal_dequeue), as Linux's dequeue_signal does: while one is pending no more come, and a
+ * period shorter than a delivery cannot keep the process in its handler for ever. */
+void signal_itimer_fired(struct timer *tm)
 {
-    uint64_t next = ~0ull;
-    for (unsigned i = 0; i < LX_MAX_TASKS; i++) {
-        struct task *t = task_slot(i);
-        if (t->state == TASK_RUNNING && t->sig.alarm_at && t->sig.alarm_at < next)
-            next = t->sig.alarm_at;
-    }
-    next_alarm = next;
+    struct process *p = container_of(tm, struct process, sig.real);
+    struct k_siginfo info = { .code = SI_KERNEL };
+    signal_send(p, SIGALRM, &info);
 }
 
-/* The timers that have expired: SIGALRM, and the next period. */
-static void run_timers(void)
+/* SIGALRM was taken: a periodic ITIMER_REAL's next expiry, the first period boundary after
+ * now (missed periods are not made up: Linux's hrtimer_forward). */
+static void itimer_rearm(struct process *p)
 {
-    if (next_alarm == ~0ull)
+    struct timer *tm = &p->sig.real;
+    uint64_t iv = p->sig.real_interval, now = lx_now();
+    if (!iv || tm->armed)
         return;
-    uint64_t now = lx_now();
-    for (unsigned i = 0; i < LX_MAX_TASKS; i++) {
-        struct task *t = task_slot(i);
-        if (t->state != TASK_RUNNING || !t->sig.alarm_at || t->sig.alarm_at > now)
-            continue;
-        uint64_t iv = t->sig.alarm_interval;
-        t->sig.alarm_at = iv ? t->sig.alarm_at + iv : 0;
-        if (iv && t->sig.alarm_at <= now)
-            t->sig.alarm_at = now + iv;     /* missed periods are not made up */
-        struct k_siginfo info = { .code = SI_KERNEL };
-        signal_send(t, SIGALRM, &info);
-    }
-    signal_timer_changed();
-}
-
-/* The interrupted call's result (signal(7)): the sleeps and waits for events or signals
- * give EINTR when a handler runs; the rest restart with SA_RESTART. */
-static long interrupted_result(l4_word_t nr)
-{
-    switch (nr) {
-    case 7: case 23: case 34: case 35: case 130: case 230: case 232: case 270: case 271:
-    case 281: case 441:     /* poll select pause nanosleep rt_sigsuspend clock_nanosleep
-                             * epoll_wait pselect6 ppoll epoll_pwait epoll_pwait2 */
-        return -ERESTARTNOHAND;
-    case 128:               /* rt_sigtimedwait */
-        return -EINTR;
-    default:
-        return -ERESTARTSYS;
-    }
+    uint64_t at = tm->when + iv;
+    if (at <= now)
+        at += ((now - at) / iv + 1) * iv;
+    timer_arm(tm, at);
 }
 
 /* Answer t's call (or send its next reply) with what signal_syscall_return says. */
-static void answer(struct task *t, long r)
+static void answer(struct thread *t, long r)
 {
     if (r == LX_REPLIED)
-        l4_reply(t->tid);
+        l4_reply(t->l4);
     else if (r != LX_NOREPLY && r != LX_PARK)
-        task_reply(t, r);
+        thread_reply(t, r);
 }
 
-/* A stopped process continues with what it was stopped with. */
-static void resume_held(struct task *t)
+/* A stopped thread continues with what it was stopped with. */
+static void resume_held(struct thread *t)
 {
     enum sig_hold h = t->sig.hold;
     t->sig.hold = SIG_HOLD_NONE;
     switch (h) {
     case SIG_HOLD_CALL:
-        park_parked(t, &t->call);   /* the interrupted call runs again */
-        park_wake(t);
+        restart_call(t, &t->park.call, t->sig.hold_value);  /* the interrupted call again */
         break;
     case SIG_HOLD_RESULT:
-        answer(t, signal_syscall_return(t, &t->call, t->sig.hold_value));
+        answer(t, signal_syscall_return(t, &t->park.call, t->sig.hold_value));
         break;
     case SIG_HOLD_REGS: {
         l4_word_t regs[L4_FREG_WORDS];
         for (unsigned i = 0; i < L4_FREG_WORDS; i++)
             regs[i] = t->sig.hold_regs[i];
         if (signal_deliver(t, regs, false, true))
-            l4_reply(t->tid);
+            l4_reply(t->l4);
         break;
     }
     default:
@@ -581,65 +684,114 @@ static void resume_held(struct task *t)
 
 void signal_run(void)
 {
-    run_timers();
-    while (kick) {
-        unsigned i = (unsigned)__builtin_ctzll(kick);
-        kick &= kick - 1;
-        struct task *t = task_slot(i);
-        if (t->state != TASK_RUNNING)
+    while (!list_empty(&kick)) {
+        struct thread *t = list_entry(kick.next, struct thread, sig.kick_link);
+        list_del(&t->sig.kick_link);
+        struct process *p = t->proc;
+        if (p->state != PROCESS_LIVE)
             continue;
-        if (t->sigpending & SIGBIT(SIGKILL)) {
-            t->sigpending &= ~SIGBIT(SIGKILL);
+        if (pending(t) & SIGBIT(SIGKILL)) {
+            signal_dequeue(t, SIGKILL);
             die(t, SIGKILL);        /* in whatever state it is */
             continue;
         }
-        if (t->sig.stopped || t->sig.want_regs)
+        if (p->sig.stopped || t->sig.want_regs)
             continue;
         if (t->sig.hold != SIG_HOLD_NONE) {
             resume_held(t);
             continue;
         }
-        if (t->park == PARK_CALL) {
-            if (t->call.nr == 128 && (t->sigpending & t->sig.wait_set)) {
+        if (t->park.kind == PARK_CALL) {
+            if (pending(t) & t->park.takes) {
                 park_wake(t);       /* rt_sigtimedwait takes it */
                 continue;
             }
             if (!drop_ignored(t))
                 continue;
+            /* The call's own result (park_call): a partial count, the time left, an
+             * ERESTART class; never decided here by the call's number. */
+            long r = park_interrupted(t);
             park_cancel(t);
-            answer(t, signal_syscall_return(t, &t->call, interrupted_result(t->call.nr)));
-        } else if (t->park == PARK_NONE && deliverable(t)) {
+            answer(t, signal_syscall_return(t, &t->park.call, r));
+        } else if (t->park.kind == PARK_NONE && deliverable(t)) {
             /* It runs user code (or its next message is on its way): the INTERRUPT
              * message brings its registers. */
-            l4_exchange_registers(t->tid, L4_EXREGS_APPLY_INTERRUPT | L4_EXREGS_INTERRUPT,
+            l4_exchange_registers(t->l4, L4_EXREGS_APPLY_INTERRUPT | L4_EXREGS_INTERRUPT,
                                   0, 0, 0, 0, L4_NILTHREAD, NULL);
         }
         /* Other parks (fork, vfork, a child's start): at its next message (signal_note). */
     }
 }
 
-int signal_exit_status(int sig)
+/* --- the signal state's lifetime --------------------------------------------------------- */
+
+struct sighand *signal_sighand_new(void)
 {
-    return exit_status(sig);
+    struct sighand *sh = kmalloc(sizeof *sh);
+    if (sh)
+        sh->refs = 1;
+    return sh;
 }
 
-void signal_fork(struct task *c, const struct task *p)
+static void sighand_put(struct sighand *sh)
 {
-    for (unsigned i = 0; i < 64; i++)
-        c->sig.action[i] = p->sig.action[i];
+    if (sh && !--sh->refs)
+        kfree(sh);
+}
+
+bool signal_fork(struct thread *c, const struct thread *p, bool share_sighand)
+{
+    struct process *cp = c->proc;
+    if (share_sighand) {
+        cp->sighand = p->proc->sighand;
+        cp->sighand->refs++;
+    } else {
+        if (!(cp->sighand = signal_sighand_new()))
+            return false;
+        for (unsigned i = 0; i < 64; i++)
+            cp->sighand->action[i] = p->proc->sighand->action[i];
+    }
     c->sig.blocked = p->sig.blocked;
     c->sig.ss_sp = p->sig.ss_sp;
     c->sig.ss_size = p->sig.ss_size;
     c->sig.ss_flags = p->sig.ss_flags;
+    return true;
 }
 
-void signal_exec(struct task *t)
+void signal_exec(struct thread *t)
 {
+    struct sighand *sh = t->proc->sighand;
+    if (sh->refs > 1) {             /* shared (CLONE_SIGHAND): execve gets its own */
+        struct sighand *own = signal_sighand_new();
+        if (own) {
+            for (unsigned i = 0; i < 64; i++)
+                own->action[i] = sh->action[i];
+            sighand_put(sh);
+            t->proc->sighand = sh = own;
+        }
+    }
     for (unsigned i = 0; i < 64; i++) {
-        struct k_sigaction *ka = &t->sig.action[i];
+        struct k_sigaction *ka = &sh->action[i];
         l4_word_t h = ka->handler == SIG_IGN ? SIG_IGN : SIG_DFL;
         *ka = (struct k_sigaction){ .handler = h };
     }
     t->sig.ss_sp = t->sig.ss_size = 0;
     t->sig.ss_flags = 0;
+}
+
+void signal_thread_exit(struct thread *t)
+{
+    list_del(&t->sig.kick_link);
+    t->sig.pending.set = 0;
+    t->sig.hold = SIG_HOLD_NONE;
+    t->sig.want_regs = false;
+}
+
+void signal_process_exit(struct process *p)
+{
+    timer_cancel(&p->sig.real);
+    p->sig.shared.set = 0;
+    p->sig.stopped = false;
+    sighand_put(p->sighand);
+    p->sighand = NULL;
 }

@@ -7,7 +7,6 @@
 #include "lib/errno.h"
 #include "park/park.h"
 #include "task/process.h"
-#include "time/clock.h"
 
 #define SIGHUP   1
 #define SIGINT   2
@@ -58,11 +57,6 @@
 #define SI_USER     0
 #define SI_KERNEL   0x80
 #define SI_TKILL    (-6)
-#define CLD_EXITED  1
-#define CLD_KILLED  2
-#define CLD_DUMPED  3
-#define CLD_STOPPED 5
-#define CLD_CONTINUED 6
 #define SEGV_MAPERR 1
 #define SEGV_ACCERR 2
 #define ILL_ILLOPN  2
@@ -71,63 +65,82 @@
 
 #define SIGBIT(sig) (1ull << ((sig) - 1))
 
-/* Raise sig for process t (sent by lx itself: SIGPIPE, SIGCHLD, SIGTTIN, ...). */
-void signal_raise(struct task *t, int sig);
-/* Raise sig for every process of group pgid (the tty's ^C, ^Z, ^\); the number reached. */
-int signal_raise_pgrp(int pgid, int sig);
+/* Raise sig for t's process (sent by lx itself: SIGPIPE, SIGTTIN, ...; Linux's send_sig). */
+void signal_raise(struct thread *t, int sig);
+/* Raise sig for every process of group pgrp (the tty's ^C, ^Z, ^\); the number reached. */
+int signal_raise_pgrp(struct pid *pgrp, int sig);
 /* A terminal's job-control stop signal (SIGTTIN, SIGTTOU) for t, as Linux's tty layer asks:
  * 1 if t ignores or blocks it (the caller goes ahead, or a read fails with EIO), -1 if t's
  * group is orphaned (nobody would continue it: EIO), 0 if it is to be raised for the group. */
-int signal_tty_stop_check(const struct task *t, int sig);
+int signal_tty_stop_check(const struct thread *t, int sig);
+/* Is process group pgrp orphaned (no member has a parent in another group of its session)? */
+bool signal_pgrp_orphaned(struct pid *pgrp);
 
 /* --- for lx's own layers (signal.c) --- */
-/* Raise sig with its siginfo; sender: the sending process (kill) or NULL (lx). */
-void signal_send(struct task *t, int sig, const struct k_siginfo *info);
-/* A child changed state (code CLD_*, status as wait reports it): SIGCHLD (or clone's exit
+/* A process-directed signal (kill; the kernel's) with its siginfo: any thread of p may take
+ * it.  Zombies and ended processes take nothing. */
+void signal_send(struct process *p, int sig, const struct k_siginfo *info);
+/* A thread-directed one (tkill, tgkill). */
+void signal_send_thread(struct thread *t, int sig, const struct k_siginfo *info);
+/* Take sig off t's pending sets (its own first); its siginfo. */
+struct k_siginfo signal_dequeue(struct thread *t, int sig);
+/* Drop the signals of mask pending for p and its threads (an action set to ignore them). */
+void signal_discard(struct process *p, uint64_t mask);
+/* A child changed state (exited, killed, stopped, continued): SIGCHLD (or clone's exit
  * signal) to its parent, whose wait4 looks again. */
-void signal_child_event(struct task *child, int code);
+void signal_child_event(struct process *child, struct exit_status status);
 /* Does parent reap child itself at its exit (SIGCHLD ignored or SA_NOCLDWAIT)? */
-bool signal_child_autoreap(const struct task *parent, const struct task *child);
+bool signal_child_autoreap(const struct process *parent, const struct process *child);
 /* A system call finished with r (maybe an ERESTART code): r itself when nothing is to be
  * delivered; otherwise LX_NOREPLY (ended or stopped) or LX_REPLIED (GET_REGS in the MRs). */
-long signal_syscall_return(struct task *t, const struct sysargs *a, long r);
-/* The receive loop: signals to take to processes that are not in lx's hands right now
- * (parked, running user code, stopped), and expired timers. */
-extern uint64_t signal_kick;         /* process slots signal_run looks at */
-extern uint64_t signal_next_alarm;   /* the earliest alarm (~0: none) */
-static inline uint64_t signal_timer_next(void)  /* lx_now() of the next alarm; ~0: none */
-{
-    return signal_next_alarm;
-}
-static inline bool signal_work(void)
-{
-    return signal_kick || (signal_next_alarm != ~0ull && signal_next_alarm <= lx_now());
-}
+long signal_syscall_return(struct thread *t, const struct sysargs *a, long r);
+/* The receive loop: signals to take to threads that are not in lx's hands right now
+ * (parked, running user code, stopped). */
+bool signal_busy(void);             /* anything for signal_run? */
 void signal_run(void);              /* clobbers the MRs */
-void signal_note_slow(struct task *t);
-/* t's message was served: anything left to deliver? */
-static inline void signal_note(struct task *t)
+void signal_note_slow(struct thread *t);
+/* The signals pending for t (its own and its process's). */
+static inline uint64_t signal_pending(const struct thread *t)
 {
-    if (t->sigpending)
+    return t->sig.pending.set | t->proc->sig.shared.set;
+}
+/* t's message was served: anything left to deliver? */
+static inline void signal_note(struct thread *t)
+{
+    if (signal_pending(t))
         signal_note_slow(t);
 }
-void signal_timer_changed(void);    /* a process's alarm_at changed */
+/* A call's own mask for its duration (rt_sigsuspend, ppoll, pselect6, epoll_pwait): the old
+ * one comes back when the call ends (signal_restore_temp_mask) or, if a signal the new mask
+ * lets in interrupts it, through the handler's frame (Linux's saved_sigmask). */
+void signal_set_temp_mask(struct thread *t, uint64_t mask);
+void signal_restore_temp_mask(struct thread *t);
+/* ITIMER_REAL (struct proc_sigstate.real) fired. */
+void signal_itimer_fired(struct timer *tm);
 /* Messages (main.c): true if the MRs hold the reply. */
-bool signal_interrupt(struct task *t);             /* INTERRUPT: the register set */
-bool signal_regs(struct task *t);                  /* REGS after our GET_REGS */
-bool signal_exception(struct task *t);             /* a CPU exception */
-bool signal_page_fault(struct task *t, l4_word_t addr, l4_word_t ip, unsigned access,
+bool signal_interrupt(struct thread *t);             /* INTERRUPT: the register set */
+bool signal_regs(struct thread *t);                  /* REGS after our GET_REGS */
+bool signal_exception(struct thread *t);             /* a CPU exception */
+bool signal_page_fault(struct thread *t, l4_word_t addr, l4_word_t ip, unsigned access,
                        bool mapped);               /* a fault lx cannot serve */
-bool signal_bus_fault(struct task *t, l4_word_t addr, l4_word_t ip);  /* past a file's end */
-bool signal_waiting_regs(const struct task *t);
+bool signal_bus_fault(struct thread *t, l4_word_t addr, l4_word_t ip);  /* past a file's end */
+bool signal_waiting_regs(const struct thread *t);
 /* Delivery with the whole register set (MR order, 18 or 20 words): a handler's frame, a
  * default action, or nothing; in_syscall: RAX holds a call's result.  True if the MRs hold
  * the SET_REGS reply. */
-bool signal_deliver(struct task *t, l4_word_t *regs, bool in_syscall, bool force_set);
-/* The wait status of a process that sig ends (the core flag for core-dump signals). */
-int signal_exit_status(int sig);
-/* fork, execve */
-void signal_fork(struct task *child, const struct task *parent);
-void signal_exec(struct task *t);
+bool signal_deliver(struct thread *t, l4_word_t *regs, bool in_syscall, bool force_set);
+/* rt_sigreturn: regs (the frame's, RIP and RSP those of the interrupted code) and the frame's
+ * FPU area at user address fpstate (0: none): a signal deliverable now gets its frame on the
+ * interrupted code's stack with that FPU state, as on Linux (one frame at a time); otherwise
+ * the thread returns through the signal page.  True if the MRs hold the reply. */
+bool signal_return(struct thread *t, l4_word_t *regs, l4_word_t fpstate);
+/* The signal state's lifetime: new actions (all default; NULL: no memory); fork (the child's
+ * actions copied or, with CLONE_SIGHAND, shared; mask and alternate stack inherited); execve
+ * (handlers back to default); a thread or a process that ends. */
+struct sighand *signal_sighand_new(void);
+bool signal_fork(struct thread *child, const struct thread *parent, bool share_sighand);
+void signal_exec(struct thread *t);
+void signal_thread_exit(struct thread *t);
+void signal_process_exit(struct process *p);
 
 #endif

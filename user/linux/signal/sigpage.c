@@ -8,7 +8,9 @@
  *   entry   (RDX = &ucontext, R11 = the handler; lx's SET_REGS sets both): fxsave the
  *           interrupted code's FPU state into the frame's FPU area (uc_mcontext.fpstate),
  *           give the handler the initial FPU state as Linux does (fninit, MXCSR 0x1F80),
- *           RAX = 0, jump to the handler.
+ *           RAX = 0, jump to the handler.  `nosave` skips the fxsave: a signal delivered at
+ *           rt_sigreturn gets the FPU state lx copied from the frame it returns from (the
+ *           registers still hold the handler's).
  *   return  (RSP = the frame's FPU area, every other register already restored by lx):
  *           fxrstor from it, then RSP = the word lx left at area + 464 (in the fxsave
  *           layout's bytes for software, which fxrstor ignores), which points 136 bytes
@@ -27,6 +29,8 @@ __asm__(".pushsection .rodata\n"
         "lx_sigpage:\n"
         "  movq 224(%rdx), %rax\n"         /* uc->uc_mcontext.fpstate */
         "  fxsave64 (%rax)\n"
+        ".globl lx_sigpage_nosave\n"
+        "lx_sigpage_nosave:\n"             /* the area is written already (rt_sigreturn) */
         "  fninit\n"
         "  ldmxcsr lx_sigpage_mxcsr(%rip)\n"
         "  xorl %eax, %eax\n"
@@ -34,7 +38,11 @@ __asm__(".pushsection .rodata\n"
         ".globl lx_sigpage_return\n"
         "lx_sigpage_return:\n"
         "  fxrstor64 (%rsp)\n"
+        ".globl lx_sigpage_return_sp\n"
+        "lx_sigpage_return_sp:\n"
         "  movq 464(%rsp), %rsp\n"
+        ".globl lx_sigpage_return_ret\n"
+        "lx_sigpage_return_ret:\n"
         "  ret $128\n"
         ".globl lx_sigpage_fork\n"
         "lx_sigpage_fork:\n"               /* fork: RSP = the scratch area below the stack */
@@ -48,7 +56,9 @@ __asm__(".pushsection .rodata\n"
         ".balign 4096\n"
         ".popsection\n");
 
-extern const char lx_sigpage[], lx_sigpage_return[], lx_sigpage_fork[], lx_sigpage_fork_end[];
+extern const char lx_sigpage[], lx_sigpage_nosave[], lx_sigpage_return[],
+                  lx_sigpage_return_sp[], lx_sigpage_return_ret[], lx_sigpage_fork[],
+                  lx_sigpage_fork_end[];
 
 void sigpage_region(struct region *r)
 {
@@ -62,9 +72,21 @@ l4_word_t sigpage_entry(void)
     return LX_SIGPAGE;
 }
 
+l4_word_t sigpage_entry_nosave(void)
+{
+    return LX_SIGPAGE + (l4_word_t)(lx_sigpage_nosave - lx_sigpage);
+}
+
 l4_word_t sigpage_return(void)
 {
     return LX_SIGPAGE + (l4_word_t)(lx_sigpage_return - lx_sigpage);
+}
+
+int sigpage_return_step(l4_word_t rip)
+{
+    const char *p = lx_sigpage + (rip - LX_SIGPAGE);
+    return p == lx_sigpage_return ? 0 : p == lx_sigpage_return_sp ? 1 :
+           p == lx_sigpage_return_ret ? 2 : -1;
 }
 
 l4_word_t sigpage_fork(void)

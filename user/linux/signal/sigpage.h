@@ -13,7 +13,11 @@ struct region;
  * it into every new memory model. */
 void sigpage_region(struct region *r);
 l4_word_t sigpage_entry(void);
+l4_word_t sigpage_entry_nosave(void);   /* the entry without the fxsave (signal_return) */
 l4_word_t sigpage_return(void);
+/* Where on the return path rip is: 0 before the fxrstor, 1 after it (RSP still the area),
+ * 2 at the final `ret` (RSP = the word holding the interrupted RIP); -1 elsewhere. */
+int sigpage_return_step(l4_word_t rip);
 #define LX_SYS_FORK_FPU 0x7f000001ul  /* the fork path's private call (no Linux number) */
 l4_word_t sigpage_fork(void);       /* fxsave at RSP, then LX_SYS_FORK_FPU */
 l4_word_t sigpage_fork_end(void);   /* the RIP that call reports */

@@ -1,8 +1,15 @@
-/* A process's signal state as struct task holds it (the signal layer: signal.h,
- * docs/linux/signals.md). */
+/* The signal state (the signal layer: signal.h, docs/linux/signals.md), split as Linux splits
+ * it: the actions (struct sighand, shared by reference count: CLONE_SIGHAND, and always by
+ * the threads of a process), what a process shares (the process-directed pending set, group
+ * stop, ITIMER_REAL: struct proc_sigstate, in struct process) and what each thread has (its
+ * own pending set, mask, alternate stack and the state of a delivery: struct sigstate, in
+ * struct thread). */
 #ifndef LX_SIGNAL_SIGSTATE_H
 #define LX_SIGNAL_SIGSTATE_H
 
+#include "lib/list.h"
+#include "park/timer.h"
+#include "task/exit_status.h"
 #include <libl4.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,18 +23,25 @@ struct k_siginfo {                  /* what a pending signal carries into its si
     l4_word_t addr;
     int trapno, err;                /* a fault's: the sigcontext's trapno and err */
 };
-enum sig_hold {                     /* what a stopped process gets when it continues */
+struct sigpending {                 /* signals pending (bit sig - 1), one of each: no queue */
+    uint64_t set;
+    struct k_siginfo info[64];      /* by signal - 1 */
+};
+struct sighand {                    /* the actions: Linux's sighand_struct */
+    unsigned refs;                  /* processes that share them (CLONE_SIGHAND) */
+    struct k_sigaction action[64];  /* by signal - 1 */
+};
+enum sig_hold {                     /* what a stopped thread gets when it continues */
     SIG_HOLD_NONE,
     SIG_HOLD_RESULT,                /* a finished system call's result (hold_value) */
-    SIG_HOLD_CALL,                  /* its parked call, run again (a restart) */
+    SIG_HOLD_CALL,                  /* its interrupted call, restarted (hold_value: how) */
     SIG_HOLD_REGS,                  /* its registers (hold_regs): the delivery goes on */
 };
-struct sigstate {
-    struct k_sigaction action[64];  /* by signal - 1 */
-    struct k_siginfo info[64];      /* of each pending signal (one per signal: no queue) */
+struct sigstate {                   /* per thread */
+    struct sigpending pending;      /* thread-directed: tkill, tgkill, a fault's */
     uint64_t blocked;
-    uint64_t saved_mask;            /* rt_sigsuspend's: restored when it ends */
-    bool restore_mask;
+    uint64_t saved_mask;            /* the mask before rt_sigsuspend, ppoll, pselect6 ... */
+    bool restore_mask;              /* ... which the call's end or the handler's frame restores */
     l4_word_t ss_sp, ss_size;       /* sigaltstack; size 0: disabled */
     int ss_flags;                   /* as given (SS_AUTODISARM matters) */
     bool want_regs;                 /* GET_REGS sent: the registers come as a REGS message */
@@ -36,15 +50,18 @@ struct sigstate {
     bool in_syscall;                /* ... the registers are those at a system call */
     struct k_siginfo fault;         /* ... or a page fault's SIGSEGV to force */
     int fault_sig;
-    bool stopped;                   /* SIGSTOP & co.: not answered until SIGCONT */
-    int stop_sig;
     enum sig_hold hold;
     long hold_value;
     l4_word_t hold_regs[L4_FREG_WORDS];
-    int report;                     /* wait4: 0, or the stop signal, or -1 continued */
-    uint64_t alarm_at, alarm_interval;  /* ITIMER_REAL: lx_now() values; 0 off */
-    uint64_t wait_set;              /* rt_sigtimedwait: the signals it takes ... */
-    uint64_t wait_deadline;         /* ... until then (lx_now()); 0 none */
+    struct list kick_link;          /* on signal_run's list: something to deliver */
+};
+struct proc_sigstate {              /* per process: Linux's signal_struct */
+    struct sigpending shared;       /* process-directed: kill, the kernel's */
+    bool stopped;                   /* group stop: no thread is answered until SIGCONT */
+    int stop_sig;
+    struct exit_status report;      /* a stop or continue that wait has not reported yet */
+    struct timer real;              /* ITIMER_REAL: SIGALRM when it fires ... */
+    uint64_t real_interval;         /* ... and armed again this much later (0: once) */
 };
 
 #endif

@@ -8,14 +8,14 @@
 extern char path1[PATH_MAX], path2[PATH_MAX];
 
 /* A path from the process into buf: 0, -EFAULT or -ENAMETOOLONG. */
-int get_path(struct task *t, l4_word_t u, char *buf);
+int get_path(struct thread *t, l4_word_t u, char *buf);
 /* The directory an *at call starts from (NULL: cwd, or the path is absolute). */
-int at_dir(struct task *t, long dirfd, const char *path, struct inode **dir);
+int at_dir(struct thread *t, long dirfd, const char *path, struct inode **dir);
 /* (dirfd, user path) walked: the inode (path in buf) or NULL with *err. */
-struct inode *lookup_at(struct task *t, long dirfd, l4_word_t upath, char *buf, bool follow,
+struct inode *lookup_at(struct thread *t, long dirfd, l4_word_t upath, char *buf, bool follow,
                         int *err);
 /* The same with AT_EMPTY_PATH (dirfd's own file for "") and AT_SYMLINK_NOFOLLOW. */
-struct inode *resolve_at(struct task *t, long dirfd, l4_word_t upath, unsigned flags,
+struct inode *resolve_at(struct thread *t, long dirfd, l4_word_t upath, unsigned flags,
                          int *err);
 
 #endif

@@ -15,7 +15,7 @@
 #define STATX_RESERVED     0x80000000u
 
 /* An fd that names a file for a change: O_PATH ones do not (EBADF), as Linux's fdget. */
-static struct file *fd_file(struct task *t, long fd)
+static struct file *fd_file(struct thread *t, long fd)
 {
     struct file *f = fd_get(t, (int)fd);
     return f && !(f->flags & O_PATH) ? f : NULL;
@@ -23,7 +23,7 @@ static struct file *fd_file(struct task *t, long fd)
 
 /* --- access ------------------------------------------------------------------------------ */
 
-static long do_access(struct task *t, long dirfd, l4_word_t upath, unsigned mode,
+static long do_access(struct thread *t, long dirfd, l4_word_t upath, unsigned mode,
                       unsigned flags)
 {
     if (mode & ~7u || flags & ~(unsigned)(AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
@@ -43,58 +43,58 @@ static long do_access(struct task *t, long dirfd, l4_word_t upath, unsigned mode
     return 0;
 }
 
-long sys_access(struct task *t, const struct sysargs *a)
+long sys_access(struct thread *t, const struct sysargs *a)
 {
     return do_access(t, AT_FDCWD, a->a[0], (unsigned)a->a[1], 0);
 }
 
-long sys_faccessat(struct task *t, const struct sysargs *a)
+long sys_faccessat(struct thread *t, const struct sysargs *a)
 {
     return do_access(t, (long)a->a[0], a->a[1], (unsigned)a->a[2], 0);
 }
 
-long sys_faccessat2(struct task *t, const struct sysargs *a)
+long sys_faccessat2(struct thread *t, const struct sysargs *a)
 {
     return do_access(t, (long)a->a[0], a->a[1], (unsigned)a->a[2], (unsigned)a->a[3]);
 }
 
 /* --- modes, owners, sizes ------------------------------------------------------------------- */
 
-static long chmod_inode(struct task *t, struct inode *i, unsigned mode)
+static long chmod_inode(struct thread *t, struct inode *i, unsigned mode)
 {
     if (i->sb->flags & MS_RDONLY)
         return -EROFS;
     return vfs_chmod(t, i, mode);
 }
 
-long sys_chmod(struct task *t, const struct sysargs *a)
+long sys_chmod(struct thread *t, const struct sysargs *a)
 {
     int err;
     struct inode *i = lookup_at(t, AT_FDCWD, a->a[0], path1, true, &err);
     return i ? chmod_inode(t, i, (unsigned)a->a[1]) : err;
 }
 
-long sys_fchmod(struct task *t, const struct sysargs *a)
+long sys_fchmod(struct thread *t, const struct sysargs *a)
 {
     struct file *f = fd_file(t, (long)a->a[0]);
     return f ? chmod_inode(t, f->inode, (unsigned)a->a[1]) : -EBADF;
 }
 
-long sys_fchmodat(struct task *t, const struct sysargs *a)
+long sys_fchmodat(struct thread *t, const struct sysargs *a)
 {
     int err;
     struct inode *i = lookup_at(t, (long)a->a[0], a->a[1], path1, true, &err);
     return i ? chmod_inode(t, i, (unsigned)a->a[2]) : err;
 }
 
-static long chown_inode(struct task *t, struct inode *i, long uid, long gid)
+static long chown_inode(struct thread *t, struct inode *i, long uid, long gid)
 {
     if (i->sb->flags & MS_RDONLY)
         return -EROFS;
     return vfs_chown(t, i, uid, gid);
 }
 
-static long do_chown(struct task *t, long dirfd, l4_word_t upath, long uid, long gid,
+static long do_chown(struct thread *t, long dirfd, l4_word_t upath, long uid, long gid,
                      unsigned flags)
 {
     if (flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
@@ -104,28 +104,28 @@ static long do_chown(struct task *t, long dirfd, l4_word_t upath, long uid, long
     return i ? chown_inode(t, i, uid, gid) : err;
 }
 
-long sys_chown(struct task *t, const struct sysargs *a)
+long sys_chown(struct thread *t, const struct sysargs *a)
 {
     return do_chown(t, AT_FDCWD, a->a[0], (long)a->a[1], (long)a->a[2], 0);
 }
 
-long sys_lchown(struct task *t, const struct sysargs *a)
+long sys_lchown(struct thread *t, const struct sysargs *a)
 {
     return do_chown(t, AT_FDCWD, a->a[0], (long)a->a[1], (long)a->a[2], AT_SYMLINK_NOFOLLOW);
 }
 
-long sys_fchownat(struct task *t, const struct sysargs *a)
+long sys_fchownat(struct thread *t, const struct sysargs *a)
 {
     return do_chown(t, (long)a->a[0], a->a[1], (long)a->a[2], (long)a->a[3], (unsigned)a->a[4]);
 }
 
-long sys_fchown(struct task *t, const struct sysargs *a)
+long sys_fchown(struct thread *t, const struct sysargs *a)
 {
     struct file *f = fd_file(t, (long)a->a[0]);
     return f ? chown_inode(t, f->inode, (long)a->a[1], (long)a->a[2]) : -EBADF;
 }
 
-long sys_truncate(struct task *t, const struct sysargs *a)
+long sys_truncate(struct thread *t, const struct sysargs *a)
 {
     if ((long)a->a[1] < 0)
         return -EINVAL;
@@ -144,7 +144,7 @@ long sys_truncate(struct task *t, const struct sysargs *a)
     return vfs_truncate(t, i, a->a[1]);
 }
 
-long sys_ftruncate(struct task *t, const struct sysargs *a)
+long sys_ftruncate(struct thread *t, const struct sysargs *a)
 {
     if ((long)a->a[1] < 0)
         return -EINVAL;
@@ -157,7 +157,7 @@ long sys_ftruncate(struct task *t, const struct sysargs *a)
     return vfs_truncate(t, f->inode, a->a[1]);
 }
 
-long sys_umask(struct task *t, const struct sysargs *a)
+long sys_umask(struct thread *t, const struct sysargs *a)
 {
     unsigned old = t->fs->umask;
     t->fs->umask = (unsigned)a->a[0] & 0777;
@@ -166,7 +166,7 @@ long sys_umask(struct task *t, const struct sysargs *a)
 
 /* --- statx ------------------------------------------------------------------------------------ */
 
-long sys_statx(struct task *t, const struct sysargs *a)
+long sys_statx(struct thread *t, const struct sysargs *a)
 {
     unsigned flags = (unsigned)a->a[2], mask = (unsigned)a->a[3];
     if (mask & STATX_RESERVED)
@@ -206,12 +206,12 @@ long sys_statx(struct task *t, const struct sysargs *a)
     PUT64(144, i->sb->id);          /* mnt_id, as /proc/N/mountinfo numbers it */
 #undef PUT32
 #undef PUT64
-    return copy_to_user(&t->mm, a->a[4], x, sizeof x);
+    return copy_to_user(t->mm, a->a[4], x, sizeof x);
 }
 
 /* --- times ------------------------------------------------------------------------------ */
 
-static long times_inode(struct task *t, struct inode *i, const long *ns)
+static long times_inode(struct thread *t, struct inode *i, const long *ns)
 {
     if (i->sb->flags & MS_RDONLY)
         return -EROFS;
@@ -220,7 +220,7 @@ static long times_inode(struct task *t, struct inode *i, const long *ns)
 
 /* The common part of utimensat, futimesat, utimes, utime: times already checked and in
  * nanoseconds (NULL: now). */
-static long do_utimes(struct task *t, long dirfd, l4_word_t upath, const long *ns,
+static long do_utimes(struct thread *t, long dirfd, l4_word_t upath, const long *ns,
                       unsigned flags)
 {
     if (ns && ns[0] == UTIME_OMIT && ns[1] == UTIME_OMIT)
@@ -240,11 +240,11 @@ static long do_utimes(struct task *t, long dirfd, l4_word_t upath, const long *n
     return i ? times_inode(t, i, ns) : err;
 }
 
-long sys_utimensat(struct task *t, const struct sysargs *a)
+long sys_utimensat(struct thread *t, const struct sysargs *a)
 {
     long ts[4], ns[2];
     if (a->a[2]) {
-        if (copy_from_user(&t->mm, ts, a->a[2], sizeof ts))
+        if (copy_from_user(t->mm, ts, a->a[2], sizeof ts))
             return -EFAULT;
         for (int k = 0; k < 2; k++) {
             long nsec = ts[2 * k + 1];
@@ -260,13 +260,13 @@ long sys_utimensat(struct task *t, const struct sysargs *a)
 }
 
 /* struct timeval[2] at u (0: now) into nanoseconds. */
-static long timevals(struct task *t, l4_word_t u, long ns[2], long **p)
+static long timevals(struct thread *t, l4_word_t u, long ns[2], long **p)
 {
     *p = NULL;
     if (!u)
         return 0;
     long tv[4];
-    if (copy_from_user(&t->mm, tv, u, sizeof tv))
+    if (copy_from_user(t->mm, tv, u, sizeof tv))
         return -EFAULT;
     for (int k = 0; k < 2; k++) {
         if (tv[2 * k + 1] < 0 || tv[2 * k + 1] >= 1000000 || tv[2 * k] < 0)
@@ -277,13 +277,13 @@ static long timevals(struct task *t, l4_word_t u, long ns[2], long **p)
     return 0;
 }
 
-long sys_futimesat(struct task *t, const struct sysargs *a)
+long sys_futimesat(struct thread *t, const struct sysargs *a)
 {
     long ns[2], *p, e = timevals(t, a->a[2], ns, &p);
     return e ? e : do_utimes(t, (long)a->a[0], a->a[1], p, 0);
 }
 
-long sys_utimes(struct task *t, const struct sysargs *a)
+long sys_utimes(struct thread *t, const struct sysargs *a)
 {
     long ns[2], *p, e = timevals(t, a->a[1], ns, &p);
     if (e)
@@ -291,11 +291,11 @@ long sys_utimes(struct task *t, const struct sysargs *a)
     return a->a[0] ? do_utimes(t, AT_FDCWD, a->a[0], p, 0) : -EFAULT;
 }
 
-long sys_utime(struct task *t, const struct sysargs *a)
+long sys_utime(struct thread *t, const struct sysargs *a)
 {
     long tb[2], ns[2];
     if (a->a[1]) {
-        if (copy_from_user(&t->mm, tb, a->a[1], sizeof tb))
+        if (copy_from_user(t->mm, tb, a->a[1], sizeof tb))
             return -EFAULT;
         ns[0] = tb[0] * 1000000000, ns[1] = tb[1] * 1000000000;
     }

@@ -20,7 +20,7 @@
 #define O_DIRECT        040000
 #define SETFL_MASK      (O_APPEND | O_NONBLOCK | O_NOATIME | O_DIRECT)
 
-static long dup_from(struct task *t, long oldfd, unsigned from, bool cloexec)
+static long dup_from(struct thread *t, long oldfd, unsigned from, bool cloexec)
 {
     struct file *f = fd_get(t, oldfd);
     if (!f)
@@ -32,7 +32,7 @@ static long dup_from(struct task *t, long oldfd, unsigned from, bool cloexec)
     return fd;
 }
 
-static long dup_to(struct task *t, long oldfd, long newfd, bool cloexec)
+static long dup_to(struct thread *t, long oldfd, long newfd, bool cloexec)
 {
     struct file *f = fd_get(t, oldfd);
     if ((unsigned long)newfd >= fd_limit(t) || (int)newfd < 0)
@@ -46,26 +46,26 @@ static long dup_to(struct task *t, long oldfd, long newfd, bool cloexec)
     return fd;
 }
 
-long sys_dup(struct task *t, const struct sysargs *a)
+long sys_dup(struct thread *t, const struct sysargs *a)
 {
     return dup_from(t, (int)a->a[0], 0, false);
 }
 
-long sys_dup2(struct task *t, const struct sysargs *a)
+long sys_dup2(struct thread *t, const struct sysargs *a)
 {
     if ((int)a->a[0] == (int)a->a[1])
         return fd_get(t, (int)a->a[0]) ? (long)(int)a->a[1] : -EBADF;
     return dup_to(t, (int)a->a[0], (int)a->a[1], false);
 }
 
-long sys_dup3(struct task *t, const struct sysargs *a)
+long sys_dup3(struct thread *t, const struct sysargs *a)
 {
     if (a->a[2] & ~(l4_word_t)O_CLOEXEC || (int)a->a[0] == (int)a->a[1])
         return -EINVAL;
     return dup_to(t, (int)a->a[0], (int)a->a[1], a->a[2] & O_CLOEXEC);
 }
 
-static long set_fl(struct task *t, struct file *f, unsigned arg)
+static long set_fl(struct thread *t, struct file *f, unsigned arg)
 {
     if ((arg & O_NOATIME) && !(f->flags & O_NOATIME) && !inode_owner_or_root(t, f->inode))
         return -EPERM;
@@ -75,7 +75,7 @@ static long set_fl(struct task *t, struct file *f, unsigned arg)
     return 0;
 }
 
-long sys_fcntl(struct task *t, const struct sysargs *a)
+long sys_fcntl(struct thread *t, const struct sysargs *a)
 {
     int fd = (int)a->a[0];
     unsigned cmd = (unsigned)a->a[1];
@@ -116,7 +116,7 @@ long sys_fcntl(struct task *t, const struct sysargs *a)
     }
 }
 
-long sys_flock(struct task *t, const struct sysargs *a)
+long sys_flock(struct thread *t, const struct sysargs *a)
 {
     struct file *f = fd_get(t, (long)(int)a->a[0]);
     if (!f || (f->flags & O_PATH))

@@ -22,28 +22,28 @@ static char bounce[LX_PAGE];
 static struct uio_seg iovs[IOV_MAX];
 
 /* read/write/pread/pwrite of n bytes at buf. */
-static long rw1(struct task *t, struct file *f, l4_word_t buf, l4_word_t n, l4_word_t *pos,
+static long rw1(struct thread *t, struct file *f, l4_word_t buf, l4_word_t n, l4_word_t *pos,
                 bool write, bool resumable)
 {
     struct uio_seg seg = { buf, n };
     struct uio u;
-    uio_init(&u, &t->mm, &seg, 1);
+    uio_init(&u, t->mm, &seg, 1);
     return vfs_rw(t, f, &u, pos, write, resumable);
 }
 
-long sys_read(struct task *t, const struct sysargs *a)
+long sys_read(struct thread *t, const struct sysargs *a)
 {
     struct file *f = fd_get(t, (long)(int)a->a[0]);
     return f ? rw1(t, f, a->a[1], a->a[2], &f->pos, false, true) : -EBADF;
 }
 
-long sys_write(struct task *t, const struct sysargs *a)
+long sys_write(struct thread *t, const struct sysargs *a)
 {
     struct file *f = fd_get(t, (long)(int)a->a[0]);
     return f ? rw1(t, f, a->a[1], a->a[2], &f->pos, true, true) : -EBADF;
 }
 
-static long prw(struct task *t, const struct sysargs *a, bool write)
+static long prw(struct thread *t, const struct sysargs *a, bool write)
 {
     if ((long)a->a[3] < 0)
         return -EINVAL;
@@ -56,18 +56,18 @@ static long prw(struct task *t, const struct sysargs *a, bool write)
     return rw1(t, f, a->a[1], a->a[2], &pos, write, false);
 }
 
-long sys_pread64(struct task *t, const struct sysargs *a)
+long sys_pread64(struct thread *t, const struct sysargs *a)
 {
     return prw(t, a, false);
 }
 
-long sys_pwrite64(struct task *t, const struct sysargs *a)
+long sys_pwrite64(struct thread *t, const struct sysargs *a)
 {
     return prw(t, a, true);
 }
 
 /* readv/writev: the iovecs copied in whole first, checked as Linux's import_iovec. */
-static long rwv(struct task *t, const struct sysargs *a, bool write)
+static long rwv(struct thread *t, const struct sysargs *a, bool write)
 {
     struct file *f = fd_get(t, (long)(int)a->a[0]);
     unsigned acc = f ? f->flags & O_ACCMODE : 0;
@@ -77,7 +77,7 @@ static long rwv(struct task *t, const struct sysargs *a, bool write)
     l4_word_t n = a->a[2];
     if (n > IOV_MAX)
         return -EINVAL;
-    if (n && copy_from_user(&t->mm, iovs, a->a[1], n * sizeof iovs[0]))
+    if (n && copy_from_user(t->mm, iovs, a->a[1], n * sizeof iovs[0]))
         return -EFAULT;
     for (l4_word_t k = 0; k < n; k++)
         if ((long)iovs[k].len < 0)
@@ -92,21 +92,21 @@ static long rwv(struct task *t, const struct sysargs *a, bool write)
         total += iovs[k].len;
     }
     struct uio u;
-    uio_init(&u, &t->mm, iovs, (unsigned)n);
+    uio_init(&u, t->mm, iovs, (unsigned)n);
     return vfs_rw(t, f, &u, &f->pos, write, true);
 }
 
-long sys_readv(struct task *t, const struct sysargs *a)
+long sys_readv(struct thread *t, const struct sysargs *a)
 {
     return rwv(t, a, false);
 }
 
-long sys_writev(struct task *t, const struct sysargs *a)
+long sys_writev(struct thread *t, const struct sysargs *a)
 {
     return rwv(t, a, true);
 }
 
-long sys_lseek(struct task *t, const struct sysargs *a)
+long sys_lseek(struct thread *t, const struct sysargs *a)
 {
     struct file *f = fd_get(t, (long)(int)a->a[0]);
     if (!f || (f->flags & O_PATH))
@@ -122,7 +122,7 @@ long sys_lseek(struct task *t, const struct sysargs *a)
 }
 
 /* The requests of every file here; the rest is the file's ioctl operation. */
-long sys_ioctl(struct task *t, const struct sysargs *a)
+long sys_ioctl(struct thread *t, const struct sysargs *a)
 {
     struct file *f = fd_get(t, (long)(int)a->a[0]);
     if (!f || (f->flags & O_PATH))
@@ -131,7 +131,7 @@ long sys_ioctl(struct task *t, const struct sysargs *a)
     switch (cmd) {
     case FIONBIO: {
         int on;
-        if (copy_from_user(&t->mm, &on, a->a[2], sizeof on))
+        if (copy_from_user(t->mm, &on, a->a[2], sizeof on))
             return -EFAULT;
         f->flags = on ? f->flags | O_NONBLOCK : f->flags & ~O_NONBLOCK;
         return 0;
@@ -143,7 +143,7 @@ long sys_ioctl(struct task *t, const struct sysargs *a)
     case FIONREAD:
         if (S_ISREG(f->inode->mode)) {  /* the bytes from the position to the end */
             int n = f->pos < f->inode->size ? (int)(f->inode->size - f->pos) : 0;
-            return copy_to_user(&t->mm, a->a[2], &n, sizeof n);
+            return copy_to_user(t->mm, a->a[2], &n, sizeof n);
         }
         break;
     }
@@ -155,7 +155,7 @@ long sys_ioctl(struct task *t, const struct sysargs *a)
 /* --- sendfile --------------------------------------------------------------------------- */
 
 /* Bytes from in_fd (at *offset, or its position) to out_fd through lx, a page at a time. */
-long sys_sendfile(struct task *t, const struct sysargs *a)
+long sys_sendfile(struct thread *t, const struct sysargs *a)
 {
     struct file *out = fd_get(t, (long)(int)a->a[0]), *in = fd_get(t, (long)(int)a->a[1]);
     if (!out || !in)
@@ -169,7 +169,7 @@ long sys_sendfile(struct task *t, const struct sysargs *a)
     l4_word_t pos = in->pos, count = a->a[3];
     if (a->a[2]) {
         long off;
-        if (copy_from_user(&t->mm, &off, a->a[2], sizeof off))
+        if (copy_from_user(t->mm, &off, a->a[2], sizeof off))
             return -EFAULT;
         if (off < 0)
             return -EINVAL;
@@ -207,7 +207,7 @@ long sys_sendfile(struct task *t, const struct sysargs *a)
     }
     if (a->a[2]) {
         long off = (long)pos;
-        if (copy_to_user(&t->mm, a->a[2], &off, sizeof off))
+        if (copy_to_user(t->mm, a->a[2], &off, sizeof off))
             return -EFAULT;
     } else {
         in->pos = pos;
@@ -219,7 +219,7 @@ long sys_sendfile(struct task *t, const struct sysargs *a)
 
 /* fsync, fdatasync: the file's operation (everything is in memory already); Linux's EINVAL
  * for files without one (devices, pipes). */
-static long do_fsync(struct task *t, const struct sysargs *a, bool datasync)
+static long do_fsync(struct thread *t, const struct sysargs *a, bool datasync)
 {
     struct file *f = fd_get(t, (long)(int)a->a[0]);
     if (!f || (f->flags & O_PATH))
@@ -227,28 +227,28 @@ static long do_fsync(struct task *t, const struct sysargs *a, bool datasync)
     return f->ops->fsync ? f->ops->fsync(t, f, datasync) : -EINVAL;
 }
 
-long sys_fsync(struct task *t, const struct sysargs *a)
+long sys_fsync(struct thread *t, const struct sysargs *a)
 {
     return do_fsync(t, a, false);
 }
 
-long sys_fdatasync(struct task *t, const struct sysargs *a)
+long sys_fdatasync(struct thread *t, const struct sysargs *a)
 {
     return do_fsync(t, a, true);
 }
 
-long sys_sync(struct task *t, const struct sysargs *a)
+long sys_sync(struct thread *t, const struct sysargs *a)
 {
     (void)t, (void)a;
     return 0;
 }
 
-long sys_syncfs(struct task *t, const struct sysargs *a)
+long sys_syncfs(struct thread *t, const struct sysargs *a)
 {
     return fd_get(t, (long)(int)a->a[0]) ? 0 : -EBADF;
 }
 
-long sys_readahead(struct task *t, const struct sysargs *a)
+long sys_readahead(struct thread *t, const struct sysargs *a)
 {
     struct file *f = fd_get(t, (long)(int)a->a[0]);
     if (!f || (f->flags & O_PATH) || (f->flags & O_ACCMODE) == O_WRONLY)
@@ -256,7 +256,7 @@ long sys_readahead(struct task *t, const struct sysargs *a)
     return S_ISREG(f->inode->mode) ? 0 : -EINVAL;
 }
 
-long sys_fadvise64(struct task *t, const struct sysargs *a)
+long sys_fadvise64(struct thread *t, const struct sysargs *a)
 {
     struct file *f = fd_get(t, (long)(int)a->a[0]);
     if (!f)

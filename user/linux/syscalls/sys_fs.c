@@ -13,20 +13,20 @@
 char path1[PATH_MAX], path2[PATH_MAX];
 static char last1[NAME_MAX + 1], last2[NAME_MAX + 1];
 
-int get_path(struct task *t, l4_word_t u, char *buf)
+int get_path(struct thread *t, l4_word_t u, char *buf)
 {
-    long n = strncpy_from_user(&t->mm, buf, u, PATH_MAX);
+    long n = strncpy_from_user(t->mm, buf, u, PATH_MAX);
     return n < 0 ? (int)n : 0;
 }
 
 /* A path that must not be empty (Linux's getname without LOOKUP_EMPTY): ENOENT first. */
-static int get_name(struct task *t, l4_word_t u, char *buf)
+static int get_name(struct thread *t, l4_word_t u, char *buf)
 {
     int e = get_path(t, u, buf);
     return e ? e : buf[0] ? 0 : -ENOENT;
 }
 
-int at_dir(struct task *t, long dirfd, const char *path, struct inode **dir)
+int at_dir(struct thread *t, long dirfd, const char *path, struct inode **dir)
 {
     *dir = NULL;
     if (path[0] == '/' || (int)dirfd == AT_FDCWD)
@@ -40,7 +40,7 @@ int at_dir(struct task *t, long dirfd, const char *path, struct inode **dir)
     return 0;
 }
 
-struct inode *lookup_at(struct task *t, long dirfd, l4_word_t upath, char *buf, bool follow,
+struct inode *lookup_at(struct thread *t, long dirfd, l4_word_t upath, char *buf, bool follow,
                         int *err)
 {
     struct inode *dir;
@@ -49,7 +49,7 @@ struct inode *lookup_at(struct task *t, long dirfd, l4_word_t upath, char *buf, 
     return path_walk(t, dir, buf, follow, err);
 }
 
-struct inode *resolve_at(struct task *t, long dirfd, l4_word_t upath, unsigned flags, int *err)
+struct inode *resolve_at(struct thread *t, long dirfd, l4_word_t upath, unsigned flags, int *err)
 {
     if ((*err = get_path(t, upath, path1)))
         return NULL;
@@ -72,7 +72,7 @@ struct inode *resolve_at(struct task *t, long dirfd, l4_word_t upath, unsigned f
 }
 
 /* The directory of a path's last component (into last); *trailing: it ended in '/'. */
-static struct inode *parent_at(struct task *t, long dirfd, l4_word_t upath, char *buf,
+static struct inode *parent_at(struct thread *t, long dirfd, l4_word_t upath, char *buf,
                                char *last, bool *trailing, int *err)
 {
     struct inode *dir;
@@ -83,7 +83,7 @@ static struct inode *parent_at(struct task *t, long dirfd, l4_word_t upath, char
 
 /* --- open, close ---------------------------------------------------------------------- */
 
-static long open_at(struct task *t, long dirfd, l4_word_t upath, unsigned flags, unsigned mode)
+static long open_at(struct thread *t, long dirfd, l4_word_t upath, unsigned flags, unsigned mode)
 {
     int err = fd_unused(t, 0);      /* EMFILE before anything is made, as Linux */
     struct inode *dir;
@@ -98,22 +98,22 @@ static long open_at(struct task *t, long dirfd, l4_word_t upath, unsigned flags,
     return fd;
 }
 
-long sys_open(struct task *t, const struct sysargs *a)
+long sys_open(struct thread *t, const struct sysargs *a)
 {
     return open_at(t, AT_FDCWD, a->a[0], (unsigned)a->a[1], (unsigned)a->a[2]);
 }
 
-long sys_openat(struct task *t, const struct sysargs *a)
+long sys_openat(struct thread *t, const struct sysargs *a)
 {
     return open_at(t, (long)a->a[0], a->a[1], (unsigned)a->a[2], (unsigned)a->a[3]);
 }
 
-long sys_creat(struct task *t, const struct sysargs *a)
+long sys_creat(struct thread *t, const struct sysargs *a)
 {
     return open_at(t, AT_FDCWD, a->a[0], O_CREAT | O_WRONLY | O_TRUNC, (unsigned)a->a[1]);
 }
 
-long sys_close(struct task *t, const struct sysargs *a)
+long sys_close(struct thread *t, const struct sysargs *a)
 {
     return fd_close(t, (int)a->a[0]);
 }
@@ -129,7 +129,7 @@ struct lx_stat {                    /* x86-64 struct stat */
     int64_t unused[3];
 };
 
-static long stat_out(struct task *t, struct inode *i, l4_word_t ubuf)
+static long stat_out(struct thread *t, struct inode *i, l4_word_t ubuf)
 {
     struct kstat k;
     struct lx_stat st;
@@ -149,30 +149,30 @@ static long stat_out(struct task *t, struct inode *i, l4_word_t ubuf)
     st.atime = k.atime / 1000000000, st.atime_ns = k.atime % 1000000000;
     st.mtime = k.mtime / 1000000000, st.mtime_ns = k.mtime % 1000000000;
     st.ctime = k.ctime / 1000000000, st.ctime_ns = k.ctime % 1000000000;
-    return copy_to_user(&t->mm, ubuf, &st, sizeof st);
+    return copy_to_user(t->mm, ubuf, &st, sizeof st);
 }
 
-long sys_stat(struct task *t, const struct sysargs *a)
+long sys_stat(struct thread *t, const struct sysargs *a)
 {
     int err;
     struct inode *i = lookup_at(t, AT_FDCWD, a->a[0], path1, true, &err);
     return i ? stat_out(t, i, a->a[1]) : err;
 }
 
-long sys_lstat(struct task *t, const struct sysargs *a)
+long sys_lstat(struct thread *t, const struct sysargs *a)
 {
     int err;
     struct inode *i = lookup_at(t, AT_FDCWD, a->a[0], path1, false, &err);
     return i ? stat_out(t, i, a->a[1]) : err;
 }
 
-long sys_fstat(struct task *t, const struct sysargs *a)
+long sys_fstat(struct thread *t, const struct sysargs *a)
 {
     struct file *f = fd_get(t, (int)a->a[0]);
     return f ? stat_out(t, f->inode, a->a[1]) : -EBADF;
 }
 
-long sys_newfstatat(struct task *t, const struct sysargs *a)
+long sys_newfstatat(struct thread *t, const struct sysargs *a)
 {
     unsigned flags = (unsigned)a->a[3];
     if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | 0x800 /* AT_NO_AUTOMOUNT */))
@@ -188,7 +188,7 @@ long sys_newfstatat(struct task *t, const struct sysargs *a)
  * d_type in the record's last byte), into the process's buffer as the file system emits. */
 struct dirent_buf {
     struct dir_context ctx;
-    struct task *t;
+    struct thread *t;
     l4_word_t ubuf, count, done;
     bool is64;
     int err;
@@ -217,7 +217,7 @@ static bool emit(struct dir_context *ctx, const char *name, size_t len, unsigned
     else
         rec[reclen - 1] = (uint8_t)type;
     memcpy(rec + head, name, len);
-    if (copy_to_user(&b->t->mm, b->ubuf + b->done, rec, reclen)) {
+    if (copy_to_user(b->t->mm, b->ubuf + b->done, rec, reclen)) {
         b->err = -EFAULT;
         return false;
     }
@@ -225,7 +225,7 @@ static bool emit(struct dir_context *ctx, const char *name, size_t len, unsigned
     return true;
 }
 
-static long do_getdents(struct task *t, const struct sysargs *a, bool is64)
+static long do_getdents(struct thread *t, const struct sysargs *a, bool is64)
 {
     struct file *f = fd_get(t, (int)a->a[0]);
     if (!f)
@@ -238,19 +238,19 @@ static long do_getdents(struct task *t, const struct sysargs *a, bool is64)
     return b.done ? (long)b.done : b.err;
 }
 
-long sys_getdents64(struct task *t, const struct sysargs *a)
+long sys_getdents64(struct thread *t, const struct sysargs *a)
 {
     return do_getdents(t, a, true);
 }
 
-long sys_getdents(struct task *t, const struct sysargs *a)
+long sys_getdents(struct thread *t, const struct sysargs *a)
 {
     return do_getdents(t, a, false);
 }
 
 /* --- names -------------------------------------------------------------------------------- */
 
-static long do_mkdir(struct task *t, long dirfd, l4_word_t upath, unsigned mode)
+static long do_mkdir(struct thread *t, long dirfd, l4_word_t upath, unsigned mode)
 {
     int err;
     bool trailing;
@@ -258,19 +258,19 @@ static long do_mkdir(struct task *t, long dirfd, l4_word_t upath, unsigned mode)
     return dir ? vfs_mkdir(t, dir, last1, trailing, mode) : err;
 }
 
-long sys_mkdir(struct task *t, const struct sysargs *a)
+long sys_mkdir(struct thread *t, const struct sysargs *a)
 {
     return do_mkdir(t, AT_FDCWD, a->a[0], (unsigned)a->a[1]);
 }
 
-long sys_mkdirat(struct task *t, const struct sysargs *a)
+long sys_mkdirat(struct thread *t, const struct sysargs *a)
 {
     return do_mkdir(t, (long)a->a[0], a->a[1], (unsigned)a->a[2]);
 }
 
 /* mknod: regular files (type 0 too), FIFOs, device and socket nodes; the type is checked
  * before the path (Linux's may_mknod). */
-static long do_mknod(struct task *t, long dirfd, l4_word_t upath, unsigned mode, uint64_t dev)
+static long do_mknod(struct thread *t, long dirfd, l4_word_t upath, unsigned mode, uint64_t dev)
 {
     unsigned type = mode & S_IFMT;
     if (!type)
@@ -293,17 +293,17 @@ static long do_mknod(struct task *t, long dirfd, l4_word_t upath, unsigned mode,
     return vfs_mknod(t, dir, last1, trailing, type | (mode & 07777), major, minor);
 }
 
-long sys_mknod(struct task *t, const struct sysargs *a)
+long sys_mknod(struct thread *t, const struct sysargs *a)
 {
     return do_mknod(t, AT_FDCWD, a->a[0], (unsigned)a->a[1], a->a[2]);
 }
 
-long sys_mknodat(struct task *t, const struct sysargs *a)
+long sys_mknodat(struct thread *t, const struct sysargs *a)
 {
     return do_mknod(t, (long)a->a[0], a->a[1], (unsigned)a->a[2], a->a[3]);
 }
 
-static long do_rmdir(struct task *t, long dirfd, l4_word_t upath)
+static long do_rmdir(struct thread *t, long dirfd, l4_word_t upath)
 {
     int err;
     bool trailing;
@@ -311,7 +311,7 @@ static long do_rmdir(struct task *t, long dirfd, l4_word_t upath)
     return dir ? vfs_rmdir(t, dir, last1, trailing) : err;
 }
 
-static long do_unlink(struct task *t, long dirfd, l4_word_t upath)
+static long do_unlink(struct thread *t, long dirfd, l4_word_t upath)
 {
     int err;
     bool trailing;
@@ -319,24 +319,24 @@ static long do_unlink(struct task *t, long dirfd, l4_word_t upath)
     return dir ? vfs_unlink(t, dir, last1, trailing) : err;
 }
 
-long sys_rmdir(struct task *t, const struct sysargs *a)
+long sys_rmdir(struct thread *t, const struct sysargs *a)
 {
     return do_rmdir(t, AT_FDCWD, a->a[0]);
 }
 
-long sys_unlink(struct task *t, const struct sysargs *a)
+long sys_unlink(struct thread *t, const struct sysargs *a)
 {
     return do_unlink(t, AT_FDCWD, a->a[0]);
 }
 
-long sys_unlinkat(struct task *t, const struct sysargs *a)
+long sys_unlinkat(struct thread *t, const struct sysargs *a)
 {
     if (a->a[2] & ~(l4_word_t)AT_REMOVEDIR)
         return -EINVAL;
     return a->a[2] ? do_rmdir(t, (long)a->a[0], a->a[1]) : do_unlink(t, (long)a->a[0], a->a[1]);
 }
 
-static long do_rename(struct task *t, long ofd, l4_word_t uold, long nfd, l4_word_t unew,
+static long do_rename(struct thread *t, long ofd, l4_word_t uold, long nfd, l4_word_t unew,
                       unsigned flags)
 {
     if ((flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT)) ||
@@ -353,22 +353,22 @@ static long do_rename(struct task *t, long ofd, l4_word_t uold, long nfd, l4_wor
     return vfs_rename(t, odir, last1, otrail, ndir, last2, ntrail, flags);
 }
 
-long sys_rename(struct task *t, const struct sysargs *a)
+long sys_rename(struct thread *t, const struct sysargs *a)
 {
     return do_rename(t, AT_FDCWD, a->a[0], AT_FDCWD, a->a[1], 0);
 }
 
-long sys_renameat(struct task *t, const struct sysargs *a)
+long sys_renameat(struct thread *t, const struct sysargs *a)
 {
     return do_rename(t, (long)a->a[0], a->a[1], (long)a->a[2], a->a[3], 0);
 }
 
-long sys_renameat2(struct task *t, const struct sysargs *a)
+long sys_renameat2(struct thread *t, const struct sysargs *a)
 {
     return do_rename(t, (long)a->a[0], a->a[1], (long)a->a[2], a->a[3], (unsigned)a->a[4]);
 }
 
-static long do_link(struct task *t, long ofd, l4_word_t uold, long nfd, l4_word_t unew,
+static long do_link(struct thread *t, long ofd, l4_word_t uold, long nfd, l4_word_t unew,
                     unsigned flags)
 {
     if (flags & ~(unsigned)(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH))
@@ -383,17 +383,17 @@ static long do_link(struct task *t, long ofd, l4_word_t uold, long nfd, l4_word_
     return ndir ? vfs_link(t, src, ndir, last2, trailing) : err;
 }
 
-long sys_link(struct task *t, const struct sysargs *a)
+long sys_link(struct thread *t, const struct sysargs *a)
 {
     return do_link(t, AT_FDCWD, a->a[0], AT_FDCWD, a->a[1], 0);
 }
 
-long sys_linkat(struct task *t, const struct sysargs *a)
+long sys_linkat(struct thread *t, const struct sysargs *a)
 {
     return do_link(t, (long)a->a[0], a->a[1], (long)a->a[2], a->a[3], (unsigned)a->a[4]);
 }
 
-static long do_symlink(struct task *t, l4_word_t utarget, long nfd, l4_word_t unew)
+static long do_symlink(struct thread *t, l4_word_t utarget, long nfd, l4_word_t unew)
 {
     int err;
     if ((err = get_path(t, utarget, path2)))
@@ -405,17 +405,17 @@ static long do_symlink(struct task *t, l4_word_t utarget, long nfd, l4_word_t un
     return dir ? vfs_symlink(t, dir, last1, trailing, path2) : err;
 }
 
-long sys_symlink(struct task *t, const struct sysargs *a)
+long sys_symlink(struct thread *t, const struct sysargs *a)
 {
     return do_symlink(t, a->a[0], AT_FDCWD, a->a[1]);
 }
 
-long sys_symlinkat(struct task *t, const struct sysargs *a)
+long sys_symlinkat(struct thread *t, const struct sysargs *a)
 {
     return do_symlink(t, a->a[0], (long)a->a[1], a->a[2]);
 }
 
-static long do_readlink(struct task *t, long dirfd, l4_word_t upath, l4_word_t ubuf, long size)
+static long do_readlink(struct thread *t, long dirfd, l4_word_t upath, l4_word_t ubuf, long size)
 {
     if (size <= 0)
         return -EINVAL;
@@ -428,40 +428,40 @@ static long do_readlink(struct task *t, long dirfd, l4_word_t upath, l4_word_t u
     int n = vfs_readlink(t, i, path2, size < PATH_MAX ? (size_t)size : PATH_MAX);
     if (n < 0)
         return n;
-    err = copy_to_user(&t->mm, ubuf, path2, (size_t)n);
+    err = copy_to_user(t->mm, ubuf, path2, (size_t)n);
     return err ? err : n;
 }
 
-long sys_readlink(struct task *t, const struct sysargs *a)
+long sys_readlink(struct thread *t, const struct sysargs *a)
 {
     return do_readlink(t, AT_FDCWD, a->a[0], a->a[1], (long)a->a[2]);
 }
 
-long sys_readlinkat(struct task *t, const struct sysargs *a)
+long sys_readlinkat(struct thread *t, const struct sysargs *a)
 {
     return do_readlink(t, (long)a->a[0], a->a[1], a->a[2], (long)a->a[3]);
 }
 
 /* --- the working directory ----------------------------------------------------------------- */
 
-long sys_chdir(struct task *t, const struct sysargs *a)
+long sys_chdir(struct thread *t, const struct sysargs *a)
 {
     int err;
     struct inode *i = lookup_at(t, AT_FDCWD, a->a[0], path1, true, &err);
     return i ? vfs_chdir(t, i) : err;
 }
 
-long sys_fchdir(struct task *t, const struct sysargs *a)
+long sys_fchdir(struct thread *t, const struct sysargs *a)
 {
     struct file *f = fd_get(t, (int)a->a[0]);
     return f ? vfs_chdir(t, f->inode) : -EBADF;
 }
 
-long sys_getcwd(struct task *t, const struct sysargs *a)
+long sys_getcwd(struct thread *t, const struct sysargs *a)
 {
     int n = vfs_getcwd(t, path1, a->a[1] < PATH_MAX ? a->a[1] : PATH_MAX);
     if (n < 0)
         return n;
-    int err = copy_to_user(&t->mm, a->a[0], path1, (size_t)n);
+    int err = copy_to_user(t->mm, a->a[0], path1, (size_t)n);
     return err ? err : n;
 }

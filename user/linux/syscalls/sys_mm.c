@@ -30,9 +30,9 @@ static l4_word_t page_up(l4_word_t x)
     return (x + LX_PAGE - 1) & LX_PAGE_MASK;
 }
 
-long sys_brk(struct task *t, const struct sysargs *a)
+long sys_brk(struct thread *t, const struct sysargs *a)
 {
-    struct mm *mm = &t->mm;
+    struct mm *mm = t->mm;
     l4_word_t want = a->a[0];
     /* As Linux: a failed or query call returns the current break. */
     if (want < mm->brk_start || want >= LX_USER_END)
@@ -54,7 +54,7 @@ long sys_brk(struct task *t, const struct sysargs *a)
  * then the file's mmap operation (the page provider, or memory of its own as /dev/zero's):
  * 0, or Linux's error.  A shared mapping of a file not open for writing never gets write
  * rights (Linux clears VM_MAYWRITE: mprotect to PROT_WRITE is EACCES). */
-static int file_backing(struct task *t, struct file *f, l4_word_t off, l4_word_t len,
+static int file_backing(struct thread *t, struct file *f, l4_word_t off, l4_word_t len,
                         unsigned type, l4_word_t flags, unsigned prot, struct region *r)
 {
     struct inode *i = f->inode;
@@ -90,9 +90,9 @@ static int file_backing(struct task *t, struct file *f, l4_word_t off, l4_word_t
     return e;
 }
 
-long sys_mmap(struct task *t, const struct sysargs *a)
+long sys_mmap(struct thread *t, const struct sysargs *a)
 {
-    struct mm *mm = &t->mm;
+    struct mm *mm = t->mm;
     l4_word_t addr = a->a[0], len = a->a[1], prot = a->a[2], flags = a->a[3], off = a->a[5];
     long fd = (long)(int)a->a[4];
     struct file *f = NULL;
@@ -154,7 +154,7 @@ long sys_mmap(struct task *t, const struct sysargs *a)
     return e ? e : (long)addr;
 }
 
-long sys_munmap(struct task *t, const struct sysargs *a)
+long sys_munmap(struct thread *t, const struct sysargs *a)
 {
     l4_word_t addr = a->a[0], len = a->a[1];
     if ((addr & ~LX_PAGE_MASK) || addr > LX_USER_END || len > LX_USER_END - addr)
@@ -164,14 +164,14 @@ long sys_munmap(struct task *t, const struct sysargs *a)
         return -EINVAL;
     if (addr + len <= LX_MMAP_MIN)
         return 0;                       /* nothing of the process is there */
-    return mm_unmap(&t->mm, addr < LX_MMAP_MIN ? LX_MMAP_MIN : addr, addr + len);
+    return mm_unmap(t->mm, addr < LX_MMAP_MIN ? LX_MMAP_MIN : addr, addr + len);
 }
 
 #define PROT_SEM       0x8
 #define PROT_GROWSDOWN 0x01000000
 #define PROT_GROWSUP   0x02000000
 
-long sys_mprotect(struct task *t, const struct sysargs *a)
+long sys_mprotect(struct thread *t, const struct sysargs *a)
 {
     l4_word_t addr = a->a[0], len = a->a[1], prot = a->a[2];
     l4_word_t grows = prot & (PROT_GROWSDOWN | PROT_GROWSUP);
@@ -186,22 +186,22 @@ long sys_mprotect(struct task *t, const struct sysargs *a)
     if (prot & ~(l4_word_t)(PROT_READ | PROT_WRITE | PROT_EXEC | PROT_SEM))
         return -EINVAL;
     /* Nothing below mmap_min_addr is the process's to change (the signal page is lx's). */
-    if (addr < LX_MMAP_MIN || !mm_find(&t->mm, addr))
+    if (addr < LX_MMAP_MIN || !mm_find(t->mm, addr))
         return -ENOMEM;
     if (grows)
         return -EINVAL;             /* lx has no mapping that grows */
-    return mm_protect(&t->mm, addr, addr + len, (unsigned)prot & 7);
+    return mm_protect(t->mm, addr, addr + len, (unsigned)prot & 7);
 }
 
 /* mremap(old, old_len, new_len, flags, new_addr) */
-long sys_mremap(struct task *t, const struct sysargs *a)
+long sys_mremap(struct thread *t, const struct sysargs *a)
 {
-    return mm_remap(&t->mm, a->a[0], a->a[1], a->a[2], (unsigned)a->a[3], a->a[4]);
+    return mm_remap(t->mm, a->a[0], a->a[1], a->a[2], (unsigned)a->a[3], a->a[4]);
 }
 
 /* msync: the shared pages of a file are the file's own, so there is nothing to write back;
  * only the checks remain. */
-long sys_msync(struct task *t, const struct sysargs *a)
+long sys_msync(struct thread *t, const struct sysargs *a)
 {
     l4_word_t addr = a->a[0], len = a->a[1], flags = a->a[2];
     if ((flags & ~(l4_word_t)(MS_ASYNC | MS_INVALIDATE | MS_SYNC)) || (addr & ~LX_PAGE_MASK) ||
@@ -212,12 +212,12 @@ long sys_msync(struct task *t, const struct sysargs *a)
         return -ENOMEM;
     if (!len)
         return 0;
-    return mm_range_mapped(&t->mm, addr, addr + len) ? 0 : -ENOMEM;
+    return mm_range_mapped(t->mm, addr, addr + len) ? 0 : -ENOMEM;
 }
 
 /* madvise: MADV_DONTNEED drops private pages (anonymous ones read as zero again); the rest
  * of the advice Linux knows is accepted and changes nothing here. */
-long sys_madvise(struct task *t, const struct sysargs *a)
+long sys_madvise(struct thread *t, const struct sysargs *a)
 {
     l4_word_t addr = a->a[0], len = a->a[1], advice = a->a[2];
     enum { MADV_DONTNEED = 4, MADV_FREE = 8, MADV_REMOVE = 9, MADV_DONTNEED_LOCKED = 24,
@@ -232,8 +232,8 @@ long sys_madvise(struct task *t, const struct sysargs *a)
     if (end == addr)
         return 0;
     if (advice == MADV_REMOVE)
-        return mm_range_mapped(&t->mm, addr, end) ? -EINVAL : -ENOMEM;  /* shmem only */
+        return mm_range_mapped(t->mm, addr, end) ? -EINVAL : -ENOMEM;  /* shmem only */
     if (advice == MADV_DONTNEED || advice == MADV_DONTNEED_LOCKED)
-        return mm_discard(&t->mm, addr, end);
-    return mm_range_mapped(&t->mm, addr, end) ? 0 : -ENOMEM;
+        return mm_discard(t->mm, addr, end);
+    return mm_range_mapped(t->mm, addr, end) ? 0 : -ENOMEM;
 }

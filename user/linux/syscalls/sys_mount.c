@@ -28,12 +28,12 @@
 static char target[PATH_MAX], type[64], source[64], data[LX_PAGE];
 
 /* The options string (at most a page, as Linux copies it): 0 or -EFAULT. */
-static int get_data(struct task *t, l4_word_t u)
+static int get_data(struct thread *t, l4_word_t u)
 {
     data[0] = 0;
     if (!u)
         return 0;
-    long n = strncpy_from_user(&t->mm, data, u, sizeof data);
+    long n = strncpy_from_user(t->mm, data, u, sizeof data);
     if (n == -ENAMETOOLONG)
         data[sizeof data - 1] = 0;  /* Linux takes the first page */
     else if (n < 0)
@@ -41,12 +41,12 @@ static int get_data(struct task *t, l4_word_t u)
     return 0;
 }
 
-long sys_mount(struct task *t, const struct sysargs *a)
+long sys_mount(struct thread *t, const struct sysargs *a)
 {
     unsigned long flags = a->a[3];
     if ((flags & MS_MGC_MSK) == MS_MGC_VAL)
         flags &= ~MS_MGC_MSK;       /* the old magic in the high bits means nothing */
-    long n = strncpy_from_user(&t->mm, target, a->a[1], sizeof target);
+    long n = strncpy_from_user(t->mm, target, a->a[1], sizeof target);
     if (n < 0)
         return n;
     int err;
@@ -69,10 +69,10 @@ long sys_mount(struct task *t, const struct sysargs *a)
         return -EINVAL;             /* not yet (docs/linux/files.md) */
     if (!a->a[2])
         return -EINVAL;
-    if ((n = strncpy_from_user(&t->mm, type, a->a[2], sizeof type)) < 0)
+    if ((n = strncpy_from_user(t->mm, type, a->a[2], sizeof type)) < 0)
         return n == -ENAMETOOLONG ? -ENODEV : n;
     source[0] = 0;
-    if (a->a[0] && (n = strncpy_from_user(&t->mm, source, a->a[0], sizeof source)) < 0 &&
+    if (a->a[0] && (n = strncpy_from_user(t->mm, source, a->a[0], sizeof source)) < 0 &&
         n != -ENAMETOOLONG)
         return n;
     source[sizeof source - 1] = 0;
@@ -85,13 +85,13 @@ long sys_mount(struct task *t, const struct sysargs *a)
     return e ? e : vfs_mount(fs, on, source, flags & MS_KEPT, data);
 }
 
-long sys_umount2(struct task *t, const struct sysargs *a)
+long sys_umount2(struct thread *t, const struct sysargs *a)
 {
     unsigned flags = (unsigned)a->a[1];
     if (flags & ~(MNT_FORCE | MNT_DETACH | MNT_EXPIRE | UMOUNT_NOFOLLOW) ||
         ((flags & MNT_EXPIRE) && (flags & (MNT_FORCE | MNT_DETACH))))
         return -EINVAL;
-    long n = strncpy_from_user(&t->mm, target, a->a[0], sizeof target);
+    long n = strncpy_from_user(t->mm, target, a->a[0], sizeof target);
     if (n < 0)
         return n;
     int err;
@@ -112,7 +112,7 @@ struct lx_statfs {                  /* x86-64 struct statfs, 120 bytes */
     int64_t namelen, frsize, flags, spare[4];
 };
 
-static long statfs_out(struct task *t, struct inode *i, l4_word_t ubuf)
+static long statfs_out(struct thread *t, struct inode *i, l4_word_t ubuf)
 {
     struct super_block *sb = i->sb;
     struct lx_statfs st;
@@ -127,12 +127,12 @@ static long statfs_out(struct task *t, struct inode *i, l4_word_t ubuf)
         sb->type->statfs(sb, &st.blocks, &st.bfree, &st.files, &st.ffree);
         st.bavail = st.bfree;
     }
-    return copy_to_user(&t->mm, ubuf, &st, sizeof st);
+    return copy_to_user(t->mm, ubuf, &st, sizeof st);
 }
 
-long sys_statfs(struct task *t, const struct sysargs *a)
+long sys_statfs(struct thread *t, const struct sysargs *a)
 {
-    long n = strncpy_from_user(&t->mm, target, a->a[0], sizeof target);
+    long n = strncpy_from_user(t->mm, target, a->a[0], sizeof target);
     if (n < 0)
         return n;
     int err;
@@ -140,7 +140,7 @@ long sys_statfs(struct task *t, const struct sysargs *a)
     return i ? statfs_out(t, i, a->a[1]) : err;
 }
 
-long sys_fstatfs(struct task *t, const struct sysargs *a)
+long sys_fstatfs(struct thread *t, const struct sysargs *a)
 {
     struct file *f = fd_get(t, (long)(int)a->a[0]);
     return f ? statfs_out(t, f->inode, a->a[1]) : -EBADF;

@@ -12,58 +12,60 @@
 #define ARCH_GET_FS 0x1003
 #define ARCH_GET_GS 0x1004
 
-long sys_exit(struct task *t, const struct sysargs *a)
+long sys_exit(struct thread *t, const struct sysargs *a)
 {
     /* One thread per process so far: exit ends the process, as exit_group does. */
-    task_exit(t, (int)(a->a[0] & 0xFF) << 8);
+    process_exit(t->proc, exit_status_code((int)a->a[0]));
     return LX_NOREPLY;
 }
 
-long sys_exit_group(struct task *t, const struct sysargs *a)
+long sys_exit_group(struct thread *t, const struct sysargs *a)
 {
-    task_exit(t, (int)(a->a[0] & 0xFF) << 8);
+    process_exit(t->proc, exit_status_code((int)a->a[0]));
     return LX_NOREPLY;
 }
 
-long sys_getpid(struct task *t, const struct sysargs *a)
+long sys_getpid(struct thread *t, const struct sysargs *a)
 {
     (void)a;
-    return t->pid;
+    return thread_pid(t);
 }
 
-long sys_gettid(struct task *t, const struct sysargs *a)
+long sys_gettid(struct thread *t, const struct sysargs *a)
 {
     (void)a;
-    return t->pid;
+    return t->tid->nr;
 }
 
-long sys_getppid(struct task *t, const struct sysargs *a)
+long sys_getppid(struct thread *t, const struct sysargs *a)
 {
     (void)a;
-    return t->ppid;
+    return process_ppid(t->proc);
 }
 
-long sys_getuid(struct task *t, const struct sysargs *a)
+long sys_getuid(struct thread *t, const struct sysargs *a)
 {
     (void)t, (void)a;
     return 0;                       /* one user: root */
 }
 
-long sys_set_tid_address(struct task *t, const struct sysargs *a)
+long sys_set_tid_address(struct thread *t, const struct sysargs *a)
 {
     t->clear_child_tid = a->a[0];
-    return t->pid;
+    return t->tid->nr;
 }
 
-long sys_set_robust_list(struct task *t, const struct sysargs *a)
+long sys_set_robust_list(struct thread *t, const struct sysargs *a)
 {
-    (void)t;
-    return a->a[1] == 24 ? 0 : -EINVAL;     /* sizeof(struct robust_list_head) */
+    if (a->a[1] != 24)              /* sizeof(struct robust_list_head) */
+        return -EINVAL;
+    t->robust_list = a->a[0];       /* kept; walked at exit once there are futexes */
+    return 0;
 }
 
 /* The FS base through ExchangeRegisters (docs/x2-deviations.md: bit 14), which lx, the
  * handler of the process's space, may apply to its thread; the thread stays in its call. */
-long sys_arch_prctl(struct task *t, const struct sysargs *a)
+long sys_arch_prctl(struct thread *t, const struct sysargs *a)
 {
     l4_word_t fs, gs;
     switch (a->a[0]) {
@@ -72,23 +74,23 @@ long sys_arch_prctl(struct task *t, const struct sysargs *a)
         bool is_fs = a->a[0] == ARCH_SET_FS;
         if (a->a[1] >= LX_USER_END)
             return -EPERM;
-        if (l4_exchange_bases(t->tid, is_fs ? L4_EXREGS_SET_FS_BASE : L4_EXREGS_SET_GS_BASE,
+        if (l4_exchange_bases(t->l4, is_fs ? L4_EXREGS_SET_FS_BASE : L4_EXREGS_SET_GS_BASE,
                               a->a[1], a->a[1], &fs, &gs) == L4_NILTHREAD)
             return -EPERM;
         return 0;
     }
     case ARCH_GET_FS:
     case ARCH_GET_GS:
-        if (l4_exchange_bases(t->tid, 0, 0, 0, &fs, &gs) == L4_NILTHREAD)
+        if (l4_exchange_bases(t->l4, 0, 0, 0, &fs, &gs) == L4_NILTHREAD)
             return -EINVAL;
         fs = a->a[0] == ARCH_GET_FS ? fs : gs;
-        return copy_to_user(&t->mm, a->a[1], &fs, sizeof fs);
+        return copy_to_user(t->mm, a->a[1], &fs, sizeof fs);
     default:
         return -EINVAL;
     }
 }
 
-long sys_uname(struct task *t, const struct sysargs *a)
+long sys_uname(struct thread *t, const struct sysargs *a)
 {
     char u[6][65];
     memset(u, 0, sizeof u);
@@ -98,10 +100,10 @@ long sys_uname(struct task *t, const struct sysargs *a)
     strcpy(u[3], "#1 lx");
     strcpy(u[4], "x86_64");
     strcpy(u[5], "(none)");
-    return copy_to_user(&t->mm, a->a[0], u, sizeof u);
+    return copy_to_user(t->mm, a->a[0], u, sizeof u);
 }
 
-long sys_getrandom(struct task *t, const struct sysargs *a)
+long sys_getrandom(struct thread *t, const struct sysargs *a)
 {
     /* GRND_NONBLOCK, GRND_RANDOM, GRND_INSECURE; the pool never blocks (lib/random.c). */
     if (a->a[2] & ~7ul || (a->a[2] & 6) == 6)
@@ -111,7 +113,7 @@ long sys_getrandom(struct task *t, const struct sysargs *a)
     while (done < want) {
         size_t n = want - done < sizeof buf ? want - done : sizeof buf;
         lx_random_bytes(buf, n);
-        if (copy_to_user(&t->mm, a->a[0] + done, buf, n))
+        if (copy_to_user(t->mm, a->a[0] + done, buf, n))
             return done ? (long)done : -EFAULT;
         done += n;
     }

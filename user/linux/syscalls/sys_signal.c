@@ -20,38 +20,38 @@
 #define ITIMER_REAL 0
 #define NSEC 1000000000ull
 
-long sys_rt_sigaction(struct task *t, const struct sysargs *a)
+long sys_rt_sigaction(struct thread *t, const struct sysargs *a)
 {
     int sig = (int)a->a[0];
     struct k_sigaction act;
     if (a->a[3] != 8)
         return -EINVAL;
-    if (a->a[1] && copy_from_user(&t->mm, &act, a->a[1], sizeof act))
+    if (a->a[1] && copy_from_user(t->mm, &act, a->a[1], sizeof act))
         return -EFAULT;
     if (sig < 1 || sig > 64 || (a->a[1] && (sig == SIGKILL || sig == SIGSTOP)))
         return -EINVAL;
-    struct k_sigaction old = t->sig.action[sig - 1];
+    struct k_sigaction *ka = &t->proc->sighand->action[sig - 1], old = *ka;
     if (a->a[1]) {
         act.flags &= SA_KNOWN;
         act.mask &= ~UNBLOCKABLE;
-        t->sig.action[sig - 1] = act;
-        /* A signal that is now ignored is no longer pending (POSIX). */
+        *ka = act;
+        /* A signal that is now ignored is no longer pending, in any thread (POSIX). */
         bool dfl_ign = sig == SIGCHLD || sig == SIGCONT || sig == 23 || sig == SIGWINCH;
         if (act.handler == SIG_IGN || (act.handler == SIG_DFL && dfl_ign))
-            t->sigpending &= ~SIGBIT(sig);
+            signal_discard(t->proc, SIGBIT(sig));
     }
-    if (a->a[2] && copy_to_user(&t->mm, a->a[2], &old, sizeof old))
+    if (a->a[2] && copy_to_user(t->mm, a->a[2], &old, sizeof old))
         return -EFAULT;
     return 0;
 }
 
-long sys_rt_sigprocmask(struct task *t, const struct sysargs *a)
+long sys_rt_sigprocmask(struct thread *t, const struct sysargs *a)
 {
     uint64_t set, old = t->sig.blocked;
     if (a->a[3] != 8)
         return -EINVAL;
     if (a->a[1]) {
-        if (copy_from_user(&t->mm, &set, a->a[1], sizeof set))
+        if (copy_from_user(t->mm, &set, a->a[1], sizeof set))
             return -EFAULT;
         set &= ~UNBLOCKABLE;
         switch (a->a[0]) {
@@ -61,28 +61,38 @@ long sys_rt_sigprocmask(struct task *t, const struct sysargs *a)
         default: return -EINVAL;
         }
     }
-    if (a->a[2] && copy_to_user(&t->mm, a->a[2], &old, sizeof old))
+    if (a->a[2] && copy_to_user(t->mm, a->a[2], &old, sizeof old))
         return -EFAULT;
     return 0;                       /* a signal it unblocked is delivered on the way out */
 }
 
-long sys_rt_sigpending(struct task *t, const struct sysargs *a)
+long sys_rt_sigpending(struct thread *t, const struct sysargs *a)
 {
     if (a->a[1] > 8)
         return -EINVAL;
-    uint64_t set = t->sigpending & t->sig.blocked;
-    return copy_to_user(&t->mm, a->a[0], &set, a->a[1]);
+    uint64_t set = signal_pending(t) & t->sig.blocked;
+    return copy_to_user(t->mm, a->a[0], &set, a->a[1]);
 }
 
-long sys_rt_sigreturn(struct task *t, const struct sysargs *a)
+long sys_rt_sigreturn(struct thread *t, const struct sysargs *a)
 {
-    l4_word_t regs[L4_FREG_WORDS];
-    if (sigframe_restore(t, a->rsp, regs)) {
-        task_fault_kill(t, SIGSEGV, "bad signal frame", a->rsp - 8, a->rip);
+    l4_word_t regs[L4_FREG_WORDS], fpstate;
+    if (sigframe_restore(t, a->rsp, regs, &fpstate)) {
+        process_fault_kill(t, SIGSEGV, "bad signal frame", a->rsp - 8, a->rip);
         return LX_NOREPLY;
     }
-    /* Signals the restored mask lets through come now, on top of the restored state. */
-    return signal_deliver(t, regs, false, true) ? LX_REPLIED : LX_NOREPLY;
+    /* Signals the restored mask lets through come now, on the restored state: a new frame
+     * where the interrupted code's stack is, not below the one being left. */
+    return signal_return(t, regs, fpstate) ? LX_REPLIED : LX_NOREPLY;
+}
+
+/* restart_syscall(2): the interrupted call the restart block describes goes on (a sleep for
+ * the time that was left, a poll until its deadline); nothing described: EINTR, as Linux's
+ * do_no_restart_syscall. */
+long sys_restart_syscall(struct thread *t, const struct sysargs *a)
+{
+    (void)a;
+    return t->restart.fn ? t->restart.fn(t) : -EINTR;
 }
 
 struct ustack {
@@ -91,10 +101,10 @@ struct ustack {
     uint64_t ss_size;
 };
 
-long sys_sigaltstack(struct task *t, const struct sysargs *a)
+long sys_sigaltstack(struct thread *t, const struct sysargs *a)
 {
     struct ustack ss, old = { .ss_sp = t->sig.ss_sp, .ss_size = t->sig.ss_size };
-    if (a->a[0] && copy_from_user(&t->mm, &ss, a->a[0], sizeof ss))
+    if (a->a[0] && copy_from_user(t->mm, &ss, a->a[0], sizeof ss))
         return -EFAULT;
     old.ss_flags = sigframe_ss_flags(t, a->rsp) | (int32_t)(t->sig.ss_flags & SS_AUTODISARM);
     if (a->a[0]) {
@@ -112,21 +122,21 @@ long sys_sigaltstack(struct task *t, const struct sysargs *a)
         t->sig.ss_size = ss.ss_size;
         t->sig.ss_flags = ss.ss_flags;
     }
-    if (a->a[1] && copy_to_user(&t->mm, a->a[1], &old, sizeof old))
+    if (a->a[1] && copy_to_user(t->mm, a->a[1], &old, sizeof old))
         return -EFAULT;
     return 0;
 }
 
 /* kill's targets: a process (zombies count: the signal goes nowhere), a group, or all. */
-long sys_kill(struct task *t, const struct sysargs *a)
+long sys_kill(struct thread *t, const struct sysargs *a)
 {
     int pid = (int)a->a[0], sig = (int)a->a[1];
     if ((long)a->a[1] != sig || sig < 0 || sig > 64)
         return -EINVAL;
-    struct k_siginfo info = { .code = SI_USER, .pid = t->pid };
+    struct k_siginfo info = { .code = SI_USER, .pid = thread_pid(t) };
+    struct process *p, *n;
     if (pid > 0) {
-        struct task *p = task_by_pid(pid);
-        if (!p)
+        if (!(p = process_by_pid(pid)))
             return -ESRCH;
         if (sig)
             signal_send(p, sig, &info);
@@ -134,39 +144,47 @@ long sys_kill(struct task *t, const struct sysargs *a)
     }
     if (pid == (int)0x80000000)
         return -ESRCH;
-    int pgid = pid == 0 ? t->pgid : -pid, n = 0;
-    for (unsigned i = 0; i < LX_MAX_TASKS; i++) {
-        struct task *p = task_slot(i);
-        if (p->state == TASK_FREE)
-            continue;
-        if (pid == -1 ? (p->pid <= 1 || p == t) : p->pgid != pgid)
-            continue;
-        n++;
-        if (sig)
-            signal_send(p, sig, &info);
+    int count = 0;
+    if (pid == -1) {                /* every process but init and the caller */
+        list_each_safe(p, n, &process_all, all_link)
+            if (process_pid(p) > 1 && p != t->proc) {
+                count++;
+                if (sig)
+                    signal_send(p, sig, &info);
+            }
+        return count ? 0 : -ESRCH;
     }
-    return n ? 0 : -ESRCH;
+    struct pid *pgrp = pid == 0 ? t->proc->pgrp : pid_find(-pid);
+    if (pgrp)
+        list_each_safe(p, n, &pgrp->pgrp, pgrp_link) {
+            count++;
+            if (sig)
+                signal_send(p, sig, &info);
+        }
+    return count ? 0 : -ESRCH;
 }
 
-static long thread_kill(struct task *t, long tgid, long tid, long sig)
+static long thread_kill(struct thread *t, long tgid, long tid, long sig)
 {
     if (tid <= 0 || tid > 0x7FFFFFFF || sig < 0 || sig > 64)
         return -EINVAL;
-    struct task *p = task_by_pid((int)tid);
-    if (!p || (tgid > 0 && tgid != tid))
-        return -ESRCH;              /* one thread per process: tid == tgid */
-    struct k_siginfo info = { .code = SI_TKILL, .pid = t->pid };
+    struct pid *pid = pid_find((int)tid);
+    struct thread *target = pid ? pid->thread : NULL;
+    /* A zombie's thread is gone: ESRCH, as Linux after the thread's exit. */
+    if (!target || (tgid > 0 && thread_pid(target) != tgid))
+        return -ESRCH;
+    struct k_siginfo info = { .code = SI_TKILL, .pid = thread_pid(t) };
     if (sig)
-        signal_send(p, (int)sig, &info);
+        signal_send_thread(target, (int)sig, &info);
     return 0;
 }
 
-long sys_tkill(struct task *t, const struct sysargs *a)
+long sys_tkill(struct thread *t, const struct sysargs *a)
 {
     return thread_kill(t, 0, (long)a->a[0], (long)a->a[1]);
 }
 
-long sys_tgkill(struct task *t, const struct sysargs *a)
+long sys_tgkill(struct thread *t, const struct sysargs *a)
 {
     if ((long)a->a[0] <= 0)
         return -EINVAL;
@@ -175,83 +193,95 @@ long sys_tgkill(struct task *t, const struct sysargs *a)
 
 /* pause and rt_sigsuspend park until a signal ends the call (signal/signal.c: -ERESTARTNOHAND,
  * i.e. EINTR after a handler, a restart after a stop). */
-long sys_pause(struct task *t, const struct sysargs *a)
+long sys_pause(struct thread *t, const struct sysargs *a)
 {
     (void)a;
-    return park_call(t, 0);
+    return park_call(t, 0, -ERESTARTNOHAND);
 }
 
-long sys_rt_sigsuspend(struct task *t, const struct sysargs *a)
+long sys_rt_sigsuspend(struct thread *t, const struct sysargs *a)
 {
     if (!park_retrying(t)) {
         uint64_t mask;
         if (a->a[1] != 8)
             return -EINVAL;
-        if (copy_from_user(&t->mm, &mask, a->a[0], sizeof mask))
+        if (copy_from_user(t->mm, &mask, a->a[0], sizeof mask))
             return -EFAULT;
-        t->sig.saved_mask = t->sig.blocked;
-        t->sig.restore_mask = true;         /* the frame records the old mask */
-        t->sig.blocked = mask & ~UNBLOCKABLE;
+        signal_set_temp_mask(t, mask);      /* the frame records the old mask */
     }
-    return park_call(t, 0);
+    return park_call(t, 0, -ERESTARTNOHAND);
 }
 
 /* rt_sigtimedwait(set, info, timeout, size): a pending signal of the set is taken without
- * its handler; else the call parks (signal_run wakes it for one of the set, and
+ * its handler; else the call parks (signal_run wakes it for one of the set: park.takes, and
  * interrupts it with EINTR for any other deliverable signal). */
-long sys_rt_sigtimedwait(struct task *t, const struct sysargs *a)
+long sys_rt_sigtimedwait(struct thread *t, const struct sysargs *a)
 {
     uint64_t set;
     if (a->a[3] != 8)
         return -EINVAL;
-    if (copy_from_user(&t->mm, &set, a->a[0], sizeof set))
+    if (copy_from_user(t->mm, &set, a->a[0], sizeof set))
         return -EFAULT;
     set &= ~UNBLOCKABLE;
+    struct park_sigwait *w = park_sigwait(&t->park);
     int64_t ts[2] = { 0, 0 };
     if (!park_retrying(t) && a->a[2]) {
-        if (copy_from_user(&t->mm, ts, a->a[2], sizeof ts))
+        if (copy_from_user(t->mm, ts, a->a[2], sizeof ts))
             return -EFAULT;
         if (ts[0] < 0 || ts[1] < 0 || ts[1] >= (int64_t)NSEC)
             return -EINVAL;
     }
-    uint64_t hit = t->sigpending & set;
+    uint64_t hit = signal_pending(t) & set;
     if (hit) {
         int sig = __builtin_ctzll(hit) + 1;
-        t->sigpending &= ~SIGBIT(sig);
-        t->sig.wait_set = 0;
+        struct k_siginfo si = signal_dequeue(t, sig);
         if (a->a[1]) {
             uint8_t info[128];
-            sigframe_siginfo(sig, &t->sig.info[sig - 1], info);
-            if (copy_to_user(&t->mm, a->a[1], info, sizeof info))
+            sigframe_siginfo(sig, &si, info);
+            if (copy_to_user(t->mm, a->a[1], info, sizeof info))
                 return -EFAULT;
         }
         return sig;
     }
     if (park_retrying(t)) {
-        if (t->sig.wait_deadline && lx_now() >= t->sig.wait_deadline) {
-            t->sig.wait_set = 0;
+        if (w->deadline && lx_now() >= w->deadline)
             return -EAGAIN;
-        }
-    } else {
-        t->sig.wait_deadline = 0;
-        if (a->a[2]) {
-            if (!ts[0] && !ts[1])
-                return -EAGAIN;
-            uint64_t ns = ts[0] > 1000000000 ? ~0ull / 2 : (uint64_t)ts[0] * NSEC;
-            t->sig.wait_deadline = lx_now() + ns + (uint64_t)ts[1];
-        }
+    } else if (a->a[2]) {
+        if (!ts[0] && !ts[1])
+            return -EAGAIN;
+        uint64_t ns = ts[0] > 1000000000 ? ~0ull / 2 : (uint64_t)ts[0] * NSEC;
+        w->deadline = lx_now() + ns + (uint64_t)ts[1];
     }
-    t->sig.wait_set = set;
-    return park_call(t, t->sig.wait_deadline);
+    t->park.takes = set;
+    return park_call(t, w->deadline, -EINTR);   /* never restarted (signal(7)) */
 }
 
-/* --- ITIMER_REAL: one deadline per process, looked at by the receive loop's timeout --- */
+/* --- ITIMER_REAL: one timer per process in the timer structure (park/timer.c) --- */
 
-static void remaining(const struct task *t, uint64_t *value, uint64_t *interval)
+static void remaining(const struct process *p, uint64_t *value, uint64_t *interval)
 {
     uint64_t now = lx_now();
-    *value = t->sig.alarm_at ? (t->sig.alarm_at > now ? t->sig.alarm_at - now : 1) : 0;
-    *interval = t->sig.alarm_interval;
+    const struct timer *tm = &p->sig.real;
+    *value = tm->armed ? (tm->when > now ? tm->when - now : 1) : 0;
+    *interval = p->sig.real_interval;
+}
+
+/* Arm (value ns from now, then every interval ns) or, value 0, disarm. */
+static void itimer_set(struct process *p, uint64_t value, uint64_t interval)
+{
+    p->sig.real_interval = value ? interval : 0;
+    if (value)
+        timer_arm(&p->sig.real, lx_now() + value);
+    else
+        timer_cancel(&p->sig.real);
+}
+
+/* A timeval (checked: not negative) in ns, at most Linux's KTIME_MAX (about 292 years). */
+static uint64_t timeval_ns(int64_t sec, int64_t usec)
+{
+    if ((uint64_t)sec >= (uint64_t)INT64_MAX / NSEC)
+        return (uint64_t)INT64_MAX;
+    return (uint64_t)sec * NSEC + (uint64_t)usec * 1000;
 }
 
 static void to_timeval(uint64_t ns, int64_t tv[2])
@@ -261,14 +291,12 @@ static void to_timeval(uint64_t ns, int64_t tv[2])
     tv[1] = (int64_t)(us % 1000000);
 }
 
-long sys_alarm(struct task *t, const struct sysargs *a)
+long sys_alarm(struct thread *t, const struct sysargs *a)
 {
     uint64_t value, interval;
-    remaining(t, &value, &interval);
+    remaining(t->proc, &value, &interval);
     unsigned secs = (unsigned)a->a[0];
-    t->sig.alarm_at = secs ? lx_now() + secs * NSEC : 0;
-    t->sig.alarm_interval = 0;
-    signal_timer_changed();
+    itimer_set(t->proc, secs * NSEC, 0);
     /* The old timer in whole seconds, rounded as Linux does (never 0 while it ran). */
     long old = (long)(value / NSEC);
     uint64_t frac = value % NSEC;
@@ -277,24 +305,24 @@ long sys_alarm(struct task *t, const struct sysargs *a)
     return old;
 }
 
-long sys_getitimer(struct task *t, const struct sysargs *a)
+long sys_getitimer(struct thread *t, const struct sysargs *a)
 {
     if (a->a[0] > 2)
         return -EINVAL;
     if (a->a[0] != ITIMER_REAL)
         return -EINVAL;             /* ITIMER_VIRTUAL/PROF: not implemented */
     uint64_t value, interval;
-    remaining(t, &value, &interval);
+    remaining(t->proc, &value, &interval);
     int64_t it[4];
     to_timeval(interval, it);
     to_timeval(value, it + 2);
-    return copy_to_user(&t->mm, a->a[1], it, sizeof it);
+    return copy_to_user(t->mm, a->a[1], it, sizeof it);
 }
 
-long sys_setitimer(struct task *t, const struct sysargs *a)
+long sys_setitimer(struct thread *t, const struct sysargs *a)
 {
     int64_t it[4] = { 0, 0, 0, 0 }, old[4];
-    if (a->a[1] && copy_from_user(&t->mm, it, a->a[1], sizeof it))
+    if (a->a[1] && copy_from_user(t->mm, it, a->a[1], sizeof it))
         return -EFAULT;
     if (a->a[0] > 2 || a->a[0] != ITIMER_REAL)
         return -EINVAL;
@@ -302,18 +330,12 @@ long sys_setitimer(struct task *t, const struct sysargs *a)
         if (it[i] < 0 || it[i + 1] < 0 || it[i + 1] >= 1000000)
             return -EINVAL;
     uint64_t value, interval;
-    remaining(t, &value, &interval);
+    remaining(t->proc, &value, &interval);
     to_timeval(interval, old);
     to_timeval(value, old + 2);
-    for (unsigned i = 0; i < 4; i += 2)
-        if (it[i] > 1000000000)
-            it[i] = 1000000000;     /* about 31 years: as good as never */
-    uint64_t iv = (uint64_t)it[0] * NSEC + (uint64_t)it[1] * 1000;
-    uint64_t v = (uint64_t)it[2] * NSEC + (uint64_t)it[3] * 1000;
-    t->sig.alarm_at = v ? lx_now() + v : 0;
-    t->sig.alarm_interval = v ? iv : 0;
-    signal_timer_changed();
-    if (a->a[2] && copy_to_user(&t->mm, a->a[2], old, sizeof old))
+    uint64_t iv = timeval_ns(it[0], it[1]), v = timeval_ns(it[2], it[3]);
+    itimer_set(t->proc, v, iv);
+    if (a->a[2] && copy_to_user(t->mm, a->a[2], old, sizeof old))
         return -EFAULT;
     return 0;
 }

@@ -40,42 +40,42 @@ static long ids_ok(const struct sysargs *a, unsigned n)
     return 0;
 }
 
-long sys_setuid(struct task *t, const struct sysargs *a)
+long sys_setuid(struct thread *t, const struct sysargs *a)
 {
     (void)t;
     return (uint32_t)a->a[0] == 0xFFFFFFFFu ? -EINVAL : ids_ok(a, 1);
 }
 
-long sys_setreuid(struct task *t, const struct sysargs *a)
+long sys_setreuid(struct thread *t, const struct sysargs *a)
 {
     (void)t;
     return ids_ok(a, 2);
 }
 
-long sys_setresuid(struct task *t, const struct sysargs *a)
+long sys_setresuid(struct thread *t, const struct sysargs *a)
 {
     (void)t;
     return ids_ok(a, 3);
 }
 
 /* getresuid/getresgid: three zeros. */
-long sys_getresuid(struct task *t, const struct sysargs *a)
+long sys_getresuid(struct thread *t, const struct sysargs *a)
 {
     static const uint32_t zero;
     for (unsigned i = 0; i < 3; i++)
-        if (copy_to_user(&t->mm, a->a[i], &zero, sizeof zero))
+        if (copy_to_user(t->mm, a->a[i], &zero, sizeof zero))
             return -EFAULT;
     return 0;
 }
 
 /* setfsuid/setfsgid return the previous id and never fail. */
-long sys_setfsuid(struct task *t, const struct sysargs *a)
+long sys_setfsuid(struct thread *t, const struct sysargs *a)
 {
     (void)t, (void)a;
     return 0;
 }
 
-long sys_getgroups(struct task *t, const struct sysargs *a)
+long sys_getgroups(struct thread *t, const struct sysargs *a)
 {
     int size = (int)a->a[0];
     if (size < 0)
@@ -84,13 +84,13 @@ long sys_getgroups(struct task *t, const struct sysargs *a)
     return 0;                       /* no supplementary groups */
 }
 
-long sys_setgroups(struct task *t, const struct sysargs *a)
+long sys_setgroups(struct thread *t, const struct sysargs *a)
 {
     if (a->a[0] > 65536)
         return -EINVAL;
     for (l4_word_t i = 0; i < a->a[0]; i++) {
         uint32_t g;
-        if (copy_from_user(&t->mm, &g, a->a[1] + i * 4, sizeof g))
+        if (copy_from_user(t->mm, &g, a->a[1] + i * 4, sizeof g))
             return -EFAULT;
         if (g != 0)
             return -EPERM;
@@ -100,13 +100,13 @@ long sys_setgroups(struct task *t, const struct sysargs *a)
 
 /* --- resource limits ------------------------------------------------------------------- */
 
-/* The limits of a process (t->rlim, set at its start and inherited: task/process.c), as
+/* The limits of a process (its rlim, set at its start and inherited: task/process.c), as
  * Linux's do_prlimit reads and changes them: soft above hard is EINVAL, RLIMIT_NOFILE's
  * hard limit at most fs.nr_open (EPERM); raising a hard limit needs CAP_SYS_RESOURCE,
  * which every process (root) has.  lx acts on RLIMIT_NOFILE (the fd table) and RLIMIT_CORE
  * (0: no core files); the others are kept and reported. */
-static long do_prlimit(struct task *t, struct task *target, unsigned res, const uint64_t *lim,
-                       l4_word_t uold)
+static long do_prlimit(struct thread *t, struct process *target, unsigned res,
+                       const uint64_t *lim, l4_word_t uold)
 {
     if (res >= RLIM_NLIMITS)
         return -EINVAL;
@@ -119,64 +119,64 @@ static long do_prlimit(struct task *t, struct task *target, unsigned res, const 
         target->rlim[res].cur = lim[0];
         target->rlim[res].max = lim[1];
     }
-    return uold ? copy_to_user(&t->mm, uold, old, sizeof old) : 0;
+    return uold ? copy_to_user(t->mm, uold, old, sizeof old) : 0;
 }
 
-long sys_prlimit64(struct task *t, const struct sysargs *a)
+long sys_prlimit64(struct thread *t, const struct sysargs *a)
 {
     uint64_t lim[2];
-    if (a->a[2] && copy_from_user(&t->mm, lim, a->a[2], sizeof lim))
+    if (a->a[2] && copy_from_user(t->mm, lim, a->a[2], sizeof lim))
         return -EFAULT;
-    struct task *target = (int)a->a[0] == 0 ? t : task_by_pid((int)a->a[0]);
+    struct process *target = (int)a->a[0] == 0 ? t->proc : process_by_pid((int)a->a[0]);
     if (!target)
         return -ESRCH;
     return do_prlimit(t, target, (unsigned)a->a[1], a->a[2] ? lim : NULL, a->a[3]);
 }
 
-long sys_getrlimit(struct task *t, const struct sysargs *a)
+long sys_getrlimit(struct thread *t, const struct sysargs *a)
 {
-    return do_prlimit(t, t, (unsigned)a->a[0], 0, a->a[1]);
+    return do_prlimit(t, t->proc, (unsigned)a->a[0], 0, a->a[1]);
 }
 
-long sys_setrlimit(struct task *t, const struct sysargs *a)
+long sys_setrlimit(struct thread *t, const struct sysargs *a)
 {
     uint64_t lim[2];
     if (a->a[0] >= RLIM_NLIMITS)
         return -EINVAL;
-    if (copy_from_user(&t->mm, lim, a->a[1], sizeof lim))
+    if (copy_from_user(t->mm, lim, a->a[1], sizeof lim))
         return -EFAULT;
-    return do_prlimit(t, t, (unsigned)a->a[0], lim, 0);
+    return do_prlimit(t, t->proc, (unsigned)a->a[0], lim, 0);
 }
 
 /* --- scheduling: one CPU, everyone SCHED_OTHER, nice 0 ---------------------------------- */
 
 static bool pid_ok(l4_word_t pid)
 {
-    return (int)pid == 0 || ((int)pid > 0 && task_by_pid((int)pid));
+    return (int)pid == 0 || ((int)pid > 0 && process_by_pid((int)pid));
 }
 
-long sys_sched_getaffinity(struct task *t, const struct sysargs *a)
+long sys_sched_getaffinity(struct thread *t, const struct sysargs *a)
 {
     if (a->a[1] < 8 || (a->a[1] & 7))
         return -EINVAL;             /* smaller than the kernel's mask, or not whole words */
     if (!pid_ok(a->a[0]))
         return -ESRCH;
     uint64_t mask = 1;              /* CPU 0 */
-    int e = copy_to_user(&t->mm, a->a[2], &mask, sizeof mask);
+    int e = copy_to_user(t->mm, a->a[2], &mask, sizeof mask);
     return e ? e : 8;
 }
 
-long sys_sched_setaffinity(struct task *t, const struct sysargs *a)
+long sys_sched_setaffinity(struct thread *t, const struct sysargs *a)
 {
     if (!pid_ok(a->a[0]))
         return -ESRCH;
     uint8_t first = 0;
-    if (a->a[1] && copy_from_user(&t->mm, &first, a->a[2], 1))
+    if (a->a[1] && copy_from_user(t->mm, &first, a->a[2], 1))
         return -EFAULT;
     return first & 1 ? 0 : -EINVAL;  /* the mask must contain CPU 0 */
 }
 
-long sys_sched_getscheduler(struct task *t, const struct sysargs *a)
+long sys_sched_getscheduler(struct thread *t, const struct sysargs *a)
 {
     (void)t;
     if ((int)a->a[0] < 0)
@@ -184,24 +184,24 @@ long sys_sched_getscheduler(struct task *t, const struct sysargs *a)
     return pid_ok(a->a[0]) ? SCHED_OTHER : -ESRCH;
 }
 
-long sys_sched_getparam(struct task *t, const struct sysargs *a)
+long sys_sched_getparam(struct thread *t, const struct sysargs *a)
 {
     if ((int)a->a[0] < 0 || !a->a[1])
         return -EINVAL;
     if (!pid_ok(a->a[0]))
         return -ESRCH;
     static const int zero;
-    return copy_to_user(&t->mm, a->a[1], &zero, sizeof zero);
+    return copy_to_user(t->mm, a->a[1], &zero, sizeof zero);
 }
 
 /* sched_setscheduler and sched_setparam: SCHED_OTHER/BATCH/IDLE with priority 0 are what
  * everyone has; real-time classes are EPERM (lx does not give its processes priorities). */
-static long set_sched(struct task *t, l4_word_t pid, long policy, l4_word_t uparam)
+static long set_sched(struct thread *t, l4_word_t pid, long policy, l4_word_t uparam)
 {
     if ((int)pid < 0 || !uparam)
         return -EINVAL;
     int prio;
-    if (copy_from_user(&t->mm, &prio, uparam, sizeof prio))
+    if (copy_from_user(t->mm, &prio, uparam, sizeof prio))
         return -EFAULT;
     if (!pid_ok(pid))
         return -ESRCH;
@@ -213,17 +213,17 @@ static long set_sched(struct task *t, l4_word_t pid, long policy, l4_word_t upar
     return prio == 0 ? 0 : -EINVAL;
 }
 
-long sys_sched_setscheduler(struct task *t, const struct sysargs *a)
+long sys_sched_setscheduler(struct thread *t, const struct sysargs *a)
 {
     return set_sched(t, a->a[0], (long)(int)a->a[1], a->a[2]);
 }
 
-long sys_sched_setparam(struct task *t, const struct sysargs *a)
+long sys_sched_setparam(struct thread *t, const struct sysargs *a)
 {
     return set_sched(t, a->a[0], SCHED_OTHER, a->a[1]);
 }
 
-long sys_sched_get_priority_max(struct task *t, const struct sysargs *a)
+long sys_sched_get_priority_max(struct thread *t, const struct sysargs *a)
 {
     (void)t;
     int p = (int)a->a[0];
@@ -232,7 +232,7 @@ long sys_sched_get_priority_max(struct task *t, const struct sysargs *a)
     return p == SCHED_OTHER || p == SCHED_BATCH || p == SCHED_IDLE ? 0 : -EINVAL;
 }
 
-long sys_sched_get_priority_min(struct task *t, const struct sysargs *a)
+long sys_sched_get_priority_min(struct thread *t, const struct sysargs *a)
 {
     (void)t;
     int p = (int)a->a[0];
@@ -243,7 +243,7 @@ long sys_sched_get_priority_min(struct task *t, const struct sysargs *a)
 
 /* getpriority answers 20 - nice (nice 0 for everyone); setpriority accepts nice >= 0 (lx
  * does not act on it) and refuses nothing else, as for root. */
-long sys_getpriority(struct task *t, const struct sysargs *a)
+long sys_getpriority(struct thread *t, const struct sysargs *a)
 {
     (void)t;
     if (a->a[0] > PRIO_USER)
@@ -253,7 +253,7 @@ long sys_getpriority(struct task *t, const struct sysargs *a)
     return 20;
 }
 
-long sys_setpriority(struct task *t, const struct sysargs *a)
+long sys_setpriority(struct thread *t, const struct sysargs *a)
 {
     (void)t;
     if (a->a[0] > PRIO_USER)
@@ -263,19 +263,19 @@ long sys_setpriority(struct task *t, const struct sysargs *a)
     return 0;
 }
 
-long sys_getcpu(struct task *t, const struct sysargs *a)
+long sys_getcpu(struct thread *t, const struct sysargs *a)
 {
     static const unsigned zero;
-    if (a->a[0] && copy_to_user(&t->mm, a->a[0], &zero, sizeof zero))
+    if (a->a[0] && copy_to_user(t->mm, a->a[0], &zero, sizeof zero))
         return -EFAULT;
-    if (a->a[1] && copy_to_user(&t->mm, a->a[1], &zero, sizeof zero))
+    if (a->a[1] && copy_to_user(t->mm, a->a[1], &zero, sizeof zero))
         return -EFAULT;
     return 0;
 }
 
 /* --- the system ------------------------------------------------------------------------ */
 
-long sys_personality(struct task *t, const struct sysargs *a)
+long sys_personality(struct thread *t, const struct sysargs *a)
 {
     (void)t;
     /* PER_LINUX (0) is all there is; 0xffffffff queries. */
@@ -283,7 +283,7 @@ long sys_personality(struct task *t, const struct sysargs *a)
     return p == 0 || p == 0xFFFFFFFFu ? 0 : -EINVAL;
 }
 
-long sys_sysinfo(struct task *t, const struct sysargs *a)
+long sys_sysinfo(struct thread *t, const struct sysargs *a)
 {
     struct {
         long uptime;
@@ -299,19 +299,19 @@ long sys_sysinfo(struct task *t, const struct sysargs *a)
     si.uptime = (long)(lx_now() / 1000000000ull);
     si.totalram = page_total() * LX_PAGE;      /* in bytes: mem_unit 1, as 64-bit Linux */
     si.freeram = page_free_count() * LX_PAGE;
-    si.procs = (unsigned short)task_count();
+    si.procs = (unsigned short)process_nr_all;
     si.mem_unit = 1;
-    return copy_to_user(&t->mm, a->a[0], &si, sizeof si);
+    return copy_to_user(t->mm, a->a[0], &si, sizeof si);
 }
 
-long sys_prctl(struct task *t, const struct sysargs *a)
+long sys_prctl(struct thread *t, const struct sysargs *a)
 {
     switch (a->a[0]) {
     case PR_SET_PDEATHSIG:
         return a->a[1] <= 64 ? 0 : -EINVAL;
     case PR_GET_PDEATHSIG: {
         static const int zero;
-        return copy_to_user(&t->mm, a->a[1], &zero, sizeof zero);
+        return copy_to_user(t->mm, a->a[1], &zero, sizeof zero);
     }
     case PR_GET_DUMPABLE:
         return 1;
@@ -319,7 +319,7 @@ long sys_prctl(struct task *t, const struct sysargs *a)
         return a->a[1] <= 1 ? 0 : -EINVAL;
     case PR_SET_NAME: {
         char name[16];
-        long n = strncpy_from_user(&t->mm, name, a->a[1], sizeof name);
+        long n = strncpy_from_user(t->mm, name, a->a[1], sizeof name);
         if (n == -EFAULT)
             return -EFAULT;
         name[sizeof name - 1] = 0;  /* longer names are cut, as Linux does */
@@ -327,7 +327,7 @@ long sys_prctl(struct task *t, const struct sysargs *a)
         return 0;
     }
     case PR_GET_NAME:
-        return copy_to_user(&t->mm, a->a[1], t->comm, sizeof t->comm);
+        return copy_to_user(t->mm, a->a[1], t->comm, sizeof t->comm);
     case PR_SET_NO_NEW_PRIVS:
         return a->a[1] == 1 && !a->a[2] && !a->a[3] && !a->a[4] ? 0 : -EINVAL;
     case PR_GET_NO_NEW_PRIVS:

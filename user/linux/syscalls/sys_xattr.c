@@ -14,7 +14,7 @@ static char name[XATTR_NAME_MAX + 1];
 static char value[XATTR_SIZE_MAX];
 
 /* The file: a path (follow or not) or an fd (O_PATH ones do not count, as Linux's fdget). */
-static struct inode *target(struct task *t, l4_word_t upath_or_fd, bool is_fd, bool follow,
+static struct inode *target(struct thread *t, l4_word_t upath_or_fd, bool is_fd, bool follow,
                             int *err)
 {
     if (is_fd) {
@@ -26,14 +26,14 @@ static struct inode *target(struct task *t, l4_word_t upath_or_fd, bool is_fd, b
 }
 
 /* The attribute's name from u into name: empty or over 255 bytes is ERANGE, as Linux. */
-static int get_name(struct task *t, l4_word_t u)
+static int get_name(struct thread *t, l4_word_t u)
 {
-    long n = strncpy_from_user(&t->mm, name, u, sizeof name);
+    long n = strncpy_from_user(t->mm, name, u, sizeof name);
     return n == 0 || n == -ENAMETOOLONG ? -ERANGE : n < 0 ? (int)n : 0;
 }
 
 /* The file of the call (arg 0), then the name (arg 1) into name: NULL with *err. */
-static struct inode *target_named(struct task *t, const struct sysargs *a, bool is_fd,
+static struct inode *target_named(struct thread *t, const struct sysargs *a, bool is_fd,
                                   bool follow, int *err)
 {
     struct inode *i = target(t, a->a[0], is_fd, follow, err);
@@ -41,14 +41,14 @@ static struct inode *target_named(struct task *t, const struct sysargs *a, bool 
 }
 
 /* A value or a list of names out to the process: n (its length) or -EFAULT. */
-static long copy_out(struct task *t, l4_word_t u, l4_word_t size, long n)
+static long copy_out(struct thread *t, l4_word_t u, l4_word_t size, long n)
 {
-    if (n > 0 && size && copy_to_user(&t->mm, u, value, (size_t)n))
+    if (n > 0 && size && copy_to_user(t->mm, u, value, (size_t)n))
         return -EFAULT;
     return n;
 }
 
-static long do_setxattr(struct task *t, const struct sysargs *a, bool is_fd, bool follow)
+static long do_setxattr(struct thread *t, const struct sysargs *a, bool is_fd, bool follow)
 {
     int err, flags = (int)a->a[4];
     struct inode *i = target(t, a->a[0], is_fd, follow, &err);
@@ -61,12 +61,12 @@ static long do_setxattr(struct task *t, const struct sysargs *a, bool is_fd, boo
     l4_word_t size = a->a[3];
     if (size > XATTR_SIZE_MAX)
         return -E2BIG;
-    if (size && copy_from_user(&t->mm, value, a->a[2], size))
+    if (size && copy_from_user(t->mm, value, a->a[2], size))
         return -EFAULT;
     return vfs_setxattr(t, i, name, value, size, flags);
 }
 
-static long do_getxattr(struct task *t, const struct sysargs *a, bool is_fd, bool follow)
+static long do_getxattr(struct thread *t, const struct sysargs *a, bool is_fd, bool follow)
 {
     int err;
     struct inode *i = target_named(t, a, is_fd, follow, &err);
@@ -76,7 +76,7 @@ static long do_getxattr(struct task *t, const struct sysargs *a, bool is_fd, boo
     return copy_out(t, a->a[2], size, vfs_getxattr(t, i, name, value, size));
 }
 
-static long do_listxattr(struct task *t, const struct sysargs *a, bool is_fd, bool follow)
+static long do_listxattr(struct thread *t, const struct sysargs *a, bool is_fd, bool follow)
 {
     int err;
     struct inode *i = target(t, a->a[0], is_fd, follow, &err);
@@ -86,22 +86,22 @@ static long do_listxattr(struct task *t, const struct sysargs *a, bool is_fd, bo
     return copy_out(t, a->a[1], size, vfs_listxattr(t, i, value, size));
 }
 
-static long do_removexattr(struct task *t, const struct sysargs *a, bool is_fd, bool follow)
+static long do_removexattr(struct thread *t, const struct sysargs *a, bool is_fd, bool follow)
 {
     int err;
     struct inode *i = target_named(t, a, is_fd, follow, &err);
     return i ? vfs_removexattr(t, i, name) : err;
 }
 
-long sys_setxattr(struct task *t, const struct sysargs *a) { return do_setxattr(t, a, false, true); }
-long sys_lsetxattr(struct task *t, const struct sysargs *a) { return do_setxattr(t, a, false, false); }
-long sys_fsetxattr(struct task *t, const struct sysargs *a) { return do_setxattr(t, a, true, true); }
-long sys_getxattr(struct task *t, const struct sysargs *a) { return do_getxattr(t, a, false, true); }
-long sys_lgetxattr(struct task *t, const struct sysargs *a) { return do_getxattr(t, a, false, false); }
-long sys_fgetxattr(struct task *t, const struct sysargs *a) { return do_getxattr(t, a, true, true); }
-long sys_listxattr(struct task *t, const struct sysargs *a) { return do_listxattr(t, a, false, true); }
-long sys_llistxattr(struct task *t, const struct sysargs *a) { return do_listxattr(t, a, false, false); }
-long sys_flistxattr(struct task *t, const struct sysargs *a) { return do_listxattr(t, a, true, true); }
-long sys_removexattr(struct task *t, const struct sysargs *a) { return do_removexattr(t, a, false, true); }
-long sys_lremovexattr(struct task *t, const struct sysargs *a) { return do_removexattr(t, a, false, false); }
-long sys_fremovexattr(struct task *t, const struct sysargs *a) { return do_removexattr(t, a, true, true); }
+long sys_setxattr(struct thread *t, const struct sysargs *a) { return do_setxattr(t, a, false, true); }
+long sys_lsetxattr(struct thread *t, const struct sysargs *a) { return do_setxattr(t, a, false, false); }
+long sys_fsetxattr(struct thread *t, const struct sysargs *a) { return do_setxattr(t, a, true, true); }
+long sys_getxattr(struct thread *t, const struct sysargs *a) { return do_getxattr(t, a, false, true); }
+long sys_lgetxattr(struct thread *t, const struct sysargs *a) { return do_getxattr(t, a, false, false); }
+long sys_fgetxattr(struct thread *t, const struct sysargs *a) { return do_getxattr(t, a, true, true); }
+long sys_listxattr(struct thread *t, const struct sysargs *a) { return do_listxattr(t, a, false, true); }
+long sys_llistxattr(struct thread *t, const struct sysargs *a) { return do_listxattr(t, a, false, false); }
+long sys_flistxattr(struct thread *t, const struct sysargs *a) { return do_listxattr(t, a, true, true); }
+long sys_removexattr(struct thread *t, const struct sysargs *a) { return do_removexattr(t, a, false, true); }
+long sys_lremovexattr(struct thread *t, const struct sysargs *a) { return do_removexattr(t, a, false, false); }
+long sys_fremovexattr(struct thread *t, const struct sysargs *a) { return do_removexattr(t, a, true, true); }

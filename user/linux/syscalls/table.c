@@ -57,7 +57,7 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [38] = PARTIAL(sys_setitimer, "ITIMER_REAL only"),
     [39] = FULL(sys_getpid, ""),
     [40] = PARTIAL(sys_sendfile, "never waits for a full pipe"),
-    [56] = PARTIAL(sys_clone, "fork flags only: no threads (CLONE_VM without CLONE_VFORK, CLONE_THREAD: EINVAL)"),
+    [56] = PARTIAL(sys_clone, "fork flags, CLONE_FILES, CLONE_FS: no threads (CLONE_VM without CLONE_VFORK, CLONE_THREAD, CLONE_SIGHAND: EINVAL)"),
     [57] = FULL(sys_fork, ""),
     [58] = PARTIAL(sys_vfork, "the child gets a copy-on-write copy instead of the parent's memory"),
     [59] = FULL(sys_execve, ""),
@@ -163,6 +163,7 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [213] = FULL(sys_epoll_create, ""),
     [217] = FULL(sys_getdents64, ""),
     [218] = PARTIAL(sys_set_tid_address, "recorded, not used at exit (no threads)"),
+    [219] = FULL(sys_restart_syscall, "the interrupted sleep or poll goes on (its restart block)"),
     [221] = FULL(sys_fadvise64, "checked; advice changes nothing in memory"),
     [227] = PARTIAL(sys_clock_settime, "CLOCK_REALTIME only"),
     [228] = FULL(sys_clock_gettime, ""),
@@ -190,7 +191,7 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [269] = FULL(sys_faccessat, ""),
     [270] = FULL(sys_pselect6, ""),
     [271] = FULL(sys_ppoll, ""),
-    [273] = STUB(sys_set_robust_list, "accepted; no threads, no robust futexes"),
+    [273] = STUB(sys_set_robust_list, "the head recorded; no threads, no robust futexes"),
     [280] = FULL(sys_utimensat, ""),
     [281] = PARTIAL(sys_epoll_pwait, "level-triggered only"),
     [291] = FULL(sys_epoll_create1, ""),
@@ -211,9 +212,12 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
 static unsigned long unimplemented[LX_NSYSCALLS];
 static unsigned long out_of_range;
 
-static long call(struct task *t, const struct sysargs *a)
+static long call(struct thread *t, const struct sysargs *a)
 {
-    t->nsyscalls += !t->retrying;
+    if (!t->park.retrying) {
+        t->nsyscalls++;
+        t->park.use = PARK_USE_NONE;    /* a new call: no scratch of an earlier one */
+    }
     if (a->nr < LX_NSYSCALLS && table[a->nr].fn) {
         cpu_enter(t);
         long r = table[a->nr].fn(t, a);
@@ -222,7 +226,7 @@ static long call(struct task *t, const struct sysargs *a)
     }
     if (a->nr < LX_NSYSCALLS) {
         if (!unimplemented[a->nr]++)
-            printf("lx: pid %d: system call %lu (%s) not implemented\n", t->pid, a->nr,
+            printf("lx: pid %d: system call %lu (%s) not implemented\n", thread_pid(t), a->nr,
                    sys_names[a->nr] ? sys_names[a->nr] : "unassigned");
     } else {
         out_of_range++;
@@ -235,13 +239,13 @@ unsigned long syscall_unimplemented(unsigned nr)
     return nr < LX_NSYSCALLS ? unimplemented[nr] : 0;
 }
 
-long syscall_dispatch(struct task *t, const struct sysargs *a)
+long syscall_dispatch(struct thread *t, const struct sysargs *a)
 {
     long r = call(t, a);
     /* Pending signals are delivered on the way out of every call (signal/signal.c); an ERESTART
      * code (a handler that raised a signal to restart its call) never reaches the process. */
-    bool restart = r >= -ERESTARTNOHAND && r <= -ERESTARTSYS;
-    if ((t->sigpending || restart) && r != LX_PARK && r != LX_NOREPLY && r != LX_REPLIED)
+    bool restart = r >= -ERESTART_RESTARTBLOCK && r <= -ERESTARTSYS;
+    if ((signal_pending(t) || restart) && r != LX_PARK && r != LX_NOREPLY && r != LX_REPLIED)
         r = signal_syscall_return(t, a, r);
     return r;
 }

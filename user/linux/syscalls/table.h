@@ -5,11 +5,11 @@
 
 #include "park/park.h"
 
-struct task;
+struct thread;
 
 #define LX_NSYSCALLS   464              /* numbers 0..463 have an entry */
 
-typedef long (*sys_handler)(struct task *t, const struct sysargs *a);
+typedef long (*sys_handler)(struct thread *t, const struct sysargs *a);
 /* How much of Linux's call an entry does (table.c says what each means). */
 enum sys_status { SYS_NONE, SYS_FULL, SYS_PARTIAL, SYS_STUB };
 struct sys_entry {
@@ -19,7 +19,7 @@ struct sys_entry {
 };
 /* Run the handler of a->nr for t: a value for RAX, or LX_NOREPLY, LX_REPLIED, LX_PARK
  * (park/park.h).  Pending signals are delivered on the way out. */
-long syscall_dispatch(struct task *t, const struct sysargs *a);
+long syscall_dispatch(struct thread *t, const struct sysargs *a);
 void syscall_report(void);          /* the debug hook: unimplemented calls seen, by number */
 unsigned long syscall_unimplemented(unsigned nr);  /* ENOSYS count of a number (/proc/lx) */
 extern const char *const sys_names[LX_NSYSCALLS];

@@ -5,17 +5,18 @@
 
 #include <stdbool.h>
 
-struct task;
+struct process;
+struct thread;
 
 /* The parent's registers arrived (its fork's GET_REGS): make the child; true if the MRs
  * hold the reply to the parent. */
-bool fork_regs(struct task *parent);
+bool fork_regs(struct thread *parent);
 /* Its FPU state is saved (the signal page's LX_SYS_FORK_FPU call): make the child; true
  * if the MRs hold the reply to the parent. */
-bool fork_fpu_saved(struct task *parent);
+bool fork_fpu_saved(struct thread *parent);
 /* A child's first message (the pending interrupt set at its start): its registers. */
-void fork_child_start(struct task *child);
-/* A child of parent ended, or exec'ed: a parent parked in vfork for it goes on. */
-void fork_vfork_done(struct task *child);
+void fork_child_start(struct thread *child);
+/* A child ended, or exec'ed: a parent parked in vfork for it goes on. */
+void fork_vfork_done(struct process *child);
 
 #endif

@@ -18,6 +18,7 @@
 #include "vfs/file.h"
 #include "lib/errno.h"
 #include "lib/kmalloc.h"
+#include "mm/mm.h"
 #include "mm/usercopy.h"
 #include "signal/signal.h"
 #include "syscalls/handlers.h"
@@ -78,34 +79,34 @@ int exec_image_lookup(const char *path, const void **image, l4_word_t *size)
 
 /* --- the executable of a process ----------------------------------------------------------- */
 
-const char *task_exe_path(const struct task *t)
+const char *task_exe_path(const struct process *p)
 {
-    return t->exe;
+    return p->exe;
 }
 
-struct inode *task_exe_inode(const struct task *t)
+struct inode *task_exe_inode(const struct process *p)
 {
-    return t->exe_inode;
+    return p->exe_inode;
 }
 
 /* The executable is file (its path now: what /proc/N/exe shows once it is unlinked), or for
  * a data module the name it was started by. */
-static void set_exe(struct task *t, const char *path, struct inode *file)
+static void set_exe(struct process *p, const char *path, struct inode *file)
 {
     static char name[PATH_MAX];
-    task_drop_exe(t);
-    t->exe_inode = file;
+    task_drop_exe(p);
+    p->exe_inode = file;
     if (file) {
         inode_get(file);            /* runs even when renamed or unlinked, as in Linux */
         if (vfs_path_of(file, name, sizeof name) >= 0)
             path = name;
     }
-    t->exe = kmalloc(strlen(path) + 1);
-    if (t->exe)
-        strcpy(t->exe, path);       /* no name if memory is short */
+    p->exe = kmalloc(strlen(path) + 1);
+    if (p->exe)
+        strcpy(p->exe, path);       /* no name if memory is short */
 }
 
-bool task_copy_exe(struct task *child, const struct task *parent)
+bool task_copy_exe(struct process *child, const struct process *parent)
 {
     child->exe = NULL;
     child->exe_inode = parent->exe_inode;
@@ -120,13 +121,13 @@ bool task_copy_exe(struct task *child, const struct task *parent)
     return true;
 }
 
-void task_drop_exe(struct task *t)
+void task_drop_exe(struct process *p)
 {
-    kfree(t->exe);
-    t->exe = NULL;
-    if (t->exe_inode)
-        inode_put(t->exe_inode);
-    t->exe_inode = NULL;
+    kfree(p->exe);
+    p->exe = NULL;
+    if (p->exe_inode)
+        inode_put(p->exe_inode);
+    p->exe_inode = NULL;
 }
 
 /* --- finding the image: files, scripts, /proc/self/exe ------------------------------------- */
@@ -136,7 +137,6 @@ static char strings[STRINGS_MAX];
 static size_t used;
 static char *argv[ARGS_MAX + 1], *envp[ARGS_MAX + 1];
 static int argc;
-static struct mm new_mm;
 
 /* A copy of s[0..n) in strings[]: NULL when there is no room (E2BIG). */
 static char *add_string(const char *s, size_t n)
@@ -220,7 +220,7 @@ static int script_rewrite(char *hdr)
 }
 
 /* Linux's open_exec: a regular file with an execute bit, on a mount that allows it. */
-static int may_exec(struct task *t, struct inode *i)
+static int may_exec(struct thread *t, struct inode *i)
 {
     if (S_ISDIR(i->mode) || !S_ISREG(i->mode) || (i->sb->flags & MS_NOEXEC))
         return -EACCES;
@@ -231,7 +231,7 @@ static int may_exec(struct task *t, struct inode *i)
  * the tree first, else only the data modules).  *file: the file of the tree (read through
  * its page provider), or NULL and the data module's *image and *size.  path and argv may
  * be rewritten. */
-static int find_image(struct task *t, bool tree, const void **image, l4_word_t *size,
+static int find_image(struct thread *t, bool tree, const void **image, l4_word_t *size,
                       struct inode **file)
 {
     for (int rewrites = 0;;) {
@@ -273,20 +273,22 @@ static int find_image(struct task *t, bool tree, const void **image, l4_word_t *
     }
 }
 
-/* The program into a fresh memory model *mm: 0 or -errno (ENOEXEC, E2BIG, ENOMEM, the
+/* The program into a fresh memory model *mmp: 0 or -errno (ENOEXEC, E2BIG, ENOMEM, the
  * interpreter's ENOENT or EACCES), nothing of it left behind. */
-static int load_image(struct mm *mm, const void *image, l4_word_t size, struct inode *file,
+static int load_image(struct mm **mmp, const void *image, l4_word_t size, struct inode *file,
                       const char *execfn, l4_word_t *entry, l4_word_t *sp)
 {
-    if (!mm_init(mm)) {
-        mm_destroy(mm);
+    struct mm *mm = mm_new();
+    if (!mm)
         return -ENOMEM;
-    }
     int e = file ? elf_load_file(mm, file, execfn, argc, argv, envp, entry, sp)
                  : elf_load(mm, image, size, execfn, argc, argv, envp, entry, sp);
-    if (e)
-        mm_destroy(mm);             /* nothing of it was ever mapped */
-    return e;                       /* a missing interpreter is ENOENT, as Linux says */
+    if (e) {
+        mm_put(mm, false);          /* nothing of it was ever mapped */
+        return e;                   /* a missing interpreter is ENOENT, as Linux says */
+    }
+    *mmp = mm;
+    return 0;
 }
 
 /* A NULL-terminated vector of strings at user address uvec into vec (NULL-terminated),
@@ -315,16 +317,16 @@ static int copy_vector(struct mm *mm, l4_word_t uvec, char **vec)
     return n;
 }
 
-long sys_execve(struct task *t, const struct sysargs *a)
+long sys_execve(struct thread *t, const struct sysargs *a)
 {
-    long n = strncpy_from_user(&t->mm, path, a->a[0], sizeof path);
+    long n = strncpy_from_user(t->mm, path, a->a[0], sizeof path);
     if (n < 0)
         return n;
     used = 0;
-    argc = copy_vector(&t->mm, a->a[1], argv);
+    argc = copy_vector(t->mm, a->a[1], argv);
     if (argc < 0)
         return argc;
-    int envc = copy_vector(&t->mm, a->a[2], envp);
+    int envc = copy_vector(t->mm, a->a[2], envp);
     if (envc < 0)
         return envc;
     if (argc == 0) {                /* Linux (5.18 on) runs it with argv { "", NULL } */
@@ -344,20 +346,20 @@ long sys_execve(struct task *t, const struct sysargs *a)
     if (e)
         return e;
     l4_word_t entry, sp;
-    if ((e = load_image(&new_mm, image, size, file, execfn, &entry, &sp)))
+    struct mm *nm;
+    if ((e = load_image(&nm, image, size, file, execfn, &entry, &sp)))
         return e;
-    /* The point of no return: the old image goes. */
-    mm_release(&t->mm);
-    t->mm = new_mm;
-    new_mm = (struct mm){ 0 };
-    set_exe(t, path, file);         /* no path if memory is short */
-    t->execed = true;
-    task_set_comm(t, execfn);       /* as Linux: the name execve was given (a link's) */
+    /* The point of no return: the old image goes (its pages out of the space first). */
+    mm_put(t->mm, true);
+    t->mm = nm;
+    set_exe(t->proc, path, file);   /* no path if memory is short */
+    t->proc->execed = true;
+    thread_set_comm(t, execfn);     /* as Linux: the name execve was given (a link's) */
     vfs_task_exec(t);               /* close-on-exec */
-    proc_task_exec(t, argc, argv);  /* /proc/N/cmdline */
+    process_set_cmdline(t->proc, argc, argv);   /* /proc/N/cmdline */
     signal_exec(t);                 /* handlers back to default (ignored stay ignored) */
     t->clear_child_tid = 0;
-    fork_vfork_done(t);             /* a vfork parent goes on (uses the MRs) */
+    fork_vfork_done(t->proc);       /* a vfork parent goes on (uses the MRs) */
     l4_set_mr(0, l4_tag_make(L4_FOREIGN_SET_REGS, L4_FREG_WORDS, 0));
     for (unsigned i = 1; i <= L4_FREG_WORDS; i++)
         l4_set_mr(i, 0);
@@ -366,8 +368,8 @@ long sys_execve(struct task *t, const struct sysargs *a)
     return LX_REPLIED;
 }
 
-struct task *exec_spawn(const char *prog, int nargs, char *const args[], char *const env[],
-                        int *err)
+struct process *exec_spawn(const char *prog, int nargs, char *const args[],
+                           char *const env[], int *err)
 {
     used = 0;
     size_t n = strlen(prog);
@@ -388,15 +390,14 @@ struct task *exec_spawn(const char *prog, int nargs, char *const args[], char *c
     const void *image;
     l4_word_t size, entry, sp;
     struct inode *file;
+    struct mm *nm;
     /* A path is a file of the tree; a bare name a data module (the root task's). */
     if ((*err = find_image(NULL, prog[0] == '/', &image, &size, &file)))
         return NULL;
-    if ((*err = load_image(&new_mm, image, size, file, execfn, &entry, &sp)))
+    if ((*err = load_image(&nm, image, size, file, execfn, &entry, &sp)))
         return NULL;
-    struct task *t = task_spawn(&new_mm, entry, sp, execfn, argc, argv, err);
-    new_mm.pgd = NULL;              /* the task's now (or destroyed) */
-    new_mm.nregions = 0;
-    if (t)
-        set_exe(t, path, file);
-    return t;
+    struct process *p = process_spawn(nm, entry, sp, execfn, argc, argv, err);
+    if (p)
+        set_exe(p, path, file);
+    return p;
 }

@@ -1,20 +1,28 @@
-/* Processes (process.c): each is an L4 task of the foreign system-call ABI (one thread for
- * now) whose pager and handler is lx.  struct task is the process, its thread and the state
- * of its current call at once (issue 13 splits it). */
+/* Processes (process.c, exit.c): a struct process is a thread group, Linux's signal_struct
+ * and the process half of its task_struct: the pid, the parent and the children, process
+ * group and session, the exit status, the actions and the signals sent to the process, the
+ * executable.  Its threads are struct thread (thread.h); each process is one L4 task of the
+ * foreign system-call ABI whose pager and handler is lx.  No table of processes: they are
+ * found by pid (pid.h), by their L4 thread (thread.h), or through the lists here (a parent's
+ * children, a group's members, all processes for kill(-1)). */
 #ifndef LX_TASK_PROCESS_H
 #define LX_TASK_PROCESS_H
 
-#include "mm/mm.h"
-#include "park/park.h"
+#include "lib/list.h"
 #include "park/waitq.h"
 #include "signal/sigstate.h"
+#include "task/exit_status.h"
+#include "task/pid.h"
+#include "task/thread.h"
 #include <libl4.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-enum task_state { TASK_FREE, TASK_RUNNING, TASK_ZOMBIE };
+#define LX_ARGV_MAX  32
+#define LX_CMDLINE_MAX 512          /* /proc/PID/cmdline keeps this much */
 
-/* Resource limits (getrlimit/setrlimit/prlimit64: syscalls/sys_system.c). */
+/* Resource limits (getrlimit/setrlimit/prlimit64: syscalls/sys_system.c), the process's as
+ * Linux's signal_struct holds them. */
 #define RLIM_NLIMITS  16
 #define RLIMIT_STACK  3
 #define RLIMIT_CORE   4
@@ -22,73 +30,108 @@ enum task_state { TASK_FREE, TASK_RUNNING, TASK_ZOMBIE };
 #define RLIM_INFINITY (~0ull)
 struct rlimit64 { uint64_t cur, max; };
 
-#define LX_MAX_TASKS 32
-#define LX_ARGV_MAX  32
+enum process_state { PROCESS_LIVE, PROCESS_ZOMBIE };
 
-struct task {
-    enum task_state state;
-    int pid, ppid, pgid, sid;
-    l4_word_t tid;                  /* its L4 thread (global id) */
-    struct mm mm;
-    l4_word_t clear_child_tid;      /* set_tid_address */
-    struct fdtable *files;          /* vfs/: open files (shared with CLONE_FILES) */
-    struct fs_struct *fs;           /* vfs/: cwd and umask (shared with CLONE_FS) */
-    struct rlimit64 rlim[RLIM_NLIMITS]; /* set at its start (Linux's defaults), inherited */
-    unsigned long nsyscalls;
-    int status;                     /* a zombie's, as wait() reports it */
-    int exit_signal;                /* sent to the parent at the end (clone's low byte) */
-    bool execed;                    /* has called execve (setpgid by the parent: EACCES) */
-    char comm[16];                  /* its name: the executable's, or prctl(PR_SET_NAME) */
-    uint64_t sigpending;            /* recorded, for the signal layer (bit sig - 1) */
-    enum park park;
-    int park_pid;                   /* PARK_VFORK: the child */
-    l4_word_t park_args[5];         /* PARK_FORK_REGS: clone's flags, stack, tid pointers, tls */
-    l4_word_t fork_saved[L4_FREG_WORDS]; /* PARK_FORK_FPU, PARK_VFORK: its registers */
-    l4_word_t fork_area;            /* PARK_FORK_FPU: where it saved its FPU state */
-    struct sysargs call;            /* PARK_CALL: the call, run again when woken */
-    uint64_t park_deadline;         /* PARK_CALL: lx_now() at which it runs again; 0 none */
-    bool retrying;                  /* the handler runs for a parked call */
-    struct waitq child_wait;        /* wait4 of this process: a child changed state */
-    l4_word_t regs[L4_FREG_WORDS];  /* PARK_START: the registers to start with (MR order) */
-    /* --- pipes, poll, time (fs/pipe, syscalls/sys_poll.c, syscalls/sys_time.c) --- */
-    l4_word_t io_done;              /* a parked write/writev: bytes moved by earlier runs */
-    uint64_t wait_deadline;         /* a parked poll/select/sleep: lx_now() when it ends; 0 none */
-    uint64_t wait_sigmask;          /* ppoll/pselect6's mask while parked (the signal layer's) */
-    bool wait_sigmask_set;
-    uint64_t cpu_mark;              /* TSC when lx last let it run; 0 while lx holds it */
-    uint64_t utime, stime;          /* estimated CPU time (TSC ticks): cputime.c */
-    uint64_t cutime, cstime;        /* of its reaped children */
-    /* --- end pipes, poll, time --- */
-    char *exe;                      /* exec.c: the executable's absolute path (kmalloc) */
-    struct inode *exe_inode;        /* exec.c: and its file (a reference), NULL: a module */
-    struct sigstate sig;            /* signals (signal/) */
+struct cred {                       /* one user (root) today; issue 14 brings more */
+    unsigned uid, euid, suid, fsuid;
+    unsigned gid, egid, sgid, fsgid;
 };
 
-struct task *task_by_tid(l4_word_t tid);
-struct task *task_by_pid(int pid);  /* running or zombie */
-struct task *task_alloc(void);      /* a free slot (zeroed, still TASK_FREE) or NULL */
-/* A new L4 task for t (pager and handler lx), waiting for its start message: 0 or -errno. */
-int task_create_thread(struct task *t);
-/* Answer t's parked (or current) system call now, with RAX = value. */
-void task_reply(struct task *t, long value);
-/* A new process with the memory model mm (moved in, or destroyed on failure), started at
- * entry with the stack sp (task/exec.c's exec_spawn loads it); NULL with *err (if err). */
-struct task *task_spawn(struct mm *mm, l4_word_t entry, l4_word_t sp, const char *execfn,
-                        int argc, char *const argv[], int *err);
-/* End a process: its space and pages go away; status as wait() would report it.  The
- * parent learns of it (a zombie until reaped); clobbers the MRs. */
-void task_exit(struct task *t, int status);
-void task_free(struct task *t);     /* a reaped zombie's slot */
-void task_set_comm(struct task *t, const char *path);  /* the last component, 15 bytes */
-void task_rlimit_defaults(struct task *t);  /* the limits a program lx starts gets */
-unsigned task_count(void);
-/* Each slot in turn (i < LX_MAX_TASKS), for the layers that look for children or groups. */
-struct task *task_slot(unsigned i);
+struct process {
+    struct pid *pid;                /* the thread-group id (its first thread's tid) */
+    enum process_state state;
+    struct list all_link;           /* in the list of all processes (kill -1) */
+    struct process *parent;         /* NULL: none (the programs lx starts, init's orphans) */
+    struct list children;           /* its children, living and zombies (by sibling) */
+    struct list sibling;
+    struct pid *pgrp, *session;     /* its process group and session (held) */
+    struct list pgrp_link, session_link;
+    struct list threads;            /* struct thread, by proc_link */
+    unsigned nthreads;
+    struct exit_status exit;        /* a zombie's, as wait reports it */
+    int exit_signal;                /* sent to the parent at the end (clone's low byte) */
+    bool execed;                    /* has called execve (setpgid by the parent: EACCES) */
+    struct sighand *sighand;        /* the actions (a reference; CLONE_SIGHAND shares) */
+    struct proc_sigstate sig;       /* shared pending set, group stop, ITIMER_REAL */
+    struct waitq child_wait;        /* wait4 and waitid: a child changed state */
+    char *exe;                      /* exec.c: the executable's absolute path (kmalloc) */
+    struct inode *exe_inode;        /* exec.c: and its file (a reference), NULL: a module */
+    char cmdline[LX_CMDLINE_MAX];   /* the arguments of its last exec, each with its NUL */
+    unsigned cmdlen;
+    uint64_t start_us;              /* when it was made (/proc/PID/stat) */
+    uint64_t cutime, cstime;        /* of its reaped children (TSC ticks) */
+    struct cred cred;
+    struct rlimit64 rlim[RLIM_NLIMITS]; /* set at its start (Linux's defaults), inherited */
+};
 
+/* The process with that pid (zombies too), or NULL. */
+struct process *process_by_pid(int nr);
+/* Its first thread (one per process today), or NULL once it has ended. */
+static inline struct thread *process_thread(const struct process *p)
+{
+    return list_first(&p->threads, struct thread, proc_link);
+}
+/* The memory of a process that has not ended (NULL: a zombie's is gone). */
+static inline struct mm *process_mm(const struct process *p)
+{
+    struct thread *t = p->state == PROCESS_LIVE ? process_thread(p) : NULL;
+    return t ? t->mm : NULL;
+}
+static inline int process_pid(const struct process *p) { return p->pid->nr; }
+static inline int process_pgid(const struct process *p) { return p->pgrp->nr; }
+static inline int process_sid(const struct process *p) { return p->session->nr; }
+static inline int thread_pid(const struct thread *t) { return t->proc->pid->nr; }
+/* The parent's pid as getppid sees it (0: none). */
+static inline int process_ppid(const struct process *p)
+{
+    return p->parent ? p->parent->pid->nr : 0;
+}
+
+/* A new process with one thread and a new pid, belonging to nothing yet (no parent, group
+ * or L4 task); NULL with *err (-EAGAIN: no pid, -ENOMEM). */
+struct process *process_new(int *err);
+/* Into parent's children (NULL: none) and the group and session given. */
+void process_attach(struct process *p, struct process *parent, struct pid *pgrp,
+                    struct pid *session);
+/* Move p into another process group (setpgid, setsid). */
+void process_set_pgrp(struct process *p, struct pid *pgrp);
+void process_set_session(struct process *p, struct pid *session);
+/* The L4 task of p's thread (pager and handler lx), waiting for its start message: 0 or
+ * -errno. */
+int process_create_task(struct process *p);
+/* Every process in turn (kill -1, /proc's counts). */
+extern struct list process_all;
+extern unsigned long process_nr_all;    /* processes that exist (zombies too) */
+extern unsigned long process_nr_live;   /* ... that have not ended */
+/* A new process with the memory model mm (its reference moved in, or dropped on failure),
+ * started at entry with the stack sp (task/exec.c's exec_spawn loads it); NULL with *err (if
+ * err).  Its parent, group and session are none, as Linux's init's. */
+struct process *process_spawn(struct mm *mm, l4_word_t entry, l4_word_t sp, const char *execfn,
+                              int argc, char *const argv[], int *err);
+void process_rlimit_defaults(struct process *p);    /* the limits a program lx starts gets */
+/* /proc/PID/cmdline: argv as the new image got it. */
+void process_set_cmdline(struct process *p, int argc, char *const argv[]);
+
+/* --- the end of a process (exit.c): one teardown path, one exit status --- */
+/* Take everything p holds (its L4 task, memory, files, executable, timers, parked call):
+ * the end of every process, and the undoing of every one that failed to start. */
+void process_release(struct process *p);
+/* End a process with status: released, its parent told (a zombie until reaped, or freed at
+ * once with no parent that waits); its children go to init.  Clobbers the MRs. */
+void process_exit(struct process *p, struct exit_status status);
+/* A zombie reaped (or a process that never started, after process_release): gone.  Its
+ * memory goes at the end of the message (exit_flush): the caller may still hold pointers. */
+void process_free(struct process *p);
+bool exit_pending(void);            /* anything for exit_flush? */
+void exit_flush(void);              /* the receive loop, between messages */
 /* A fatal fault: report it and end the process as killed by signal sig (main.c). */
-void task_fault_kill(struct task *t, int sig, const char *what, l4_word_t addr, l4_word_t ip);
+void process_fault_kill(struct thread *t, int sig, const char *what, l4_word_t addr,
+                        l4_word_t ip);
 
-/* A child of parent has become a zombie: the parent's parked wait4 looks again (wait.c). */
-static inline void wait_child_ended(struct task *parent) { waitq_wake(&parent->child_wait); }
+/* A child of parent changed state: the parent's parked wait4 looks again (wait.c). */
+static inline void wait_child_changed(struct process *parent)
+{
+    waitq_wake(&parent->child_wait);
+}
 
 #endif

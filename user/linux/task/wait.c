@@ -3,7 +3,8 @@
  * child_wait queue (park/park.c); a child that changes state wakes it and the call looks again,
  * while lx serves everyone else.  Status as Linux encodes it: exit code << 8, or the
  * terminating signal in the low 7 bits (0x80: core dumped); stopped 0x7F | signal << 8;
- * continued 0xFFFF.  The rusage: the child's estimated times (cputime.c). */
+ * continued 0xFFFF (task/exit_status.h).  The children are the parent's list; the rusage:
+ * the child's estimated times (cputime.c). */
 #include "lib/errno.h"
 #include "mm/usercopy.h"
 #include "park/park.h"
@@ -22,35 +23,33 @@
 #define __WCLONE    0x80000000
 #define RUSAGE_SIZE 144
 
-/* Is c a child of t that wait4(pid) waits for? */
-static bool matches(const struct task *t, const struct task *c, int pid)
+/* Is child c one that wait4(pid) of process p waits for? */
+static bool matches(const struct process *p, const struct process *c, int pid)
 {
-    if (c->state == TASK_FREE || c->ppid != t->pid || c == t)
-        return false;
     if (pid > 0)
-        return c->pid == pid;
+        return process_pid(c) == pid;
     if (pid == -1)
         return true;
-    return c->pgid == (pid == 0 ? t->pgid : -pid);
+    return process_pgid(c) == (pid == 0 ? process_pgid(p) : -pid);
 }
 
 /* Free zombie c and report it to t: c's pid, or -EFAULT if the status or rusage cannot be
  * stored (c is gone all the same, as in Linux, which copies after reaping). */
-static long reap(struct task *t, struct task *c, l4_word_t ustatus, l4_word_t urusage)
+static long reap(struct thread *t, struct process *c, l4_word_t ustatus, l4_word_t urusage)
 {
     uint8_t ru[RUSAGE_SIZE];
-    int pid = c->pid, status = c->status;
-    cpu_child_reaped(t, c);         /* times(2)'s and getrusage's children (cputime.c) */
-    cpu_rusage(c, 0, ru);
-    task_free(c);
-    if (ustatus && copy_to_user(&t->mm, ustatus, &status, sizeof status))
+    int pid = process_pid(c), status = exit_status_word(c->exit);
+    cpu_child_reaped(t->proc, c);   /* times(2)'s and getrusage's children (cputime.c) */
+    cpu_rusage_zombie(c, ru);
+    process_free(c);
+    if (ustatus && copy_to_user(t->mm, ustatus, &status, sizeof status))
         return -EFAULT;
-    if (urusage && copy_to_user(&t->mm, urusage, ru, sizeof ru))
+    if (urusage && copy_to_user(t->mm, urusage, ru, sizeof ru))
         return -EFAULT;
     return pid;
 }
 
-long sys_wait4(struct task *t, const struct sysargs *a)
+long sys_wait4(struct thread *t, const struct sysargs *a)
 {
     int pid = (int)a->a[0];
     l4_word_t options = a->a[2];
@@ -60,31 +59,32 @@ long sys_wait4(struct task *t, const struct sysargs *a)
     if (pid == (int)0x80000000)
         return -ESRCH;              /* -INT_MIN cannot be negated: Linux says ESRCH */
     bool any = false;
-    for (unsigned i = 0; i < LX_MAX_TASKS; i++) {
-        struct task *c = task_slot(i);
-        if (!matches(t, c, pid))
+    struct process *c;
+    list_each(c, &t->proc->children, sibling) {
+        if (!matches(t->proc, c, pid))
             continue;
-        if (c->state == TASK_ZOMBIE)
+        if (c->state == PROCESS_ZOMBIE)
             return reap(t, c, a->a[1], a->a[3]);
         any = true;
-        int report = c->sig.report;
-        if ((report > 0 && (options & WUNTRACED)) || (report < 0 && (options & WCONTINUED))) {
+        struct exit_status rep = c->sig.report;
+        if ((rep.kind == EXIT_STOPPED && (options & WUNTRACED)) ||
+            (rep.kind == EXIT_CONTINUED && (options & WCONTINUED))) {
             static const uint8_t zero[RUSAGE_SIZE];
-            int status = report > 0 ? 0x7F | report << 8 : 0xFFFF;
-            c->sig.report = 0;
-            if (a->a[1] && copy_to_user(&t->mm, a->a[1], &status, sizeof status))
+            int status = exit_status_word(rep);
+            c->sig.report.kind = EXIT_NONE;
+            if (a->a[1] && copy_to_user(t->mm, a->a[1], &status, sizeof status))
                 return -EFAULT;
-            if (a->a[3] && copy_to_user(&t->mm, a->a[3], zero, sizeof zero))
+            if (a->a[3] && copy_to_user(t->mm, a->a[3], zero, sizeof zero))
                 return -EFAULT;
-            return c->pid;
+            return process_pid(c);
         }
     }
     if (!any)
         return -ECHILD;
     if (options & WNOHANG)
         return 0;
-    waitq_add(&t->child_wait, t);
-    return park_call(t, 0);
+    waitq_add(&t->proc->child_wait, t);
+    return park_call(t, 0, -ERESTARTSYS);
 }
 
 /* waitid(idtype, id, infop, options, rusage): the same children, reported as a siginfo
@@ -96,7 +96,7 @@ long sys_wait4(struct task *t, const struct sysargs *a)
 #define WEXITED   4
 #define WNOWAIT   0x01000000
 
-long sys_waitid(struct task *t, const struct sysargs *a)
+long sys_waitid(struct thread *t, const struct sysargs *a)
 {
     l4_word_t idtype = a->a[0], options = a->a[3];
     int id = (int)a->a[1];
@@ -113,53 +113,51 @@ long sys_waitid(struct task *t, const struct sysargs *a)
     default: return -EINVAL;
     }
     bool any = false;
-    struct k_siginfo info = { 0 };
-    struct task *found = NULL;
-    for (unsigned i = 0; i < LX_MAX_TASKS && !found; i++) {
-        struct task *c = task_slot(i);
-        if (!matches(t, c, pid))
+    struct exit_status st = { EXIT_NONE, 0, false };
+    struct process *c, *found = NULL;
+    list_each(c, &t->proc->children, sibling) {
+        if (!matches(t->proc, c, pid))
             continue;
         any = true;
-        if (c->state == TASK_ZOMBIE && (options & WEXITED)) {
-            int st = c->status;
-            info.code = !(st & 0x7F) ? CLD_EXITED : (st & 0x80) ? CLD_DUMPED : CLD_KILLED;
-            info.status = info.code == CLD_EXITED ? (st >> 8) & 0xFF : st & 0x7F;
-        } else if (c->state == TASK_RUNNING && c->sig.report > 0 && (options & WSTOPPED)) {
-            info.code = CLD_STOPPED;
-            info.status = c->sig.report;
-        } else if (c->state == TASK_RUNNING && c->sig.report < 0 && (options & WCONTINUED)) {
-            info.code = CLD_CONTINUED;
-            info.status = SIGCONT;
-        } else {
+        if (c->state == PROCESS_ZOMBIE && (options & WEXITED))
+            st = c->exit;
+        else if (c->state == PROCESS_LIVE && c->sig.report.kind == EXIT_STOPPED &&
+                 (options & WSTOPPED))
+            st = c->sig.report;
+        else if (c->state == PROCESS_LIVE && c->sig.report.kind == EXIT_CONTINUED &&
+                 (options & WCONTINUED))
+            st = c->sig.report;
+        else
             continue;
-        }
         found = c;
+        break;
     }
     if (!any)
         return -ECHILD;
     if (!found && !(options & WNOHANG)) {
-        waitq_add(&t->child_wait, t);
-        return park_call(t, 0);
+        waitq_add(&t->proc->child_wait, t);
+        return park_call(t, 0, -ERESTARTSYS);
     }
     uint8_t si[128];
     if (found) {
-        info.pid = found->pid;
+        struct k_siginfo info = { .code = exit_status_cld(st), .pid = process_pid(found),
+                                  .status = exit_status_si_status(st) };
         if (!(options & WNOWAIT)) {
-            if (found->state == TASK_ZOMBIE)
-                task_free(found);
+            if (found->state == PROCESS_ZOMBIE)
+                process_free(found);
             else
-                found->sig.report = 0;
+                found->sig.report.kind = EXIT_NONE;
         }
         sigframe_siginfo(SIGCHLD, &info, si);
     } else {
         for (unsigned i = 0; i < sizeof si; i++)
             si[i] = 0;                      /* WNOHANG, nothing: si_pid 0 */
     }
-    if (a->a[2] && copy_to_user(&t->mm, a->a[2], si, sizeof si))
+    if (a->a[2] && copy_to_user(t->mm, a->a[2], si, sizeof si))
         return -EFAULT;
     if (a->a[4]) {
         static const uint8_t zero[RUSAGE_SIZE];
-        if (copy_to_user(&t->mm, a->a[4], zero, sizeof zero))
+        if (copy_to_user(t->mm, a->a[4], zero, sizeof zero))
             return -EFAULT;
     }
     return 0;

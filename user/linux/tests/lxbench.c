@@ -23,6 +23,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define KIB64 65536
@@ -67,11 +68,15 @@ static int na(const char *name, const char *what, int err)
     return 1;
 }
 
+static long raw_syscall0(long nr)
+{
+    __asm__ volatile("syscall" : "+a"(nr) :: "rcx", "r11", "memory");
+    return nr;
+}
+
 static long raw_getpid(void)
 {
-    long r = SYS_getpid;
-    __asm__ volatile("syscall" : "+a"(r) :: "rcx", "r11", "memory");
-    return r;
+    return raw_syscall0(SYS_getpid);
 }
 
 /* Reaps pid; 0 if it exited with status 0, else the wait status (or -errno of wait4). */
@@ -103,6 +108,68 @@ static int row_getpid(void)
     for (int i = 0; i < N; i++)
         raw_getpid();
     return report("getpid", N, tsc() - t0);
+}
+
+/* A bare system call in a loop (getpid, getppid): per call. */
+static int null_call(const char *name, long nr)
+{
+    enum { N = 10000, WARM = 1000 };
+    for (int i = 0; i < WARM; i++)
+        raw_syscall0(nr);
+    uint64_t t0 = tsc();
+    for (int i = 0; i < N; i++)
+        raw_syscall0(nr);
+    return report(name, N, tsc() - t0);
+}
+
+static int row_getppid(void)
+{
+    return null_call("getppid", SYS_getppid);
+}
+
+/* The same while another process waits with a timeout (a long nanosleep, parked in lx with a
+ * deadline): what a system call costs must not depend on what others wait for (issue 13
+ * item 7; before the timer thread, about 2,000 guest instructions more per call). */
+static int with_sleeper(const char *name, long nr)
+{
+    int p[2];
+    if (pipe(p))
+        return na(name, "pipe", errno);
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(p[0]), close(p[1]);
+        return na(name, "fork", e);
+    }
+    if (pid == 0) {
+        struct timespec ts = { 3600, 0 };
+        close(p[0]);
+        close(p[1]);                /* the parent's read sees this: the sleep is next */
+        nanosleep(&ts, NULL);
+        _exit(0);
+    }
+    close(p[1]);
+    char c;
+    while (read(p[0], &c, 1) < 0 && errno == EINTR)
+        ;
+    close(p[0]);
+    /* Let the child get into its sleep: the parent's own sleep parks it first. */
+    struct timespec tick = { 0, 20000000 };
+    nanosleep(&tick, NULL);
+    int r = null_call(name, nr);
+    kill(pid, SIGKILL);
+    reap(pid);
+    return r;
+}
+
+static int row_getpid_sleeper(void)
+{
+    return with_sleeper("getpid_sleeper", SYS_getpid);
+}
+
+static int row_getppid_sleeper(void)
+{
+    return with_sleeper("getppid_sleeper", SYS_getppid);
 }
 
 /* fork + the child's _exit + the parent's wait: per process. */
@@ -414,6 +481,9 @@ static int row_signal(void)
 
 static const struct { const char *name; int (*fn)(void); } rows[] = {
     { "getpid", row_getpid },
+    { "getppid", row_getppid },
+    { "getpid_sleeper", row_getpid_sleeper },
+    { "getppid_sleeper", row_getppid_sleeper },
     { "fork_exit", row_fork_exit },
     { "fork_execve", row_fork_execve },
     { "sh_c_exit", row_sh_c_exit },

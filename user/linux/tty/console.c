@@ -87,15 +87,14 @@ void console_init(void)
         printf("lx: no serial driver: the console is output only\n");
         return;
     }
-    l4_word_t err, t = l4_root_call(ROOT_THREAD_CREATE, lx_self, l4_pager(), INPUT_UTCB,
-                                    INPUT_PRIO, &err);
-    if (!t || err) {
+    l4_word_t err, t = lx_thread_start(INPUT_UTCB, INPUT_PRIO, input_stack + sizeof input_stack,
+                                       input_loop, &err);
+    if (!t) {
         printf("lx: no console input thread (error %lu)\n", err);
         return;
     }
     input_gid = t;
     input_lid = l4_local_id_of(t);
-    l4_start_sp_ip(t, (l4_word_t)&input_stack[sizeof input_stack - 8], (l4_word_t)input_loop);
 }
 
 bool console_is_input(l4_word_t from)

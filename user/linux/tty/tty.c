@@ -109,10 +109,9 @@ static struct tty {
     bool lnext;                     /* the next character is literal (VLNEXT) */
     unsigned column;                /* output column (erasing tabs, ONOCR) */
     unsigned line_column;           /* the column where the line being edited began */
-    int session, pgrp;              /* the session it controls, its foreground group */
+    struct pid *session, *pgrp;     /* the session it controls, its foreground group (held) */
     struct waitq readers;
     uint64_t last_input;            /* lx_now() of the last byte (VTIME between bytes) */
-    uint64_t vtime_end[LX_MAX_TASKS];  /* MIN 0, TIME > 0: a parked read's end, by slot */
 } tty = {
     .tio = {
         .c_iflag = ICRNL | IXON,
@@ -487,51 +486,67 @@ static char rbuf[TTY_BUF];
 
 static bool ctty_session_alive(void)
 {
-    struct task *l = task_by_pid(tty.session);
-    return l && l->state == TASK_RUNNING && l->sid == tty.session;
+    struct process *l = tty.session->proc;
+    return l && l->state == PROCESS_LIVE && l->session == tty.session;
+}
+
+/* The terminal's session and foreground group (NULL: none), references held. */
+static void set_ctty(struct pid *session, struct pid *pgrp)
+{
+    if (session)
+        pid_get(session);
+    if (pgrp)
+        pid_get(pgrp);
+    if (tty.session)
+        pid_put(tty.session);
+    if (tty.pgrp)
+        pid_put(tty.pgrp);
+    tty.session = session;
+    tty.pgrp = pgrp;
 }
 
 /* Is this tty t's controlling terminal?  (A session whose leader has gone without
  * tty_task_exit, which should not happen, loses it here too.) */
-static bool is_ctty(const struct task *t)
+static bool is_ctty(const struct thread *t)
 {
     if (tty.session && !ctty_session_alive())
-        tty.session = tty.pgrp = 0;
-    return tty.session && t->sid == tty.session;
+        set_ctty(NULL, NULL);
+    return tty.session && t->proc->session == tty.session;
 }
 
 /* SIGHUP and SIGCONT for the foreground group, but not for `leaving` (an ending leader). */
-static void hang_up(const struct task *leaving)
+static void hang_up(const struct process *leaving)
 {
-    for (unsigned i = 0; tty.pgrp && i < LX_MAX_TASKS; i++) {
-        struct task *p = task_slot(i);
-        if (p != leaving && p->state == TASK_RUNNING && p->pgid == tty.pgrp) {
-            signal_raise(p, SIGHUP);
-            signal_raise(p, SIGCONT);
-        }
-    }
-    tty.session = tty.pgrp = 0;
+    struct process *p, *n;
+    struct k_siginfo info = { .code = SI_KERNEL };
+    if (tty.pgrp)
+        list_each_safe(p, n, &tty.pgrp->pgrp, pgrp_link)
+            if (p != leaving && p->state == PROCESS_LIVE) {
+                signal_send(p, SIGHUP, &info);
+                signal_send(p, SIGCONT, &info);
+            }
+    set_ctty(NULL, NULL);
     waitq_wake(&tty.readers);
 }
 
-void tty_task_exit(struct task *t)
+void tty_task_exit(struct process *p)
 {
-    if (tty.session && t->pid == tty.session && t->sid == tty.session)
-        hang_up(t);
+    if (tty.session && p->pid == tty.session && p->session == tty.session)
+        hang_up(p);
 }
 
-static bool background(const struct task *t)
+static bool background(const struct thread *t)
 {
-    return is_ctty(t) && tty.pgrp && t->pgid != tty.pgrp;
+    return is_ctty(t) && tty.pgrp && t->proc->pgrp != tty.pgrp;
 }
 
 /* read(2) on the tty: the job-control checks, then the line discipline.  A read that must
  * wait parks the caller itself (LX_PARK) on the tty's readers, with a VTIME deadline; with
  * O_NONBLOCK it is -EAGAIN.  Bytes whose copy to the process fails stay queued. */
-static long op_read(struct task *t, struct file *f, struct uio *u, l4_word_t *pos)
+static long op_read(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos)
 {
     (void)pos;
-    unsigned slot = (unsigned)(t - task_slot(0));
+    struct park_io *io = park_io(&t->park);     /* vfs_rw took it: the read's scratch */
     if (background(t)) {
         /* As Linux: EIO if the reader ignores or blocks SIGTTIN or nobody would continue
          * its group; else SIGTTIN for the group, and the read is restarted after SIGCONT
@@ -539,7 +554,7 @@ static long op_read(struct task *t, struct file *f, struct uio *u, l4_word_t *po
         int c = signal_tty_stop_check(t, SIGTTIN);
         if (c)
             return -EIO;
-        signal_raise_pgrp(t->pgid, SIGTTIN);
+        signal_raise_pgrp(t->proc->pgrp, SIGTTIN);
         return -ERESTARTSYS;
     }
     if (!console_has_input() || !u->resid)
@@ -558,8 +573,8 @@ static long op_read(struct task *t, struct file *f, struct uio *u, l4_word_t *po
             ready = true;           /* polling read: whatever is there, maybe nothing */
         } else if (!vmin) {         /* a timer for the whole read, from its start */
             if (!park_retrying(t))
-                tty.vtime_end[slot] = now + vtime * DECISECOND;
-            deadline = tty.vtime_end[slot];
+                io->vtime_end = now + vtime * DECISECOND;
+            deadline = io->vtime_end;
             ready = avail || now >= deadline;
         } else if (vtime && avail) {    /* a timer between bytes, once one has come */
             deadline = tty.last_input + vtime * DECISECOND;
@@ -574,7 +589,7 @@ static long op_read(struct task *t, struct file *f, struct uio *u, l4_word_t *po
                 return -EAGAIN;
         } else {
             waitq_add(&tty.readers, t);
-            return park_call(t, deadline);
+            return park_call(t, deadline, -ERESTARTSYS);
         }
     }
     unsigned took, k = peek(rbuf, want, &took);
@@ -591,7 +606,7 @@ static long op_read(struct task *t, struct file *f, struct uio *u, l4_word_t *po
 
 /* write(2) on the tty: a TOSTOP background writer first (job control), then the bytes
  * through the output processing, a piece at a time (a bad page ends the write there). */
-static long op_write(struct task *t, struct file *f, struct uio *u, l4_word_t *pos)
+static long op_write(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos)
 {
     (void)f, (void)pos;
     static char wbuf[512];
@@ -602,7 +617,7 @@ static long op_write(struct task *t, struct file *f, struct uio *u, l4_word_t *p
         if (c < 0)
             return -EIO;
         if (!c) {
-            signal_raise_pgrp(t->pgid, SIGTTOU);
+            signal_raise_pgrp(t->proc->pgrp, SIGTTOU);
             return -ERESTARTSYS;
         }
     }
@@ -620,7 +635,7 @@ static long op_write(struct task *t, struct file *f, struct uio *u, l4_word_t *p
 
 /* --- poll ------------------------------------------------------------------------------ */
 
-static unsigned op_poll(struct task *t, struct file *f, struct poll_table *pt)
+static unsigned op_poll(struct thread *t, struct file *f, struct poll_table *pt)
 {
     (void)t, (void)f;
     unsigned r = POLLOUT | POLLWRNORM;
@@ -632,14 +647,16 @@ static unsigned op_poll(struct task *t, struct file *f, struct poll_table *pt)
 
 /* --- ioctl ----------------------------------------------------------------------------- */
 
-static bool group_in_session(int pgrp, int sid)
+/* The process group numbered pgrp if a live member of it is in session (else NULL). */
+static struct pid *group_in_session(int pgrp, const struct pid *session)
 {
-    for (unsigned i = 0; i < LX_MAX_TASKS; i++) {
-        struct task *p = task_slot(i);
-        if (p->state == TASK_RUNNING && p->pgid == pgrp && p->sid == sid)
-            return true;
-    }
-    return false;
+    struct pid *g = pid_find(pgrp);
+    struct process *p;
+    if (g)
+        list_each(p, &g->pgrp, pgrp_link)
+            if (p->state == PROCESS_LIVE && p->session == session)
+                return g;
+    return NULL;
 }
 
 static void set_termios(const struct ktermios *n)
@@ -671,10 +688,10 @@ struct serial_struct {
 };
 _Static_assert(sizeof(struct serial_struct) == 72, "Linux's struct serial_struct");
 
-static long op_ioctl(struct task *t, struct file *f, unsigned cmd, l4_word_t arg)
+static long op_ioctl(struct thread *t, struct file *f, unsigned cmd, l4_word_t arg)
 {
     (void)f;
-    struct mm *mm = &t->mm;
+    struct mm *mm = t->mm;
     switch (cmd) {
     case TCGETS:
         return copy_to_user(mm, arg, &tty.tio, sizeof tty.tio);
@@ -722,26 +739,25 @@ static long op_ioctl(struct task *t, struct file *f, unsigned cmd, l4_word_t arg
         return 0;
     }
     case TIOCSCTTY:
-        if (t->sid != t->pid)
+        if (t->proc->session != t->proc->pid)
             return -EPERM;          /* only a session leader */
         if (is_ctty(t))
             return 0;               /* already ours */
         if (tty.session && arg != 1)
             return -EPERM;          /* another session's; arg 1 steals it (we are root) */
-        tty.session = t->sid;
-        tty.pgrp = t->pgid;
+        set_ctty(t->proc->session, t->proc->pgrp);
         return 0;
     case TIOCNOTTY:
         if (!is_ctty(t))
             return -ENOTTY;
-        if (t->sid == t->pid)
+        if (t->proc->session == t->proc->pid)
             hang_up(NULL);          /* the leader gives it up for the whole session */
         return 0;
     case TIOCGPGRP:
     case TIOCGSID: {
         if (!is_ctty(t))
             return -ENOTTY;
-        int v = cmd == TIOCGPGRP ? tty.pgrp : tty.session;
+        int v = cmd == TIOCGPGRP ? (tty.pgrp ? tty.pgrp->nr : 0) : tty.session->nr;
         return copy_to_user(mm, arg, &v, sizeof v);
     }
     case TIOCSPGRP: {
@@ -752,18 +768,19 @@ static long op_ioctl(struct task *t, struct file *f, unsigned cmd, l4_word_t arg
             return -EFAULT;
         if (pgrp < 0)
             return -EINVAL;
-        if (!group_in_session(pgrp, t->sid))
+        struct pid *g = group_in_session(pgrp, t->proc->session);
+        if (!g)
             return -EPERM;
         if (background(t)) {        /* as Linux: SIGTTOU unless ignored or blocked */
             int c = signal_tty_stop_check(t, SIGTTOU);
             if (c < 0)
                 return -EIO;
             if (!c) {
-                signal_raise_pgrp(t->pgid, SIGTTOU);
+                signal_raise_pgrp(t->proc->pgrp, SIGTTOU);
                 return -ERESTARTSYS;
             }
         }
-        tty.pgrp = pgrp;
+        set_ctty(tty.session, g);
         waitq_wake(&tty.readers);   /* a parked background reader is one no longer */
         return 0;
     }
@@ -793,16 +810,15 @@ static long op_ioctl(struct task *t, struct file *f, unsigned cmd, l4_word_t arg
 /* open(2) of a tty device: /dev/tty is ENXIO without a controlling terminal; a session
  * leader without one that opens /dev/ttyS0 without O_NOCTTY gets it (never /dev/console,
  * as in Linux). */
-static int op_open(struct task *t, struct inode *i, struct file *f)
+static int op_open(struct thread *t, struct inode *i, struct file *f)
 {
     if (!t)
         return 0;                   /* lx's own: fds 0-2 of the programs it starts */
     if (i->rdev_major == 5 && i->rdev_minor == 0)
         return is_ctty(t) ? 0 : -ENXIO;     /* /dev/tty: the controlling terminal */
-    if (!(f->flags & O_NOCTTY) && i->rdev_major == 4 && t->sid == t->pid && !is_ctty(t) &&
-        !tty.session) {
-        tty.session = t->sid;
-        tty.pgrp = t->pgid;
+    if (!(f->flags & O_NOCTTY) && i->rdev_major == 4 && t->proc->session == t->proc->pid &&
+        !is_ctty(t) && !tty.session) {
+        set_ctty(t->proc->session, t->proc->pgrp);
     }
     return 0;
 }

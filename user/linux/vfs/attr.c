@@ -7,29 +7,29 @@
 #include "vfs/vfs.h"
 #include "lib/errno.h"
 
-unsigned vfs_fsuid(struct task *t)
+unsigned vfs_fsuid(struct thread *t)
 {
     (void)t;
     return 0;                       /* every process is root (docs/linux/system.md) */
 }
 
-unsigned vfs_fsgid(struct task *t)
+unsigned vfs_fsgid(struct thread *t)
 {
     (void)t;
     return 0;
 }
 
-static bool is_root(struct task *t)
+static bool is_root(struct thread *t)
 {
     return vfs_fsuid(t) == 0;
 }
 
-static bool in_group(struct task *t, unsigned gid)
+static bool in_group(struct thread *t, unsigned gid)
 {
     return vfs_fsgid(t) == gid;     /* no supplementary groups yet */
 }
 
-int inode_permission(struct task *t, struct inode *i, int mask)
+int inode_permission(struct thread *t, struct inode *i, int mask)
 {
     unsigned mode = i->mode, bits;
     if (is_root(t)) {
@@ -47,7 +47,7 @@ int inode_permission(struct task *t, struct inode *i, int mask)
     return ((unsigned)mask & ~bits) ? -EACCES : 0;
 }
 
-bool inode_owner_or_root(struct task *t, struct inode *i)
+bool inode_owner_or_root(struct thread *t, struct inode *i)
 {
     return is_root(t) || vfs_fsuid(t) == i->uid;
 }
@@ -68,7 +68,7 @@ void setattr_copy(struct inode *i, const struct iattr *ia)
         i->ctime = ia->ctime;
 }
 
-static int setattr(struct task *t, struct inode *i, struct iattr *ia)
+static int setattr(struct thread *t, struct inode *i, struct iattr *ia)
 {
     ia->valid |= ATTR_CTIME;
     ia->ctime = vfs_now();
@@ -80,7 +80,7 @@ static int setattr(struct task *t, struct inode *i, struct iattr *ia)
     return 0;
 }
 
-int vfs_chmod(struct task *t, struct inode *i, unsigned mode)
+int vfs_chmod(struct thread *t, struct inode *i, unsigned mode)
 {
     if (!inode_owner_or_root(t, i))
         return -EPERM;
@@ -91,7 +91,7 @@ int vfs_chmod(struct task *t, struct inode *i, unsigned mode)
     return setattr(t, i, &ia);
 }
 
-int vfs_chown(struct task *t, struct inode *i, long uid, long gid)
+int vfs_chown(struct thread *t, struct inode *i, long uid, long gid)
 {
     struct iattr ia = { 0 };
     if ((int)uid != -1)
@@ -112,7 +112,7 @@ int vfs_chown(struct task *t, struct inode *i, long uid, long gid)
     return setattr(t, i, &ia);
 }
 
-int vfs_truncate(struct task *t, struct inode *i, l4_word_t size)
+int vfs_truncate(struct thread *t, struct inode *i, l4_word_t size)
 {
     if (size > LX_MAX_LFS)
         return -EINVAL;
@@ -120,7 +120,7 @@ int vfs_truncate(struct task *t, struct inode *i, l4_word_t size)
     return setattr(t, i, &ia);
 }
 
-int vfs_utimes(struct task *t, struct inode *i, const long *times)
+int vfs_utimes(struct thread *t, struct inode *i, const long *times)
 {
     static const long now2[2] = { UTIME_NOW, UTIME_NOW };
     if (!times)

@@ -51,13 +51,13 @@ static struct fd_chunk *chunk_of(struct fdtable *ft, unsigned long fd, bool crea
     return *slot;
 }
 
-unsigned long fd_limit(struct task *t)
+unsigned long fd_limit(struct thread *t)
 {
-    uint64_t lim = t->rlim[RLIMIT_NOFILE].cur;
+    uint64_t lim = t->proc->rlim[RLIMIT_NOFILE].cur;
     return lim > LX_NR_OPEN ? LX_NR_OPEN : (unsigned long)lim;
 }
 
-struct file *fd_get(struct task *t, long fd)
+struct file *fd_get(struct thread *t, long fd)
 {
     if (fd < 0 || !t->files)
         return NULL;
@@ -65,13 +65,13 @@ struct file *fd_get(struct task *t, long fd)
     return c ? c->f[fd % CHUNK] : NULL;
 }
 
-bool fd_cloexec(struct task *t, unsigned fd)
+bool fd_cloexec(struct thread *t, unsigned fd)
 {
     struct fd_chunk *c = chunk_of(t->files, fd, false);
     return c && (c->cloexec[fd % CHUNK / 64] >> (fd % CHUNK % 64) & 1);
 }
 
-void fd_set_cloexec(struct task *t, unsigned fd, bool on)
+void fd_set_cloexec(struct thread *t, unsigned fd, bool on)
 {
     struct fd_chunk *c = chunk_of(t->files, fd, false);
     if (!c)
@@ -97,7 +97,7 @@ static void set(struct fdtable *ft, struct fd_chunk *c, unsigned long fd, struct
 }
 
 /* The lowest free fd >= from: its chunk (made if need be) in *chunk, or -EMFILE/-ENOMEM. */
-static long lowest_free(struct task *t, unsigned from, struct fd_chunk **chunk)
+static long lowest_free(struct thread *t, unsigned from, struct fd_chunk **chunk)
 {
     struct fdtable *ft = t->files;
     unsigned long limit = fd_limit(t);
@@ -117,13 +117,13 @@ static long lowest_free(struct task *t, unsigned from, struct fd_chunk **chunk)
     return -EMFILE;
 }
 
-int fd_unused(struct task *t, unsigned from)
+int fd_unused(struct thread *t, unsigned from)
 {
     struct fd_chunk *c;
     return (int)lowest_free(t, from, &c);
 }
 
-int fd_install(struct task *t, struct file *f, unsigned from, bool cloexec)
+int fd_install(struct thread *t, struct file *f, unsigned from, bool cloexec)
 {
     struct fd_chunk *c;
     long fd = lowest_free(t, from, &c);
@@ -136,7 +136,7 @@ int fd_install(struct task *t, struct file *f, unsigned from, bool cloexec)
     return (int)fd;
 }
 
-int fd_install_at(struct task *t, struct file *f, unsigned fd, bool cloexec)
+int fd_install_at(struct thread *t, struct file *f, unsigned fd, bool cloexec)
 {
     if (fd >= fd_limit(t))
         return -EBADF;
@@ -153,7 +153,7 @@ int fd_install_at(struct task *t, struct file *f, unsigned fd, bool cloexec)
     return (int)fd;
 }
 
-int fd_close(struct task *t, long fd)
+int fd_close(struct thread *t, long fd)
 {
     struct file *f = fd_get(t, fd);
     if (!f)
@@ -182,7 +182,7 @@ static bool find_open(void **slot, unsigned long index, void *p)
     return true;
 }
 
-long fd_next(struct task *t, unsigned long from)
+long fd_next(struct thread *t, unsigned long from)
 {
     if (!t->files)
         return -1;
@@ -191,7 +191,7 @@ long fd_next(struct task *t, unsigned long from)
     return n.found == ~0ul ? -1 : (long)n.found;
 }
 
-unsigned long fd_table_size(struct task *t)
+unsigned long fd_table_size(struct thread *t)
 {
     return !t->files ? 0 : t->files->max_fds > NR_OPEN_DEFAULT ? t->files->max_fds
                                                               : NR_OPEN_DEFAULT;
@@ -199,7 +199,7 @@ unsigned long fd_table_size(struct task *t)
 
 /* --- the process hooks ---------------------------------------------------------------------- */
 
-bool vfs_task_init(struct task *t)
+bool vfs_task_init(struct thread *t)
 {
     int err;
     t->files = kmalloc(sizeof *t->files);
@@ -243,7 +243,7 @@ static void put_chunk(void *item)
     page_free(c);
 }
 
-void vfs_task_exit(struct task *t)
+void vfs_task_exit(struct thread *t)
 {
     if (t->files && --t->files->refs == 0) {
         closing = t->files;
@@ -282,7 +282,7 @@ static bool copy_chunk(void **slot, unsigned long index, void *p)
     return true;
 }
 
-bool vfs_task_fork(struct task *child, struct task *parent, bool share_files, bool share_fs)
+bool vfs_task_fork(struct thread *child, struct thread *parent, bool share_files, bool share_fs)
 {
     child->files = parent->files;
     child->fs = parent->fs;
@@ -317,7 +317,7 @@ bool vfs_task_fork(struct task *child, struct task *parent, bool share_files, bo
 
 static bool close_on_exec(void **slot, unsigned long index, void *p)
 {
-    struct task *t = p;
+    struct thread *t = p;
     struct fd_chunk *c = *slot;
     for (unsigned w = 0; w < CHUNK / 64; w++)
         for (uint64_t bits = c->cloexec[w]; bits; bits &= bits - 1)
@@ -325,7 +325,7 @@ static bool close_on_exec(void **slot, unsigned long index, void *p)
     return true;
 }
 
-void vfs_task_exec(struct task *t)
+void vfs_task_exec(struct thread *t)
 {
     radix_each(&t->files->chunks, 0, close_on_exec, t);
 }

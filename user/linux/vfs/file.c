@@ -8,7 +8,7 @@
 #include "lib/kmalloc.h"
 #include "vfs/lock.h"
 
-static int nodev_open(struct task *t, struct inode *i, struct file *f)
+static int nodev_open(struct thread *t, struct inode *i, struct file *f)
 {
     (void)t, (void)i, (void)f;
     return -ENXIO;                  /* a device nobody drives, a socket file */
@@ -34,7 +34,7 @@ static const struct file_ops *ops_of(struct inode *i)
     }
 }
 
-struct file *file_open(struct task *t, struct inode *i, unsigned flags,
+struct file *file_open(struct thread *t, struct inode *i, unsigned flags,
                        const struct file_ops *ops, int *err)
 {
     struct file *f = kmalloc(sizeof *f);

@@ -45,7 +45,7 @@ bool uio_range_ok(const struct uio *u);
 /* Given to a poll operation by a caller that will park if nothing is ready: the operation
  * names the queues whose wake may change its answer (poll_wait); NULL: only the answer. */
 struct poll_table {
-    struct task *t;
+    struct thread *t;
 };
 void poll_wait(struct poll_table *pt, struct waitq *q);
 
@@ -57,21 +57,21 @@ void poll_wait(struct poll_table *pt, struct waitq *q);
  * operation that parks its caller itself returns LX_PARK.  NULL members: Linux's answer for
  * a file without the method (vfs/rw.c, syscalls/). */
 struct file_ops {
-    int (*open)(struct task *t, struct inode *i, struct file *f);   /* 0 or -errno */
+    int (*open)(struct thread *t, struct inode *i, struct file *f);   /* 0 or -errno */
     void (*release)(struct file *f);        /* the last reference is gone */
-    long (*read)(struct task *t, struct file *f, struct uio *u, l4_word_t *pos);
-    long (*write)(struct task *t, struct file *f, struct uio *u, l4_word_t *pos);
+    long (*read)(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos);
+    long (*write)(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos);
     /* the new position for lseek (whence SEEK_SET/CUR/END/DATA/HOLE): >= 0 or -errno;
      * NULL: ESPIPE (pipes, ttys) */
-    long (*llseek)(struct task *t, struct file *f, long off, int whence);
-    long (*ioctl)(struct task *t, struct file *f, unsigned cmd, l4_word_t arg);
+    long (*llseek)(struct thread *t, struct file *f, long off, int whence);
+    long (*ioctl)(struct thread *t, struct file *f, unsigned cmd, l4_word_t arg);
     /* POLLIN/POLLOUT/POLLHUP/POLLERR ready now; NULL: always readable and writable */
-    unsigned (*poll)(struct task *t, struct file *f, struct poll_table *pt);
+    unsigned (*poll)(struct thread *t, struct file *f, struct poll_table *pt);
     /* The backing of a mapping of the file in r (the page provider: r->file; or memory of
      * its own); the VFS has checked the access mode.  NULL: ENODEV. */
-    int (*mmap)(struct task *t, struct file *f, struct region *r);
-    int (*fsync)(struct task *t, struct file *f, bool datasync);    /* NULL: EINVAL */
-    int (*iterate)(struct task *t, struct file *f, struct dir_context *ctx); /* NULL: ENOTDIR */
+    int (*mmap)(struct thread *t, struct file *f, struct region *r);
+    int (*fsync)(struct thread *t, struct file *f, bool datasync);    /* NULL: EINVAL */
+    int (*iterate)(struct thread *t, struct file *f, struct dir_context *ctx); /* NULL: ENOTDIR */
     const char *anon_name;          /* an anonymous file's name: "[eventpoll]" */
 };
 
@@ -87,22 +87,22 @@ struct file {                       /* an open file description */
 /* --- open files (vfs/file.c, vfs/open.c) ---------------------------------------------------- */
 /* An open file of i with ops (NULL: what i's kind gives) and flags, its open operation run:
  * refs 1, or NULL with *err. */
-struct file *file_open(struct task *t, struct inode *i, unsigned flags,
+struct file *file_open(struct thread *t, struct inode *i, unsigned flags,
                        const struct file_ops *ops, int *err);
 void file_get(struct file *f);
 void file_put(struct file *f);
 /* open(2) and O_TMPFILE: path (in lx) from dirfd's directory (dir NULL: cwd): the file. */
-struct file *vfs_open(struct task *t, struct inode *dir, const char *path, unsigned flags,
+struct file *vfs_open(struct thread *t, struct inode *dir, const char *path, unsigned flags,
                       unsigned mode, int *err);
 /* Linux's generic operations of a file with a page provider (tmpfs's regular files). */
-long generic_file_read(struct task *t, struct file *f, struct uio *u, l4_word_t *pos);
-long generic_file_write(struct task *t, struct file *f, struct uio *u, l4_word_t *pos);
-long generic_file_llseek(struct task *t, struct file *f, long off, int whence);
+long generic_file_read(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos);
+long generic_file_write(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos);
+long generic_file_llseek(struct thread *t, struct file *f, long off, int whence);
 /* lseek of a file without an end to seek from (a directory, a proc file: Linux's
  * dcache_dir_lseek and seq_lseek): SEEK_SET and SEEK_CUR, never negative. */
-long dir_llseek(struct task *t, struct file *f, long off, int whence);
-int generic_file_mmap(struct task *t, struct file *f, struct region *r);
-int generic_file_fsync(struct task *t, struct file *f, bool datasync);
+long dir_llseek(struct thread *t, struct file *f, long off, int whence);
+int generic_file_mmap(struct thread *t, struct file *f, struct region *r);
+int generic_file_fsync(struct thread *t, struct file *f, bool datasync);
 /* "." and ".." for an iterate operation: false if the buffer filled. */
 bool dir_emit_dots(struct file *f, struct dir_context *ctx);
 
@@ -111,37 +111,37 @@ bool dir_emit_dots(struct file *f, struct dir_context *ctx);
  * range, parks a blocking caller (LX_PARK) when the file would wait, keeps a parked write's
  * progress for its rerun.  `resumable`: the call is read/write/readv/writev, whose reruns go
  * on where the last one stopped. */
-long vfs_rw(struct task *t, struct file *f, struct uio *u, l4_word_t *pos, bool write,
+long vfs_rw(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos, bool write,
             bool resumable);
 /* getdents: the directory's entries from f->pos through ctx. */
-int vfs_iterate(struct task *t, struct file *f, struct dir_context *ctx);
+int vfs_iterate(struct thread *t, struct file *f, struct dir_context *ctx);
 
 /* --- fd tables (vfs/fdtable.c) ---------------------------------------------------------------- */
 #define LX_NR_OPEN (1u << 20)       /* fs.nr_open: RLIMIT_NOFILE's ceiling (1048576) */
 struct fdtable;
-struct file *fd_get(struct task *t, long fd);           /* NULL: EBADF */
+struct file *fd_get(struct thread *t, long fd);           /* NULL: EBADF */
 /* The lowest free fd >= from below the caller's RLIMIT_NOFILE: fd, or -EMFILE (-ENOMEM). */
-int fd_install(struct task *t, struct file *f, unsigned from, bool cloexec);
+int fd_install(struct thread *t, struct file *f, unsigned from, bool cloexec);
 /* The fd fd_install would take now (nothing installed): open finds it first, as Linux,
  * so EMFILE comes before anything is created. */
-int fd_unused(struct task *t, unsigned from);
+int fd_unused(struct thread *t, unsigned from);
 /* f at fd exactly (dup2), closing what was there: fd, or -EBADF past the limit, -ENOMEM. */
-int fd_install_at(struct task *t, struct file *f, unsigned fd, bool cloexec);
-int fd_close(struct task *t, long fd);
-bool fd_cloexec(struct task *t, unsigned fd);
-void fd_set_cloexec(struct task *t, unsigned fd, bool on);
-unsigned long fd_limit(struct task *t);     /* RLIMIT_NOFILE's soft limit */
+int fd_install_at(struct thread *t, struct file *f, unsigned fd, bool cloexec);
+int fd_close(struct thread *t, long fd);
+bool fd_cloexec(struct thread *t, unsigned fd);
+void fd_set_cloexec(struct thread *t, unsigned fd, bool on);
+unsigned long fd_limit(struct thread *t);     /* RLIMIT_NOFILE's soft limit */
 /* The next open fd >= from, or -1: for walks over a table (/proc/N/fd, select). */
-long fd_next(struct task *t, unsigned long from);
-unsigned long fd_table_size(struct task *t);    /* the fds the table has room for now */
+long fd_next(struct thread *t, unsigned long from);
+unsigned long fd_table_size(struct thread *t);    /* the fds the table has room for now */
 
 /* The process hooks: a new process gets fds 0-2 on the console and / as cwd. */
-bool vfs_task_init(struct task *t);
-void vfs_task_exit(struct task *t);     /* closes everything */
+bool vfs_task_init(struct thread *t);
+void vfs_task_exit(struct thread *t);     /* closes everything */
 /* fork/clone: the child shares the parent's fd table (CLONE_FILES) and cwd/umask
  * (CLONE_FS) or gets copies (the same open files); false when memory is short. */
-bool vfs_task_fork(struct task *child, struct task *parent, bool share_files, bool share_fs);
-void vfs_task_exec(struct task *t);     /* the CLOEXEC fds close */
+bool vfs_task_fork(struct thread *child, struct thread *parent, bool share_files, bool share_fs);
+void vfs_task_exec(struct thread *t);     /* the CLOEXEC fds close */
 void vfs_shutdown(void);                /* the end of the run: the file systems go */
 
 /* --- character devices (vfs/chrdev.c) ------------------------------------------------------- */

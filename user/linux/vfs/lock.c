@@ -182,10 +182,10 @@ static int range_of(struct file *f, const struct flock *fl, l4_word_t *start, l4
     return 0;
 }
 
-long vfs_fcntl_lock(struct task *t, struct file *f, unsigned cmd, l4_word_t arg)
+long vfs_fcntl_lock(struct thread *t, struct file *f, unsigned cmd, l4_word_t arg)
 {
     struct flock fl;
-    if (copy_from_user(&t->mm, &fl, arg, sizeof fl))
+    if (copy_from_user(t->mm, &fl, arg, sizeof fl))
         return -EFAULT;
     bool ofd = cmd >= F_OFD_GETLK;
     bool get = cmd == F_GETLK || cmd == F_OFD_GETLK;
@@ -211,23 +211,23 @@ long vfs_fcntl_lock(struct task *t, struct file *f, unsigned cmd, l4_word_t arg)
             fl.l_len = l->end == OFFSET_MAX ? 0 : (int64_t)(l->end - l->start + 1);
             fl.l_pid = l->ofd ? -1 : l->pid;
         }
-        return copy_to_user(&t->mm, arg, &fl, sizeof fl);
+        return copy_to_user(t->mm, arg, &fl, sizeof fl);
     }
     unsigned acc = f->flags & O_ACCMODE;
     if ((fl.l_type == F_RDLCK && acc != O_RDONLY && acc != O_RDWR) ||
         (fl.l_type == F_WRLCK && acc != O_WRONLY && acc != O_RDWR))
         return -EBADF;
     if (fl.l_type == F_UNLCK)
-        return c ? posix_apply(c, owner, t->pid, ofd, F_UNLCK, start, end) : 0;
+        return c ? posix_apply(c, owner, thread_pid(t), ofd, F_UNLCK, start, end) : 0;
     if (!c)
         return -ENOLCK;
     if (posix_conflict(c, owner, fl.l_type, start, end)) {
         if (!wait)
             return -EAGAIN;
         waitq_add(&c->wait, t);
-        return park_call(t, 0);
+        return park_call(t, 0, -ERESTARTSYS);
     }
-    return posix_apply(c, owner, ofd ? -1 : t->pid, ofd, fl.l_type, start, end);
+    return posix_apply(c, owner, ofd ? -1 : thread_pid(t), ofd, fl.l_type, start, end);
 }
 
 /* The locks of owner in a list go (all of them); true if any did. */
@@ -264,7 +264,7 @@ void locks_remove_file(struct file *f)
         waitq_wake(&c->wait);
 }
 
-long vfs_flock(struct task *t, struct file *f, unsigned op)
+long vfs_flock(struct thread *t, struct file *f, unsigned op)
 {
     unsigned kind = op & ~(unsigned)LOCK_NB;
     if (kind != LOCK_SH && kind != LOCK_EX && kind != LOCK_UN)
@@ -289,9 +289,9 @@ long vfs_flock(struct task *t, struct file *f, unsigned op)
             if (op & LOCK_NB)
                 return -EAGAIN;
             waitq_add(&c->wait, t);
-            return park_call(t, 0);
+            return park_call(t, 0, -ERESTARTSYS);
         }
-    struct file_lock *l = new_lock(type, 0, OFFSET_MAX, f, t->pid, true);
+    struct file_lock *l = new_lock(type, 0, OFFSET_MAX, f, thread_pid(t), true);
     if (!l)
         return -ENOLCK;
     l->next = c->flock;

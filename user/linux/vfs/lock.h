@@ -23,14 +23,14 @@
 
 struct file;
 struct inode;
-struct task;
+struct thread;
 struct fdtable;
 
 /* fcntl's lock commands: cmd F_GETLK/F_SETLK/F_SETLKW or the F_OFD_ ones, the struct flock
  * at user address arg.  0, -errno, or LX_PARK (F_SETLKW waits). */
-long vfs_fcntl_lock(struct task *t, struct file *f, unsigned cmd, l4_word_t arg);
+long vfs_fcntl_lock(struct thread *t, struct file *f, unsigned cmd, l4_word_t arg);
 /* flock(2): op LOCK_SH/LOCK_EX/LOCK_UN, LOCK_NB; 0, -errno or LX_PARK. */
-long vfs_flock(struct task *t, struct file *f, unsigned op);
+long vfs_flock(struct thread *t, struct file *f, unsigned op);
 /* The POSIX locks owner holds on f's file go (a close by that fd table). */
 void locks_remove_posix(struct file *f, struct fdtable *owner);
 /* f's OFD locks and flock go (its last reference). */

@@ -38,7 +38,7 @@ static bool is_mountpoint(const struct inode *i)
 
 /* filename_create, then may_create: the place for a new name in dir.  want_dir: a trailing
  * slash is allowed (mkdir).  op: the file system's operation for it (NULL: none). */
-static int create_name(struct task *t, struct inode *dir, const char *name, bool trailing,
+static int create_name(struct thread *t, struct inode *dir, const char *name, bool trailing,
                        bool want_dir, const void *op)
 {
     if (last_type(name) != LAST_NORM)
@@ -55,7 +55,7 @@ static int create_name(struct task *t, struct inode *dir, const char *name, bool
     return rofs;
 }
 
-static int may_create(struct task *t, struct inode *dir, const char *name, bool trailing,
+static int may_create(struct thread *t, struct inode *dir, const char *name, bool trailing,
                       bool want_dir, const void *op)
 {
     int e = create_name(t, dir, name, trailing, want_dir, op);
@@ -63,7 +63,7 @@ static int may_create(struct task *t, struct inode *dir, const char *name, bool 
 }
 
 /* may_delete: victim (named in dir) may go; isdir: rmdir (or a directory renamed). */
-static int may_delete(struct task *t, struct inode *dir, struct inode *victim, bool isdir)
+static int may_delete(struct thread *t, struct inode *dir, struct inode *victim, bool isdir)
 {
     int e = inode_permission(t, dir, MAY_WRITE | MAY_EXEC);
     if (e)
@@ -80,12 +80,12 @@ static int may_delete(struct task *t, struct inode *dir, struct inode *victim, b
 }
 
 /* A new file's mode: its type and the permission bits the caller's umask leaves. */
-static unsigned new_mode(struct task *t, unsigned type, unsigned mode)
+static unsigned new_mode(struct thread *t, unsigned type, unsigned mode)
 {
     return type | (mode & 07777 & ~(t && t->fs ? t->fs->umask : 0));
 }
 
-int vfs_create(struct task *t, struct inode *dir, const char *name, unsigned mode,
+int vfs_create(struct thread *t, struct inode *dir, const char *name, unsigned mode,
                struct inode **out)
 {
     int e = may_create(t, dir, name, false, false, dir->iop->create);
@@ -94,7 +94,7 @@ int vfs_create(struct task *t, struct inode *dir, const char *name, unsigned mod
     return dir->iop->create(t, dir, name, strlen(name), new_mode(t, S_IFREG, mode), 0, 0, out);
 }
 
-int vfs_mkdir(struct task *t, struct inode *dir, const char *name, bool trailing,
+int vfs_mkdir(struct thread *t, struct inode *dir, const char *name, bool trailing,
               unsigned mode)
 {
     int e = may_create(t, dir, name, trailing, true, dir->iop->create);
@@ -105,7 +105,7 @@ int vfs_mkdir(struct task *t, struct inode *dir, const char *name, bool trailing
                             0, 0, &i);
 }
 
-int vfs_mknod(struct task *t, struct inode *dir, const char *name, bool trailing,
+int vfs_mknod(struct thread *t, struct inode *dir, const char *name, bool trailing,
               unsigned mode, unsigned major, unsigned minor)
 {
     int e = may_create(t, dir, name, trailing, false, dir->iop->create);
@@ -119,7 +119,7 @@ int vfs_mknod(struct task *t, struct inode *dir, const char *name, bool trailing
                             &i);
 }
 
-int vfs_symlink(struct task *t, struct inode *dir, const char *name, bool trailing,
+int vfs_symlink(struct thread *t, struct inode *dir, const char *name, bool trailing,
                 const char *target)
 {
     int e = may_create(t, dir, name, trailing, false, dir->iop->symlink);
@@ -129,7 +129,7 @@ int vfs_symlink(struct task *t, struct inode *dir, const char *name, bool traili
     return dir->iop->symlink(t, dir, name, strlen(name), target, &i);
 }
 
-int vfs_link(struct task *t, struct inode *old, struct inode *dir, const char *name,
+int vfs_link(struct thread *t, struct inode *old, struct inode *dir, const char *name,
              bool trailing)
 {
     int e = create_name(t, dir, name, trailing, false, dir->iop->link);
@@ -146,7 +146,7 @@ int vfs_link(struct task *t, struct inode *old, struct inode *dir, const char *n
     return dir->iop->link(t, old, dir, name, strlen(name));
 }
 
-int vfs_unlink(struct task *t, struct inode *dir, const char *name, bool trailing)
+int vfs_unlink(struct thread *t, struct inode *dir, const char *name, bool trailing)
 {
     if (last_type(name) != LAST_NORM)
         return -EISDIR;
@@ -167,7 +167,7 @@ int vfs_unlink(struct task *t, struct inode *dir, const char *name, bool trailin
     return dir->iop->unlink(t, dir, name, strlen(name));
 }
 
-int vfs_rmdir(struct task *t, struct inode *dir, const char *name, bool trailing)
+int vfs_rmdir(struct thread *t, struct inode *dir, const char *name, bool trailing)
 {
     (void)trailing;                 /* "dir/" is fine: the victim must be a directory anyway */
     switch (last_type(name)) {
@@ -205,7 +205,7 @@ static bool is_ancestor(struct inode *a, struct inode *d)
     return false;
 }
 
-int vfs_rename(struct task *t, struct inode *odir, const char *oname, bool otrail,
+int vfs_rename(struct thread *t, struct inode *odir, const char *oname, bool otrail,
                struct inode *ndir, const char *nname, bool ntrail, unsigned flags)
 {
     if ((flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT)) ||

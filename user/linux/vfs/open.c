@@ -13,7 +13,7 @@
 #define O_PATH_FLAGS (O_DIRECTORY | O_NOFOLLOW | O_PATH | O_CLOEXEC)
 #define O_TMPFILE_BIT 020000000
 
-static unsigned umask_of(struct task *t)
+static unsigned umask_of(struct thread *t)
 {
     return t && t->fs ? t->fs->umask : 0;
 }
@@ -27,7 +27,7 @@ static int acc_mode(unsigned flags)
 }
 
 /* may_open: the kind of file and the permission. */
-static int may_open(struct task *t, struct inode *i, int acc, unsigned *flags)
+static int may_open(struct thread *t, struct inode *i, int acc, unsigned *flags)
 {
     switch (i->mode & S_IFMT) {
     case S_IFLNK:
@@ -55,7 +55,7 @@ static int may_open(struct task *t, struct inode *i, int acc, unsigned *flags)
 }
 
 /* The last component of an O_CREAT open: the existing file, or a new one (*created). */
-static struct inode *open_create(struct task *t, struct inode *dir, const char *path,
+static struct inode *open_create(struct thread *t, struct inode *dir, const char *path,
                                  unsigned flags, unsigned mode, bool *created, int *err)
 {
     char last[NAME_MAX + 1];
@@ -118,7 +118,7 @@ static struct inode *open_create(struct task *t, struct inode *dir, const char *
     return i;
 }
 
-static struct file *open_tmpfile(struct task *t, struct inode *dir, const char *path,
+static struct file *open_tmpfile(struct thread *t, struct inode *dir, const char *path,
                                  unsigned flags, unsigned mode, int *err)
 {
     struct inode *d = path_walk(t, dir, path, true, err), *i;
@@ -142,7 +142,7 @@ static struct file *open_tmpfile(struct task *t, struct inode *dir, const char *
     return f;
 }
 
-struct file *vfs_open(struct task *t, struct inode *dir, const char *path, unsigned flags,
+struct file *vfs_open(struct thread *t, struct inode *dir, const char *path, unsigned flags,
                       unsigned mode, int *err)
 {
     if (flags & O_PATH)

@@ -16,12 +16,12 @@ struct inode *vfs_mounted(struct inode *i)
     return i;
 }
 
-static struct inode *cwd_of(struct task *t)
+static struct inode *cwd_of(struct thread *t)
 {
     return t && t->fs ? t->fs->cwd : NULL;
 }
 
-static struct inode *start_dir(struct task *t, struct inode *dir, const char *path)
+static struct inode *start_dir(struct thread *t, struct inode *dir, const char *path)
 {
     if (path[0] == '/' || !(dir = dir ? dir : cwd_of(t)))
         dir = root_sb->root;
@@ -38,25 +38,25 @@ static struct inode *dotdot(struct inode *dir)
     return dir->removed_from ? dir->removed_from : dir;    /* removed, or the root */
 }
 
-struct inode *vfs_lookup(struct task *t, struct inode *dir, const char *name, size_t len)
+struct inode *vfs_lookup(struct thread *t, struct inode *dir, const char *name, size_t len)
 {
     if (!dir->parent || !dir->iop || !dir->iop->lookup)
         return NULL;                /* a removed directory holds nothing */
     return dir->iop->lookup(t, dir, name, len);
 }
 
-int vfs_readlink(struct task *t, struct inode *i, char *buf, size_t size)
+int vfs_readlink(struct thread *t, struct inode *i, char *buf, size_t size)
 {
     if (!i->iop || !i->iop->readlink)
         return -EINVAL;
     return i->iop->readlink(t, i, buf, size);
 }
 
-static struct inode *walk(struct task *t, struct inode *dir, const char *path, bool follow,
+static struct inode *walk(struct thread *t, struct inode *dir, const char *path, bool follow,
                           bool want_parent, char *last, bool *trailing, int *depth, int *err);
 
 /* A symlink met on the way: its target (for a magic link of /proc, the inode itself). */
-static struct inode *follow_link(struct task *t, struct inode *dir, struct inode *i, int *depth,
+static struct inode *follow_link(struct thread *t, struct inode *dir, struct inode *i, int *depth,
                                  int *err)
 {
     if (++*depth > LX_SYMLOOP) {
@@ -84,7 +84,7 @@ static struct inode *follow_link(struct task *t, struct inode *dir, struct inode
 
 /* Walk path from dir; with want_parent stop before the last component (into last).  depth
  * counts the symlinks followed so far. */
-static struct inode *walk(struct task *t, struct inode *dir, const char *path, bool follow,
+static struct inode *walk(struct thread *t, struct inode *dir, const char *path, bool follow,
                           bool want_parent, char *last, bool *trailing, int *depth, int *err)
 {
     dir = start_dir(t, dir, path);
@@ -157,27 +157,27 @@ static struct inode *walk(struct task *t, struct inode *dir, const char *path, b
     }
 }
 
-struct inode *path_walk(struct task *t, struct inode *dir, const char *path, bool follow,
+struct inode *path_walk(struct thread *t, struct inode *dir, const char *path, bool follow,
                         int *err)
 {
     int depth = 0;
     return walk(t, dir, path, follow, false, NULL, NULL, &depth, err);
 }
 
-struct inode *path_parent(struct task *t, struct inode *dir, const char *path, char *last,
+struct inode *path_parent(struct thread *t, struct inode *dir, const char *path, char *last,
                           bool *trailing, int *err)
 {
     int depth = 0;
     return walk(t, dir, path, true, true, last, trailing, &depth, err);
 }
 
-int vfs_getcwd(struct task *t, char *buf, size_t size)
+int vfs_getcwd(struct thread *t, char *buf, size_t size)
 {
     int n = vfs_path_of(t->fs->cwd, buf, size);
     return n < 0 ? n : n + 1;
 }
 
-int vfs_chdir(struct task *t, struct inode *i)
+int vfs_chdir(struct thread *t, struct inode *i)
 {
     if (!S_ISDIR(i->mode))
         return -ENOTDIR;

@@ -17,7 +17,7 @@
 
 /* What f's poll op says now (NULL op: readable and writable); with t, t is put on the
  * queues whose wake may change it. */
-static inline unsigned file_poll(struct file *f, struct task *t)
+static inline unsigned file_poll(struct file *f, struct thread *t)
 {
     struct poll_table pt = { t };
     if (f->ops->poll)
@@ -25,9 +25,11 @@ static inline unsigned file_poll(struct file *f, struct task *t)
     return POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM;
 }
 
-/* ppoll/pselect6/epoll_pwait's signal mask (syscalls/sys_poll.c): kept in the task for the
- * wait, for the signal layer; 0, -EINVAL (size not 8) or -EFAULT.  A rerun keeps the first
- * one. */
-int poll_get_sigmask(struct task *t, l4_word_t umask, l4_word_t size);
+/* ppoll/pselect6/epoll_pwait's signal mask (syscalls/sys_poll.c): on the call's first run the
+ * thread's mask for the wait, as rt_sigsuspend's (signal_set_temp_mask); 0, -EINVAL (size
+ * not 8) or -EFAULT.  poll_done(t, r): the call's result r; unless it parked, the old mask is
+ * back (a signal that interrupts the call restores it through the handler's frame). */
+int poll_set_sigmask(struct thread *t, l4_word_t umask, l4_word_t size);
+long poll_done(struct thread *t, long r);
 
 #endif

@@ -29,12 +29,21 @@ static bool writable(const struct file *f)
     return !(f->flags & O_PATH) && (acc == O_WRONLY || acc == O_RDWR);
 }
 
-long vfs_rw(struct task *t, struct file *f, struct uio *u, l4_word_t *pos, bool write,
+/* A signal interrupts a parked read or write: the bytes moved so far, if any (Linux's pipe
+ * and tty return the partial count, never EINTR, after progress), else a restart (with
+ * SA_RESTART or no handler) or EINTR (docs/linux/signals.md, "Interrupted calls"). */
+static long io_interrupted(struct thread *t)
+{
+    l4_word_t done = t->park.u.io.done;
+    return done ? (long)done : -ERESTARTSYS;
+}
+
+long vfs_rw(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos, bool write,
             bool resumable)
 {
     if (write ? !writable(f) : !readable(f))
         return -EBADF;
-    long (*op)(struct task *, struct file *, struct uio *, l4_word_t *) =
+    long (*op)(struct thread *, struct file *, struct uio *, l4_word_t *) =
         write ? f->ops->write : f->ops->read;
     if (!op)
         return S_ISDIR(f->inode->mode) ? -EISDIR : -EINVAL;
@@ -44,26 +53,25 @@ long vfs_rw(struct task *t, struct file *f, struct uio *u, l4_word_t *pos, bool 
         return -EINVAL;             /* rw_verify_area: the range must fit in a loff_t */
     if (u->resid > MAX_RW_COUNT)
         u->resid = MAX_RW_COUNT;    /* the rest is never moved, as Linux's rw_verify_area */
-    if (resumable) {
-        if (!park_retrying(t))
-            t->io_done = 0;
-        uio_skip(u, t->io_done);    /* a rerun goes on after what earlier runs moved */
-    }
+    struct park_io *io = resumable ? park_io(&t->park) : NULL;
+    if (io)
+        uio_skip(u, io->done);      /* a rerun goes on after what earlier runs moved */
     long r = op(t, f, u, pos);
     l4_word_t moved = u->done;
     if (r == LX_PARK || (r == -EAGAIN && resumable && !(f->flags & O_NONBLOCK) &&
                          f->ops->poll && (write || !moved))) {
         /* A read never parks after moving bytes: it answers them, as Linux does. */
-        t->io_done += moved;
+        if (io)
+            io->done += moved;
         if (r == LX_PARK)
             return r;               /* the operation parked the caller itself (the tty) */
         struct poll_table pt = { t };
         f->ops->poll(t, f, &pt);
-        return park_call(t, 0);
+        return park_call_fn(t, 0, io_interrupted);
     }
-    l4_word_t total = moved + (resumable ? t->io_done : 0);
-    if (resumable)
-        t->io_done = 0;
+    l4_word_t total = moved + (io ? io->done : 0);
+    if (io)
+        io->done = 0;
     if (total)
         return (long)total;
     if (u->fault)
@@ -105,7 +113,7 @@ static long read_pages(struct inode *i, struct uio *u, l4_word_t *pos)
     return u->done > start ? (long)(u->done - start) : err;
 }
 
-long generic_file_read(struct task *t, struct file *f, struct uio *u, l4_word_t *pos)
+long generic_file_read(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos)
 {
     (void)t;
     long r = read_pages(f->inode, u, pos);
@@ -114,7 +122,7 @@ long generic_file_read(struct task *t, struct file *f, struct uio *u, l4_word_t 
     return r;
 }
 
-long generic_file_write(struct task *t, struct file *f, struct uio *u, l4_word_t *pos)
+long generic_file_write(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos)
 {
     (void)t;
     struct inode *i = f->inode;
@@ -162,7 +170,7 @@ long generic_file_write(struct task *t, struct file *f, struct uio *u, l4_word_t
 
 /* lseek of a file with a size: SEEK_DATA and SEEK_HOLE see one extent of data (holes are
  * not reported: Linux's generic answer). */
-long generic_file_llseek(struct task *t, struct file *f, long off, int whence)
+long generic_file_llseek(struct thread *t, struct file *f, long off, int whence)
 {
     (void)t;
     long size = (long)f->inode->size, base;
@@ -182,7 +190,7 @@ long generic_file_llseek(struct task *t, struct file *f, long off, int whence)
     return base + off;
 }
 
-long dir_llseek(struct task *t, struct file *f, long off, int whence)
+long dir_llseek(struct thread *t, struct file *f, long off, int whence)
 {
     (void)t;
     if (whence == SEEK_CUR)
@@ -192,7 +200,7 @@ long dir_llseek(struct task *t, struct file *f, long off, int whence)
     return off < 0 ? -EINVAL : off;
 }
 
-int generic_file_mmap(struct task *t, struct file *f, struct region *r)
+int generic_file_mmap(struct thread *t, struct file *f, struct region *r)
 {
     (void)t;
     r->file = f->inode;             /* r->foff: the offset asked for */
@@ -202,7 +210,7 @@ int generic_file_mmap(struct task *t, struct file *f, struct region *r)
     return 0;
 }
 
-int generic_file_fsync(struct task *t, struct file *f, bool datasync)
+int generic_file_fsync(struct thread *t, struct file *f, bool datasync)
 {
     (void)t, (void)f, (void)datasync;
     return 0;                       /* in memory already */
@@ -228,7 +236,7 @@ void *vfs_page_get(struct inode *i, l4_word_t index)
 
 /* --- directories ------------------------------------------------------------------------- */
 
-int vfs_iterate(struct task *t, struct file *f, struct dir_context *ctx)
+int vfs_iterate(struct thread *t, struct file *f, struct dir_context *ctx)
 {
     if (!f->ops->iterate)
         return -ENOTDIR;

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct task;                        /* the caller: every operation gets it (NULL: lx itself) */
+struct thread;                        /* the caller: every operation gets it (NULL: lx itself) */
 struct file;
 struct file_ops;
 struct super_block;
@@ -139,30 +139,30 @@ struct dir_context {
  * xattrs, ...: vfs/namei.c, vfs/xattr.c). */
 struct inode_ops {
     /* directories */
-    struct inode *(*lookup)(struct task *t, struct inode *dir, const char *name, size_t len);
+    struct inode *(*lookup)(struct thread *t, struct inode *dir, const char *name, size_t len);
     /* A new inode (nlink 1, or 2 for a directory) named name in dir: 0 or -errno; *out the
      * new inode (not referenced). */
-    int (*create)(struct task *t, struct inode *dir, const char *name, size_t len,
+    int (*create)(struct thread *t, struct inode *dir, const char *name, size_t len,
                   unsigned mode, unsigned major, unsigned minor, struct inode **out);
-    int (*symlink)(struct task *t, struct inode *dir, const char *name, size_t len,
+    int (*symlink)(struct thread *t, struct inode *dir, const char *name, size_t len,
                    const char *target, struct inode **out);
-    int (*link)(struct task *t, struct inode *old, struct inode *dir, const char *name,
+    int (*link)(struct thread *t, struct inode *old, struct inode *dir, const char *name,
                 size_t len);
-    int (*unlink)(struct task *t, struct inode *dir, const char *name, size_t len);
-    int (*rmdir)(struct task *t, struct inode *dir, const char *name, size_t len);
+    int (*unlink)(struct thread *t, struct inode *dir, const char *name, size_t len);
+    int (*rmdir)(struct thread *t, struct inode *dir, const char *name, size_t len);
     /* Move a name; what ndir had under nname is replaced (the VFS has checked it may be). */
-    int (*rename)(struct task *t, struct inode *odir, const char *oname, size_t olen,
+    int (*rename)(struct thread *t, struct inode *odir, const char *oname, size_t olen,
                   struct inode *ndir, const char *nname, size_t nlen);
     bool (*empty)(struct inode *dir);           /* rmdir, rename over a directory */
     /* An unnamed regular file in dir (O_TMPFILE), nlink 0. */
-    int (*tmpfile)(struct task *t, struct inode *dir, unsigned mode, struct inode **out);
+    int (*tmpfile)(struct thread *t, struct inode *dir, unsigned mode, struct inode **out);
     /* symlinks: the target's text (length, or -errno); a "magic" link (proc's fd/N, exe,
      * cwd) leads to an inode instead (NULL: an ordinary link) */
-    int (*readlink)(struct task *t, struct inode *i, char *buf, size_t size);
-    struct inode *(*follow_link)(struct task *t, struct inode *i, int *err);
+    int (*readlink)(struct thread *t, struct inode *i, char *buf, size_t size);
+    struct inode *(*follow_link)(struct thread *t, struct inode *i, int *err);
     /* attributes: setattr applies a checked change (NULL: the inode's fields are set);
      * getattr may adjust what stat reports (NULL: the inode's fields) */
-    int (*setattr)(struct task *t, struct inode *i, const struct iattr *ia);
+    int (*setattr)(struct thread *t, struct inode *i, const struct iattr *ia);
     void (*getattr)(struct inode *i, struct kstat *st);
     /* extended attributes: full names ("trusted.x"); values up to `size` bytes */
     long (*getxattr)(struct inode *i, const char *name, void *buf, size_t size);
@@ -237,16 +237,16 @@ void inode_touch(struct inode *i, bool modified);     /* mtime/ctime (or ctime o
 void vfs_getattr(struct inode *i, struct kstat *st);
 /* Permission (vfs/permission.c): may t access i as mask (MAY_*)?  0 or -EACCES; root may
  * read and write anything and execute what has an execute bit (Linux's DAC override). */
-int inode_permission(struct task *t, struct inode *i, int mask);
-bool inode_owner_or_root(struct task *t, struct inode *i);
-unsigned vfs_fsuid(struct task *t);             /* the caller's ids for new files */
-unsigned vfs_fsgid(struct task *t);
+int inode_permission(struct thread *t, struct inode *i, int mask);
+bool inode_owner_or_root(struct thread *t, struct inode *i);
+unsigned vfs_fsuid(struct thread *t);             /* the caller's ids for new files */
+unsigned vfs_fsgid(struct thread *t);
 /* Attribute changes with Linux's checks (vfs/attr.c); 0 or -errno. */
-int vfs_chmod(struct task *t, struct inode *i, unsigned mode);
-int vfs_chown(struct task *t, struct inode *i, long uid, long gid);
-int vfs_truncate(struct task *t, struct inode *i, l4_word_t size);
+int vfs_chmod(struct thread *t, struct inode *i, unsigned mode);
+int vfs_chown(struct thread *t, struct inode *i, long uid, long gid);
+int vfs_truncate(struct thread *t, struct inode *i, l4_word_t size);
 /* times[k]: nanoseconds, or the UTIME_NOW / UTIME_OMIT markers; NULL: both now */
-int vfs_utimes(struct task *t, struct inode *i, const long *times);
+int vfs_utimes(struct thread *t, struct inode *i, const long *times);
 /* A checked change onto the inode's fields (a setattr operation's common part). */
 void setattr_copy(struct inode *i, const struct iattr *ia);
 #define UTIME_NOW  ((1l << 30) - 1)
@@ -279,45 +279,45 @@ int vfs_path_of(struct inode *i, char *buf, size_t size);
 /* Resolve path from dir (NULL: the caller's cwd; t NULL: "/"); follow a final symlink if
  * follow.  The inode (not referenced), or NULL with *err.  Directories on the way need
  * search permission. */
-struct inode *path_walk(struct task *t, struct inode *dir, const char *path, bool follow,
+struct inode *path_walk(struct thread *t, struct inode *dir, const char *path, bool follow,
                         int *err);
 /* The directory of path's last component and that component (into last, NAME_MAX + 1):
  * "/" for a path of slashes only (Linux's LAST_ROOT), "." and ".." as they are.
  * *trailing: the path ended in '/'. */
-struct inode *path_parent(struct task *t, struct inode *dir, const char *path, char *last,
+struct inode *path_parent(struct thread *t, struct inode *dir, const char *path, char *last,
                           bool *trailing, int *err);
 /* A name in dir, any file system ("." and ".." not special here). */
-struct inode *vfs_lookup(struct task *t, struct inode *dir, const char *name, size_t len);
+struct inode *vfs_lookup(struct thread *t, struct inode *dir, const char *name, size_t len);
 /* What is mounted on i, if anything: the topmost root (mounts stack). */
 struct inode *vfs_mounted(struct inode *i);
-int vfs_readlink(struct task *t, struct inode *i, char *buf, size_t size);
-int vfs_getcwd(struct task *t, char *buf, size_t size);   /* length with NUL, or -errno */
+int vfs_readlink(struct thread *t, struct inode *i, char *buf, size_t size);
+int vfs_getcwd(struct thread *t, char *buf, size_t size);   /* length with NUL, or -errno */
 /* The working directory and umask of a process (CLONE_FS shares them). */
 struct fs_struct {
     unsigned refs;
     struct inode *cwd;
     unsigned umask;
 };
-int vfs_chdir(struct task *t, struct inode *i);
+int vfs_chdir(struct thread *t, struct inode *i);
 
 /* --- operations on names (vfs/namei.c): the checks in Linux's order, then the file
  * system's operation.  dir and last come from path_parent. ---------------------------- */
-int vfs_create(struct task *t, struct inode *dir, const char *name, unsigned mode,
+int vfs_create(struct thread *t, struct inode *dir, const char *name, unsigned mode,
                struct inode **out);
-int vfs_mkdir(struct task *t, struct inode *dir, const char *name, bool trailing,
+int vfs_mkdir(struct thread *t, struct inode *dir, const char *name, bool trailing,
               unsigned mode);
-int vfs_mknod(struct task *t, struct inode *dir, const char *name, bool trailing,
+int vfs_mknod(struct thread *t, struct inode *dir, const char *name, bool trailing,
               unsigned mode, unsigned major, unsigned minor);
-int vfs_symlink(struct task *t, struct inode *dir, const char *name, bool trailing,
+int vfs_symlink(struct thread *t, struct inode *dir, const char *name, bool trailing,
                 const char *target);
-int vfs_link(struct task *t, struct inode *old, struct inode *dir, const char *name,
+int vfs_link(struct thread *t, struct inode *old, struct inode *dir, const char *name,
              bool trailing);
-int vfs_unlink(struct task *t, struct inode *dir, const char *name, bool trailing);
-int vfs_rmdir(struct task *t, struct inode *dir, const char *name, bool trailing);
+int vfs_unlink(struct thread *t, struct inode *dir, const char *name, bool trailing);
+int vfs_rmdir(struct thread *t, struct inode *dir, const char *name, bool trailing);
 #define RENAME_NOREPLACE 1u
 #define RENAME_EXCHANGE  2u
 #define RENAME_WHITEOUT  4u
-int vfs_rename(struct task *t, struct inode *odir, const char *oname, bool otrail,
+int vfs_rename(struct thread *t, struct inode *odir, const char *oname, bool otrail,
                struct inode *ndir, const char *nname, bool ntrail, unsigned flags);
 
 /* --- /dev (fs/dev/dev.c): the standard nodes where the initramfs has none ----------------- */

@@ -15,7 +15,7 @@ static bool prefixed(const char *name, const char *prefix)
 }
 
 /* xattr_permission: 0 or the error Linux gives before the file system is asked. */
-static int permission(struct task *t, struct inode *i, const char *name, int mask)
+static int permission(struct thread *t, struct inode *i, const char *name, int mask)
 {
     if (prefixed(name, "security.") || prefixed(name, "system."))
         return 0;
@@ -34,7 +34,7 @@ static int permission(struct task *t, struct inode *i, const char *name, int mas
     return inode_permission(t, i, mask);
 }
 
-long vfs_getxattr(struct task *t, struct inode *i, const char *name, void *buf, size_t size)
+long vfs_getxattr(struct thread *t, struct inode *i, const char *name, void *buf, size_t size)
 {
     int e = permission(t, i, name, MAY_READ);
     if (e)
@@ -44,7 +44,7 @@ long vfs_getxattr(struct task *t, struct inode *i, const char *name, void *buf, 
     return i->iop->getxattr(i, name, buf, size);
 }
 
-int vfs_setxattr(struct task *t, struct inode *i, const char *name, const void *value,
+int vfs_setxattr(struct thread *t, struct inode *i, const char *name, const void *value,
                  size_t size, int flags)
 {
     if (i->sb->flags & MS_RDONLY)
@@ -60,7 +60,7 @@ int vfs_setxattr(struct task *t, struct inode *i, const char *name, const void *
     return 0;
 }
 
-long vfs_listxattr(struct task *t, struct inode *i, char *buf, size_t size)
+long vfs_listxattr(struct thread *t, struct inode *i, char *buf, size_t size)
 {
     (void)t;
     if (!i->iop || !i->iop->listxattr)
@@ -68,7 +68,7 @@ long vfs_listxattr(struct task *t, struct inode *i, char *buf, size_t size)
     return i->iop->listxattr(i, buf, size);
 }
 
-int vfs_removexattr(struct task *t, struct inode *i, const char *name)
+int vfs_removexattr(struct thread *t, struct inode *i, const char *name)
 {
     if (i->sb->flags & MS_RDONLY)
         return -EROFS;

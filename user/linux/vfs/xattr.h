@@ -14,11 +14,11 @@
 /* The calls on an inode, after the system call has checked the name and sizes: the value's
  * length, the names' total length, 0, or -errno (Linux's: ENODATA, ERANGE, EOPNOTSUPP,
  * EPERM, EEXIST). */
-long vfs_getxattr(struct task *t, struct inode *i, const char *name, void *buf, size_t size);
-int vfs_setxattr(struct task *t, struct inode *i, const char *name, const void *value,
+long vfs_getxattr(struct thread *t, struct inode *i, const char *name, void *buf, size_t size);
+int vfs_setxattr(struct thread *t, struct inode *i, const char *name, const void *value,
                  size_t size, int flags);
-long vfs_listxattr(struct task *t, struct inode *i, char *buf, size_t size);
-int vfs_removexattr(struct task *t, struct inode *i, const char *name);
+long vfs_listxattr(struct thread *t, struct inode *i, char *buf, size_t size);
+int vfs_removexattr(struct thread *t, struct inode *i, const char *name);
 
 /* Attributes kept in memory, in the order they were set. */
 struct xattr_list {

@@ -10,32 +10,32 @@
 #include "lib/random.h"
 #include <string.h>
 
-static long null_read(struct task *t, struct file *f, struct uio *u, l4_word_t *pos)
+static long null_read(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos)
 {
     (void)t, (void)f, (void)u, (void)pos;
     return 0;
 }
 
 /* Writes to null, zero and the random devices vanish: Linux does not even read them. */
-static long null_write(struct task *t, struct file *f, struct uio *u, l4_word_t *pos)
+static long null_write(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos)
 {
     (void)t, (void)f, (void)pos;
     return (long)uio_discard(u, u->resid);
 }
 
-static long zero_read(struct task *t, struct file *f, struct uio *u, l4_word_t *pos)
+static long zero_read(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos)
 {
     (void)t, (void)f, (void)pos;
     return (long)uio_zero(u, u->resid);
 }
 
-static long full_write(struct task *t, struct file *f, struct uio *u, l4_word_t *pos)
+static long full_write(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos)
 {
     (void)t, (void)f, (void)u, (void)pos;
     return -ENOSPC;
 }
 
-static long random_read(struct task *t, struct file *f, struct uio *u, l4_word_t *pos)
+static long random_read(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos)
 {
     (void)t, (void)f, (void)pos;
     char buf[256];
@@ -51,20 +51,20 @@ static long random_read(struct task *t, struct file *f, struct uio *u, l4_word_t
 
 /* lseek: the memory devices stay at 0 (Linux's null_lseek); the random ones keep their
  * position (noop_llseek). */
-static long null_llseek(struct task *t, struct file *f, long off, int whence)
+static long null_llseek(struct thread *t, struct file *f, long off, int whence)
 {
     (void)t, (void)f, (void)off, (void)whence;
     return 0;
 }
 
-static long noop_llseek(struct task *t, struct file *f, long off, int whence)
+static long noop_llseek(struct thread *t, struct file *f, long off, int whence)
 {
     (void)t, (void)off, (void)whence;
     return (long)f->pos;
 }
 
 /* mmap of /dev/zero: anonymous memory (shared with children for MAP_SHARED). */
-static int zero_mmap(struct task *t, struct file *f, struct region *r)
+static int zero_mmap(struct thread *t, struct file *f, struct region *r)
 {
     (void)t, (void)f, (void)r;
     return 0;

@@ -59,7 +59,7 @@ static void epoll_release(struct file *f)
 static const struct file_ops epoll_ops = { .release = epoll_release,
                                            .anon_name = "[eventpoll]" };
 
-static long do_create(struct task *t, l4_word_t flags)
+static long do_create(struct thread *t, l4_word_t flags)
 {
     if (flags & ~(l4_word_t)EPOLL_CLOEXEC)
         return -EINVAL;
@@ -75,24 +75,24 @@ static long do_create(struct task *t, l4_word_t flags)
     return fd;
 }
 
-long sys_epoll_create(struct task *t, const struct sysargs *a)
+long sys_epoll_create(struct thread *t, const struct sysargs *a)
 {
     return (int)a->a[0] <= 0 ? -EINVAL : do_create(t, 0);
 }
 
-long sys_epoll_create1(struct task *t, const struct sysargs *a)
+long sys_epoll_create1(struct thread *t, const struct sysargs *a)
 {
     return do_create(t, a->a[0]);
 }
 
-static struct epoll *epoll_of(struct task *t, long epfd, long *err)
+static struct epoll *epoll_of(struct thread *t, long epfd, long *err)
 {
     struct file *f = fd_get(t, epfd);
     *err = !f ? -EBADF : f->ops != &epoll_ops ? -EINVAL : 0;
     return *err ? NULL : f->priv;
 }
 
-long sys_epoll_ctl(struct task *t, const struct sysargs *a)
+long sys_epoll_ctl(struct thread *t, const struct sysargs *a)
 {
     long err;
     struct epoll *ep = epoll_of(t, (long)a->a[0], &err);
@@ -105,7 +105,7 @@ long sys_epoll_ctl(struct task *t, const struct sysargs *a)
     if (!f->ops->poll)
         return -EPERM;              /* regular files and directories, as in Linux */
     struct epoll_event ev = { 0, 0 };
-    if (op != EPOLL_CTL_DEL && copy_from_user(&t->mm, &ev, a->a[3], sizeof ev))
+    if (op != EPOLL_CTL_DEL && copy_from_user(t->mm, &ev, a->a[3], sizeof ev))
         return -EFAULT;
     if ((ev.events & EPOLLEXCLUSIVE) && op == EPOLL_CTL_MOD)
         return -EINVAL;
@@ -138,7 +138,7 @@ long sys_epoll_ctl(struct task *t, const struct sysargs *a)
     return -EINVAL;
 }
 
-static long do_wait(struct task *t, long epfd, l4_word_t uev, long max, uint64_t timeout)
+static long do_wait(struct thread *t, long epfd, l4_word_t uev, long max, uint64_t timeout)
 {
     long err;
     struct epoll *ep = epoll_of(t, epfd, &err);
@@ -146,11 +146,12 @@ static long do_wait(struct task *t, long epfd, l4_word_t uev, long max, uint64_t
         return err;
     if (max <= 0 || max > 0x7FFFFFFF / (long)sizeof(struct epoll_event))
         return -EINVAL;
+    struct park_poll *pp = &t->park.u.poll;     /* the caller took it: park_poll */
     if (!park_retrying(t)) {
         uint64_t now = lx_now();
-        t->wait_deadline = timeout == ~0ull ? 0 : now + timeout;
+        pp->deadline = timeout == ~0ull ? 0 : now + timeout;
     }
-    bool last = t->wait_deadline && lx_now() >= t->wait_deadline;
+    bool last = pp->deadline && lx_now() >= pp->deadline;
     long n = 0;
     for (struct epitem **pp = &ep->items, *it; (it = *pp) && n < max;) {
         if (fd_get(t, it->fd) != it->f) {
@@ -165,7 +166,7 @@ static long do_wait(struct task *t, long epfd, l4_word_t uev, long max, uint64_t
         if (!m)
             continue;
         struct epoll_event ev = { m, it->data };
-        if (copy_to_user(&t->mm, uev + (l4_word_t)n * sizeof ev, &ev, sizeof ev))
+        if (copy_to_user(t->mm, uev + (l4_word_t)n * sizeof ev, &ev, sizeof ev))
             return n ? n : -EFAULT;
         if (it->events & EPOLLONESHOT)
             it->events = 0;
@@ -173,39 +174,36 @@ static long do_wait(struct task *t, long epfd, l4_word_t uev, long max, uint64_t
     }
     if (n || last)
         return n;
-    return park_call(t, t->wait_deadline);
+    return park_call(t, pp->deadline, -EINTR);  /* never restarted (signal(7)) */
 }
 
-long sys_epoll_wait(struct task *t, const struct sysargs *a)
+long sys_epoll_wait(struct thread *t, const struct sysargs *a)
 {
+    park_poll(&t->park);
     long ms = (int)a->a[3];
     return do_wait(t, (long)a->a[0], a->a[1], (int)a->a[2],
                    ms < 0 ? ~0ull : (uint64_t)ms * 1000000);
 }
 
-long sys_epoll_pwait(struct task *t, const struct sysargs *a)
+long sys_epoll_pwait(struct thread *t, const struct sysargs *a)
 {
-    int e = poll_get_sigmask(t, a->a[4], a->a[5]);
+    park_poll(&t->park);
+    int e = poll_set_sigmask(t, a->a[4], a->a[5]);
     if (e)
         return e;
     long ms = (int)a->a[3];
-    long r = do_wait(t, (long)a->a[0], a->a[1], (int)a->a[2],
-                     ms < 0 ? ~0ull : (uint64_t)ms * 1000000);
-    if (r != LX_PARK)
-        t->wait_sigmask_set = false;
-    return r;
+    return poll_done(t, do_wait(t, (long)a->a[0], a->a[1], (int)a->a[2],
+                                ms < 0 ? ~0ull : (uint64_t)ms * 1000000));
 }
 
-long sys_epoll_pwait2(struct task *t, const struct sysargs *a)
+long sys_epoll_pwait2(struct thread *t, const struct sysargs *a)
 {
+    park_poll(&t->park);
     uint64_t timeout = ~0ull;
     int e;
-    if (a->a[3] && !park_retrying(t) && (e = timespec_get(&t->mm, a->a[3], &timeout)))
+    if (a->a[3] && !park_retrying(t) && (e = timespec_get(t->mm, a->a[3], &timeout)))
         return e;
-    if ((e = poll_get_sigmask(t, a->a[4], a->a[5])))
+    if ((e = poll_set_sigmask(t, a->a[4], a->a[5])))
         return e;
-    long r = do_wait(t, (long)a->a[0], a->a[1], (int)a->a[2], timeout);
-    if (r != LX_PARK)
-        t->wait_sigmask_set = false;
-    return r;
+    return poll_done(t, do_wait(t, (long)a->a[0], a->a[1], (int)a->a[2], timeout));
 }

@@ -54,7 +54,7 @@ static char *ring_page(struct pipe *p, l4_word_t at, bool create)
     return slot ? *slot : NULL;
 }
 
-static long pipe_read(struct task *t, struct file *f, struct uio *u, l4_word_t *pos)
+static long pipe_read(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos)
 {
     (void)t, (void)pos;
     struct pipe *p = f->inode->pipe;
@@ -79,7 +79,7 @@ static long pipe_read(struct task *t, struct file *f, struct uio *u, l4_word_t *
     return (long)(u->done - start);
 }
 
-static long pipe_write(struct task *t, struct file *f, struct uio *u, l4_word_t *pos)
+static long pipe_write(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos)
 {
     (void)pos;
     struct pipe *p = f->inode->pipe;
@@ -114,7 +114,7 @@ static long pipe_write(struct task *t, struct file *f, struct uio *u, l4_word_t 
     return (long)moved;
 }
 
-static unsigned pipe_poll(struct task *t, struct file *f, struct poll_table *pt)
+static unsigned pipe_poll(struct thread *t, struct file *f, struct poll_table *pt)
 {
     (void)t;
     struct pipe *p = f->inode->pipe;
@@ -136,12 +136,12 @@ static unsigned pipe_poll(struct task *t, struct file *f, struct poll_table *pt)
     return mask;
 }
 
-static long pipe_ioctl(struct task *t, struct file *f, unsigned cmd, l4_word_t arg)
+static long pipe_ioctl(struct thread *t, struct file *f, unsigned cmd, l4_word_t arg)
 {
     if (cmd != FIONREAD)
         return -ENOTTY;
     int n = (int)f->inode->pipe->count;
-    return copy_to_user(&t->mm, arg, &n, sizeof n);
+    return copy_to_user(t->mm, arg, &n, sizeof n);
 }
 
 static bool free_page(void **slot, unsigned long index, void *ctx)
@@ -161,7 +161,7 @@ static void pipe_free(struct inode *i)
     i->pipe = NULL;
 }
 
-static int fifo_open(struct task *t, struct inode *i, struct file *f)
+static int fifo_open(struct thread *t, struct inode *i, struct file *f)
 {
     (void)t;
     if (!i->pipe) {
@@ -194,11 +194,6 @@ const struct file_ops fifo_ops = {
     .open = fifo_open, .release = pipe_release, .read = pipe_read, .write = pipe_write,
     .poll = pipe_poll, .ioctl = pipe_ioctl,
 };
-
-l4_word_t pipe_io_partial(const struct task *t)
-{
-    return t->io_done;
-}
 
 /* --- the pipe's size --------------------------------------------------------------------------- */
 
@@ -270,7 +265,7 @@ static struct inode pipefs_root = { .mode = S_IFDIR | 0600, .nlink = 2, .ino = 1
 static struct super_block pipefs_sb = { .type = &pipefs_type, .dev = 0xc, .root = &pipefs_root,
                                         .next_ino = 1 };
 
-static long do_pipe(struct task *t, l4_word_t ufds, l4_word_t flags)
+static long do_pipe(struct thread *t, l4_word_t ufds, l4_word_t flags)
 {
     if (flags & ~(l4_word_t)(O_CLOEXEC | O_NONBLOCK))
         return -EINVAL;             /* O_DIRECT (packet mode) and O_NOTIFICATION_PIPE: no */
@@ -291,7 +286,7 @@ static long do_pipe(struct task *t, l4_word_t ufds, l4_word_t flags)
         r = NULL;                   /* the fd table's now */
         if ((fds[1] = fd_install(t, w, 0, cloexec)) >= 0) {
             inode_put(i);
-            if (!copy_to_user(&t->mm, ufds, fds, sizeof fds))
+            if (!copy_to_user(t->mm, ufds, fds, sizeof fds))
                 return 0;
             fd_close(t, fds[0]);    /* Linux installs them only after the copy */
             fd_close(t, fds[1]);
@@ -308,12 +303,12 @@ static long do_pipe(struct task *t, l4_word_t ufds, l4_word_t flags)
     return fds[0];
 }
 
-long sys_pipe(struct task *t, const struct sysargs *a)
+long sys_pipe(struct thread *t, const struct sysargs *a)
 {
     return do_pipe(t, a->a[0], 0);
 }
 
-long sys_pipe2(struct task *t, const struct sysargs *a)
+long sys_pipe2(struct thread *t, const struct sysargs *a)
 {
     return do_pipe(t, a->a[0], a->a[1]);
 }

@@ -14,9 +14,4 @@ extern const struct file_ops fifo_ops;
 /* fcntl F_GETPIPE_SZ / F_SETPIPE_SZ on f: the size, or -errno (EBADF for no pipe). */
 long pipe_fcntl(struct file *f, unsigned cmd, l4_word_t arg);
 
-/* A write or writev parked with part of its bytes moved (t->io_done) that a signal ends:
- * the value to answer (that count, as Linux does), or 0 if nothing moved (then EINTR or a
- * restart, as for any parked call).  For the signal layer. */
-l4_word_t pipe_io_partial(const struct task *t);
-
 #endif

@@ -105,7 +105,7 @@ static bool pid_held(struct proc_fs *fs, int pid, struct inode *parent)
 static void sweep(struct proc_fs *fs)
 {
     for (struct proc_inode *p = fs->all; p; p = p->next) {
-        if (p->kind != P_PID || task_by_pid(p->pid) || pid_held(fs, p->pid, p->i.parent))
+        if (p->kind != P_PID || process_by_pid(p->pid) || pid_held(fs, p->pid, p->i.parent))
             continue;
         int pid = p->pid;
         for (struct proc_inode **pp = &fs->all; *pp;) {
@@ -151,18 +151,25 @@ static struct inode *lookup_in(struct inode *dir, const struct entry *e, size_t 
     return NULL;
 }
 
-static struct inode *proc_lookup(struct task *t, struct inode *dir, const char *name,
+/* The first thread of live process pid (its files, cwd), or NULL. */
+static struct thread *live_thread(int pid)
+{
+    struct process *p = process_by_pid(pid);
+    return p && p->state == PROCESS_LIVE ? process_thread(p) : NULL;
+}
+
+static struct inode *proc_lookup(struct thread *t, struct inode *dir, const char *name,
                                  size_t len)
 {
     (void)t;
     struct proc_inode *d = pi_of(dir);
-    struct task *p;
+    struct thread *p;
     switch (d->kind) {
     case P_ROOT: {
         long pid = number(name, len);
         if (pid < 0)
             return lookup_in(dir, root_entries, N(root_entries), 0, name, len);
-        if (!(p = task_by_pid((int)pid)))
+        if (!process_by_pid((int)pid))
             return NULL;
         sweep(fs_of(dir));
         char buf[16];
@@ -172,13 +179,13 @@ static struct inode *proc_lookup(struct task *t, struct inode *dir, const char *
     case P_LX:
         return lookup_in(dir, lx_entries, N(lx_entries), 0, name, len);
     case P_PID:
-        if (!task_by_pid(d->pid))
+        if (!process_by_pid(d->pid))
             return NULL;
         return lookup_in(dir, pid_entries, N(pid_entries), d->pid, name, len);
     case P_FD: {
         long fd = number(name, len);
-        p = task_by_pid(d->pid);
-        if (fd < 0 || !p || p->state != TASK_RUNNING || !fd_get(p, fd))
+        p = live_thread(d->pid);
+        if (fd < 0 || !p || !fd_get(p, fd))
             return NULL;
         char buf[16];
         snprintf(buf, sizeof buf, "%ld", fd);
@@ -191,7 +198,7 @@ static struct inode *proc_lookup(struct task *t, struct inode *dir, const char *
 
 /* --- directories ------------------------------------------------------------------------- */
 
-static int proc_iterate(struct task *t, struct file *f, struct dir_context *ctx)
+static int proc_iterate(struct thread *t, struct file *f, struct dir_context *ctx)
 {
     (void)t;
     static char num[24];
@@ -208,14 +215,14 @@ static int proc_iterate(struct task *t, struct file *f, struct dir_context *ctx)
         e = lx_entries, n = N(lx_entries);
         break;
     case P_PID:
-        if (!task_by_pid(d->pid))
+        if (!process_by_pid(d->pid))
             return 0;
         e = pid_entries, n = N(pid_entries);
         break;
     case P_FD: {
         /* Position 2 + fd is fd's entry. */
-        struct task *p = task_by_pid(d->pid);
-        for (long fd; p && p->state == TASK_RUNNING && (fd = fd_next(p, ctx->pos - 2)) >= 0;) {
+        struct thread *p = live_thread(d->pid);
+        for (long fd; p && (fd = fd_next(p, ctx->pos - 2)) >= 0;) {
             snprintf(num, sizeof num, "%ld", fd);
             if (!ctx->emit(ctx, num, strlen(num), ino_of(P_FDLINK, d->pid, (int)fd),
                            S_IFLNK >> 12))
@@ -235,21 +242,19 @@ static int proc_iterate(struct task *t, struct file *f, struct dir_context *ctx)
     }
     if (d->kind != P_ROOT)
         return 0;
-    /* The processes in pid order: the position after the fixed entries is 2 + n + pid. */
+    /* The processes in pid order (the pid table's): the position after the fixed entries is
+     * 2 + n + pid. */
     for (;;) {
-        struct task *next = NULL;
-        for (unsigned s = 0; s < LX_MAX_TASKS; s++) {
-            struct task *p = task_slot(s);
-            if (p->state != TASK_FREE && p->pid > 0 &&
-                (unsigned long)p->pid >= ctx->pos - 2 - n && (!next || p->pid < next->pid))
-                next = p;
-        }
+        unsigned long from = ctx->pos - 2 - n;
+        struct pid *next = pid_find_ge(from > PID_MAX ? PID_MAX : (int)from);
+        while (next && !next->proc)
+            next = pid_find_ge(next->nr + 1);   /* a number a group or session holds */
         if (!next)
             return 0;
-        snprintf(num, sizeof num, "%d", next->pid);
-        if (!ctx->emit(ctx, num, strlen(num), ino_of(P_PID, next->pid, -1), S_IFDIR >> 12))
+        snprintf(num, sizeof num, "%d", next->nr);
+        if (!ctx->emit(ctx, num, strlen(num), ino_of(P_PID, next->nr, -1), S_IFDIR >> 12))
             return 0;
-        ctx->pos = 2 + n + (unsigned long)next->pid + 1;
+        ctx->pos = 2 + n + (unsigned long)next->nr + 1;
     }
 }
 
@@ -274,7 +279,7 @@ int proc_file_name(struct file *f, char *buf, size_t size)
 
 /* The executable's path as exe shows it: where the file is now, or where it was with
  * " (deleted)", or a data module's name. */
-static int exe_name(struct task *o, char *tmp)
+static int exe_name(struct process *o, char *tmp)
 {
     struct inode *i = task_exe_inode(o);
     int n = i ? vfs_path_of(i, tmp, PATH_MAX) : -ENOENT;
@@ -287,20 +292,20 @@ static int exe_name(struct task *o, char *tmp)
 }
 
 /* The target's text, whole, into tmp (PATH_MAX): its length or -errno. */
-static int link_text(struct task *t, struct proc_inode *p, char *tmp)
+static int link_text(struct thread *t, struct proc_inode *p, char *tmp)
 {
-    struct task *o = task_by_pid(p->pid);
+    struct thread *o = live_thread(p->pid);
     switch (p->kind) {
     case P_SELF:
-        return snprintf(tmp, PATH_MAX, "%d", t ? t->pid : 0);
+        return snprintf(tmp, PATH_MAX, "%d", t ? thread_pid(t) : 0);
     case P_MOUNTS_LINK:
         return snprintf(tmp, PATH_MAX, "self/mounts");
     case P_EXE:
-        return o && o->state == TASK_RUNNING ? exe_name(o, tmp) : -ENOENT;
+        return o ? exe_name(o->proc, tmp) : -ENOENT;
     case P_CWD:
         return o && o->fs ? vfs_path_of(o->fs->cwd, tmp, PATH_MAX) : -ENOENT;
     case P_FDLINK: {
-        struct file *f = o && o->state == TASK_RUNNING ? fd_get(o, p->fd) : NULL;
+        struct file *f = o ? fd_get(o, p->fd) : NULL;
         return f ? proc_file_name(f, tmp, PATH_MAX) : -ENOENT;
     }
     default:
@@ -309,7 +314,7 @@ static int link_text(struct task *t, struct proc_inode *p, char *tmp)
 }
 
 /* readlink: cut to size, as Linux cuts it (no NUL). */
-static int proc_readlink(struct task *t, struct inode *i, char *buf, size_t size)
+static int proc_readlink(struct thread *t, struct inode *i, char *buf, size_t size)
 {
     static char tmp[PATH_MAX];
     int n = link_text(t, pi_of(i), tmp);
@@ -323,20 +328,20 @@ static int proc_readlink(struct task *t, struct inode *i, char *buf, size_t size
 
 /* self and mounts lead where their text says; fd/N, cwd and exe to the file itself,
  * whatever its name (or none): Linux's "magic" links. */
-static struct inode *proc_follow(struct task *t, struct inode *i, int *err)
+static struct inode *proc_follow(struct thread *t, struct inode *i, int *err)
 {
     struct proc_inode *p = pi_of(i);
     *err = -ENOENT;
     if (p->kind == P_SELF || p->kind == P_MOUNTS_LINK) {
         char tmp[16];
-        snprintf(tmp, sizeof tmp, "%d", t ? t->pid : 0);
+        snprintf(tmp, sizeof tmp, "%d", t ? thread_pid(t) : 0);
         struct inode *self = proc_lookup(t, i->parent, tmp, strlen(tmp));
         if (!self || p->kind == P_SELF)
             return self;
         return proc_lookup(t, self, "mounts", 6);
     }
-    struct task *o = task_by_pid(p->pid);
-    if (!o || o->state != TASK_RUNNING)
+    struct thread *o = live_thread(p->pid);
+    if (!o)
         return NULL;
     if (p->kind == P_CWD)
         return o->fs->cwd;
@@ -344,7 +349,7 @@ static struct inode *proc_follow(struct task *t, struct inode *i, int *err)
         struct file *f = fd_get(o, p->fd);
         return f ? f->inode : NULL;
     }
-    return task_exe_inode(o);       /* NULL for a data module: ENOENT */
+    return task_exe_inode(o->proc); /* NULL for a data module: ENOENT */
 }
 
 static int proc_name(struct inode *i, struct inode **dir, char *buf)
@@ -358,7 +363,7 @@ static int proc_name(struct inode *i, struct inode **dir, char *buf)
 
 /* Attributes (Linux's proc_setattr): no mode changes; a size is accepted and changes
  * nothing; owners and times are kept on the inode. */
-static int proc_setattr(struct task *t, struct inode *i, const struct iattr *ia)
+static int proc_setattr(struct thread *t, struct inode *i, const struct iattr *ia)
 {
     (void)t;
     if (ia->valid & ATTR_MODE)
@@ -376,12 +381,12 @@ static const struct inode_ops proc_iops = {
 
 static char text[16384];            /* one file's text at a time: lx serves one call */
 
-static long proc_read(struct task *t, struct file *f, struct uio *u, l4_word_t *pos)
+static long proc_read(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos)
 {
     (void)t;
     struct proc_inode *pi = pi_of(f->inode);
     if (pi->kind == P_MAPS) {       /* as long as the process has regions: read in pieces */
-        struct task *p = task_by_pid(pi->pid);
+        struct process *p = process_by_pid(pi->pid);
         return p ? proc_maps_read(p, f->priv, u, pos) : -ESRCH;
     }
     struct out o = { text, 0, sizeof text };
@@ -395,14 +400,14 @@ static long proc_read(struct task *t, struct file *f, struct uio *u, l4_word_t *
     return (long)n;
 }
 
-static long proc_write(struct task *t, struct file *f, struct uio *u, l4_word_t *pos)
+static long proc_write(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos)
 {
     (void)t, (void)f, (void)u, (void)pos;
     return -EIO;                    /* Linux's answer for a file without a write method */
 }
 
 /* A maps file keeps where its last read stopped (proc_maps_read). */
-static int proc_open(struct task *t, struct inode *i, struct file *f)
+static int proc_open(struct thread *t, struct inode *i, struct file *f)
 {
     (void)t;
     if (pi_of(i)->kind == P_MAPS && !(f->priv = kmalloc(sizeof(struct maps_cursor))))

@@ -1,19 +1,9 @@
 /* proc, the process file system (docs/linux/files.md, "/proc"): a mountable type whose
- * files are made when read, from lx's tables.  Shared by fs/proc/ and the hooks in
- * vfs/file.c (fork), task/exec.c and task/process.c (exec, spawn). */
+ * files are made when read, from the processes (task/process.h). */
 #ifndef LX_FS_PROC_PROC_H
 #define LX_FS_PROC_PROC_H
 
 #include "vfs/file.h"
-
-/* --- per-process facts proc shows that struct task does not keep (info.c) --------------- */
-/* A process started or exec'ed a program with argv: its cmdline. */
-void proc_task_exec(struct task *t, int argc, char *const argv[]);
-void proc_task_fork(struct task *child, struct task *parent);   /* the child inherits them */
-const char *proc_task_comm(struct task *t);          /* at most 15 bytes */
-/* The argument strings, each with its NUL; *len their total. */
-const char *proc_task_cmdline(struct task *t, size_t *len);
-unsigned long proc_task_start(struct task *t);       /* microseconds after boot */
 
 /* --- the file system (proc.c) and its files (show.c) ----------------------------------- */
 enum proc_kind {
@@ -54,8 +44,9 @@ struct maps_cursor {
     l4_word_t pos, addr, skip;
 };
 struct uio;
+struct process;
 /* /proc/N/maps of p at *pos (advanced): the bytes moved into u. */
-long proc_maps_read(struct task *p, struct maps_cursor *cur, struct uio *u, l4_word_t *pos);
+long proc_maps_read(struct process *p, struct maps_cursor *cur, struct uio *u, l4_word_t *pos);
 /* The name /proc/N/fd/M shows for an open file (its path, or "pipe:[ino]" and the like):
  * its length into buf. */
 int proc_file_name(struct file *f, char *buf, size_t size);

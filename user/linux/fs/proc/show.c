@@ -1,5 +1,5 @@
 /* The text of each proc file, in Linux's format (proc(5)), from lx's own tables: the page
- * pool for meminfo, the task table for the process files and loadavg, the mount table for
+ * pool for meminfo, the processes for their files and loadavg, the mount table for
  * mounts, CPUID for cpuinfo, the L4 clock for uptime.  What lx does not measure (CPU time
  * per process, load, page faults) reads as 0. */
 #include "fs/proc/proc.h"
@@ -127,15 +127,7 @@ static void show_uptime(struct out *o)
 
 static void show_loadavg(struct out *o)
 {
-    int running = 0, last = 0;
-    for (unsigned s = 0; s < LX_MAX_TASKS; s++) {
-        struct task *p = task_slot(s);
-        if (p->state == TASK_RUNNING)
-            running++;
-        if (p->state != TASK_FREE && p->pid > last)
-            last = p->pid;
-    }
-    out_printf(o, "0.00 0.00 0.00 %d/%u %d\n", running, task_count(), last);
+    out_printf(o, "0.00 0.00 0.00 %lu/%lu %d\n", process_nr_live, process_nr_all, pid_last());
 }
 
 /* A path as /proc/mounts writes it: space, tab, newline and backslash as octal escapes. */
@@ -232,13 +224,10 @@ static void show_filesystems(struct out *o)
 
 static void show_stat(struct out *o)
 {
-    int running = 0;
-    for (unsigned s = 0; s < LX_MAX_TASKS; s++)
-        running += task_slot(s)->state == TASK_RUNNING;
     unsigned long idle = l4_system_clock() / (1000000 / HZ);
     out_printf(o, "cpu  0 0 0 %lu 0 0 0 0 0 0\ncpu0 0 0 0 %lu 0 0 0 0 0 0\nintr 0\nctxt 0\n"
-               "btime 0\nprocesses %u\nprocs_running %d\nprocs_blocked 0\nsoftirq 0\n",
-               idle, idle, task_count(), running);
+               "btime 0\nprocesses %lu\nprocs_running %lu\nprocs_blocked 0\nsoftirq 0\n",
+               idle, idle, process_nr_all, process_nr_live);
 }
 
 static void show_syscalls(struct out *o)
@@ -254,11 +243,24 @@ static void show_syscalls(struct out *o)
 
 /* --- /proc/N ----------------------------------------------------------------------------- */
 
-static char state_of(struct task *p)
+/* A live process's first thread (its memory, files, name), or NULL for a zombie. */
+static struct thread *live_thread(const struct process *p)
 {
-    if (p->state == TASK_ZOMBIE)
+    return p->state == PROCESS_LIVE ? process_thread(p) : NULL;
+}
+
+static const char *comm_of(const struct process *p)
+{
+    const struct thread *t = process_thread(p);
+    return t ? t->comm : "";
+}
+
+static char state_of(struct process *p)
+{
+    struct thread *t = live_thread(p);
+    if (!t)
         return 'Z';
-    return p->park == PARK_NONE ? 'R' : 'S';
+    return t->park.kind == PARK_NONE ? 'R' : 'S';
 }
 
 static const char *state_name(char s)
@@ -266,56 +268,59 @@ static const char *state_name(char s)
     return s == 'Z' ? "Z (zombie)" : s == 'S' ? "S (sleeping)" : "R (running)";
 }
 
-static unsigned long vm_size(struct task *p)
+static unsigned long vm_size(struct mm *mm)
 {
     unsigned long n = 0;
-    for (struct region *r = mm_first(&p->mm); r; r = vma_next(r))
+    for (struct region *r = mm ? mm_first(mm) : NULL; r; r = vma_next(r))
         n += r->end - r->start;
     return n;
 }
 
-static void show_pstat(struct out *o, struct task *p)
+static void show_pstat(struct out *o, struct process *p)
 {
-    bool z = p->state == TASK_ZOMBIE;
-    unsigned long start = proc_task_start(p) / (1000000 / HZ);
-    out_printf(o, "%d (%s) %c %d %d %d 0 -1 %u 0 0 0 0 0 0 0 0 20 0 1 0 %lu %lu %lu "
+    struct mm *mm = process_mm(p);
+    unsigned long start = (unsigned long)p->start_us / (1000000 / HZ);
+    out_printf(o, "%d (%s) %c %d %d %d 0 -1 %u 0 0 0 0 0 0 0 0 20 0 %u 0 %lu %lu %lu "
                "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 %d 0 0 0 0 0 0 0 0 0 0 0 0 0 %d\n",
-               p->pid, proc_task_comm(p), state_of(p), p->ppid, p->pgid, p->sid,
-               0u /* no PF_* flag lx knows */, start,
-               z ? 0 : vm_size(p), z ? 0 : p->mm.pages, p->exit_signal,
-               z ? p->status : 0);
+               process_pid(p), comm_of(p), state_of(p), process_ppid(p), process_pgid(p),
+               process_sid(p), 0u /* no PF_* flag lx knows */, p->nthreads, start,
+               vm_size(mm), mm ? mm->pages : 0, p->exit_signal,
+               p->state == PROCESS_ZOMBIE ? exit_status_word(p->exit) : 0);
 }
 
-static void show_status(struct out *o, struct task *p)
+static void show_status(struct out *o, struct process *p)
 {
     char s = state_of(p);
-    unsigned long vm = (p->state == TASK_ZOMBIE ? 0 : vm_size(p)) >> 10;
-    unsigned long rss = (p->state == TASK_ZOMBIE ? 0 : p->mm.pages) * 4;
+    struct thread *t = live_thread(p);
+    struct mm *mm = process_mm(p);
+    unsigned long vm = vm_size(mm) >> 10, rss = (mm ? mm->pages : 0) * 4;
     out_printf(o, "Name:\t%s\nUmask:\t%04o\nState:\t%s\nTgid:\t%d\nNgid:\t0\nPid:\t%d\n"
                "PPid:\t%d\nTracerPid:\t0\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\nFDSize:\t%d\n"
-               "Groups:\t\n", proc_task_comm(p), p->fs ? p->fs->umask : 0, state_name(s),
-               p->pid, p->pid, p->ppid, (int)fd_table_size(p));
-    if (p->state != TASK_ZOMBIE)
+               "Groups:\t\n", comm_of(p), t && t->fs ? t->fs->umask : 0, state_name(s),
+               process_pid(p), process_pid(p), process_ppid(p),
+               t && t->files ? (int)fd_table_size(t) : 0);
+    if (t)
         out_printf(o, "VmPeak:\t%8lu kB\nVmSize:\t%8lu kB\nVmLck:\t%8lu kB\n"
                    "VmPin:\t%8lu kB\nVmHWM:\t%8lu kB\nVmRSS:\t%8lu kB\nRssAnon:\t%8lu kB\n"
                    "RssFile:\t%8lu kB\nRssShmem:\t%8lu kB\nVmData:\t%8lu kB\n"
                    "VmStk:\t%8lu kB\nVmExe:\t%8lu kB\nVmLib:\t%8lu kB\nVmPTE:\t%8lu kB\n"
                    "VmSwap:\t%8lu kB\n", vm, vm, 0ul, 0ul, rss, rss, rss, 0ul, 0ul, 0ul,
                    8192ul, 0ul, 0ul, 0ul, 0ul);
-    out_printf(o, "Threads:\t1\nSigQ:\t0/0\nSigPnd:\t%016llx\nShdPnd:\t0000000000000000\n"
+    out_printf(o, "Threads:\t%u\nSigQ:\t0/0\nSigPnd:\t%016llx\nShdPnd:\t%016llx\n"
                "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n"
                "SigCgt:\t0000000000000000\nCapInh:\t0000000000000000\n"
                "CapPrm:\t000001ffffffffff\nCapEff:\t000001ffffffffff\n"
                "CapBnd:\t000001ffffffffff\nCapAmb:\t0000000000000000\nNoNewPrivs:\t0\n"
                "Seccomp:\t0\nvoluntary_ctxt_switches:\t0\nnonvoluntary_ctxt_switches:\t0\n",
-               (unsigned long long)p->sigpending);
+               p->nthreads, (unsigned long long)(t ? t->sig.pending.set : 0),
+               (unsigned long long)p->sig.shared.set);
 }
 
-static void show_statm(struct out *o, struct task *p)
+static void show_statm(struct out *o, struct process *p)
 {
-    bool z = p->state == TASK_ZOMBIE;
-    out_printf(o, "%lu %lu 0 0 0 %lu 0\n", z ? 0 : vm_size(p) / LX_PAGE, z ? 0 : p->mm.pages,
-               z ? 0 : vm_size(p) / LX_PAGE);
+    struct mm *mm = process_mm(p);
+    out_printf(o, "%lu %lu 0 0 0 %lu 0\n", vm_size(mm) / LX_PAGE, mm ? mm->pages : 0,
+               vm_size(mm) / LX_PAGE);
 }
 
 /* v in hex, at least 8 digits (%08lx). */
@@ -330,10 +335,9 @@ static char *hex_field(char *p, unsigned long v)
 }
 
 /* One line of /proc/N/maps. */
-static void maps_line(struct out *o, struct task *p, const struct region *r)
+static void maps_line(struct out *o, struct process *p, struct mm *mm, const struct region *r)
 {
     static char path[PATH_MAX];
-    struct mm *mm = &p->mm;
     const char *name = NULL;
     if (r->start == LX_SIGPAGE)
         name = "[vdso]";            /* the signal page (signal/sigpage.c): lx's counterpart */
@@ -366,22 +370,23 @@ static void maps_line(struct out *o, struct task *p, const struct region *r)
     out_bytes(o, "\n", 1);
 }
 
-long proc_maps_read(struct task *p, struct maps_cursor *cur, struct uio *u, l4_word_t *pos)
+long proc_maps_read(struct process *p, struct maps_cursor *cur, struct uio *u, l4_word_t *pos)
 {
-    if (p->state == TASK_ZOMBIE)
+    struct mm *mm = process_mm(p);
+    if (!mm)
         return 0;
     static char text[PATH_MAX + 128];
     struct out line = { text, 0, sizeof text };
     struct region *r;
     l4_word_t skip = 0;
     if (*pos && cur->pos == *pos) {
-        r = vma_from(&p->mm.regions, cur->addr);
+        r = vma_from(&mm->regions, cur->addr);
         skip = r && r->start == cur->addr ? cur->skip : 0;
     } else {
         l4_word_t at = 0;
-        for (r = mm_first(&p->mm); r; r = vma_next(r)) {
+        for (r = mm_first(mm); r; r = vma_next(r)) {
             line.len = 0;
-            maps_line(&line, p, r);
+            maps_line(&line, p, mm, r);
             if (at + line.len > *pos)
                 break;
             at += line.len;
@@ -391,7 +396,7 @@ long proc_maps_read(struct task *p, struct maps_cursor *cur, struct uio *u, l4_w
     l4_word_t done = 0;
     for (; r && u->resid && !u->fault; skip = 0, r = vma_next(r)) {
         line.len = 0;
-        maps_line(&line, p, r);
+        maps_line(&line, p, mm, r);
         l4_word_t k = uio_copy_out(u, text + skip, line.len - skip);
         done += k;
         if (skip + k < line.len) {
@@ -408,9 +413,9 @@ long proc_maps_read(struct task *p, struct maps_cursor *cur, struct uio *u, l4_w
 
 int proc_show(struct proc_inode *pi, struct out *o)
 {
-    struct task *p = NULL;
+    struct process *p = NULL;
     if (pi->kind >= P_PID) {
-        p = task_by_pid(pi->pid);
+        p = process_by_pid(pi->pid);
         if (!p)
             return -ESRCH;
     }
@@ -427,14 +432,11 @@ int proc_show(struct proc_inode *pi, struct out *o)
     case P_FILESYSTEMS: show_filesystems(o); break;
     case P_STAT: show_stat(o); break;
     case P_LX_SYSCALLS: show_syscalls(o); break;
-    case P_CMDLINE: {
-        size_t n;
-        const char *c = proc_task_cmdline(p, &n);
-        if (p->state != TASK_ZOMBIE)
-            out_bytes(o, c, n);
+    case P_CMDLINE:
+        if (p->state != PROCESS_ZOMBIE)
+            out_bytes(o, p->cmdline, p->cmdlen);
         break;
-    }
-    case P_COMM: out_printf(o, "%s\n", proc_task_comm(p)); break;
+    case P_COMM: out_printf(o, "%s\n", comm_of(p)); break;
     case P_PSTAT: show_pstat(o, p); break;
     case P_STATUS: show_status(o, p); break;
     case P_STATM: show_statm(o, p); break;

@@ -23,7 +23,7 @@ struct inode *tmpfs_lookup(struct inode *dir, const char *name, size_t len)
     return NULL;
 }
 
-static struct inode *lookup(struct task *t, struct inode *dir, const char *name, size_t len)
+static struct inode *lookup(struct thread *t, struct inode *dir, const char *name, size_t len)
 {
     (void)t;
     return tmpfs_lookup(dir, name, len);
@@ -153,7 +153,7 @@ int tmpfs_unlink(struct inode *dir, const char *name, size_t len)
     return 0;
 }
 
-static int unlink_op(struct task *t, struct inode *dir, const char *name, size_t len)
+static int unlink_op(struct thread *t, struct inode *dir, const char *name, size_t len)
 {
     (void)t;
     return tmpfs_unlink(dir, name, len);
@@ -164,7 +164,7 @@ static bool empty(struct inode *dir)
     return !tmpfs_node(dir)->entries;
 }
 
-static int rmdir_op(struct task *t, struct inode *dir, const char *name, size_t len)
+static int rmdir_op(struct thread *t, struct inode *dir, const char *name, size_t len)
 {
     (void)t;
     struct tmpfs_dirent *d = find(dir, name, len);
@@ -178,7 +178,7 @@ static int rmdir_op(struct task *t, struct inode *dir, const char *name, size_t 
 
 /* A new inode's owner: the caller's, the group the directory's if it is set-group-ID (and a
  * new directory inherits the bit), as Linux's inode_init_owner. */
-static void init_owner(struct task *t, struct inode *dir, struct inode *i)
+static void init_owner(struct thread *t, struct inode *dir, struct inode *i)
 {
     i->uid = vfs_fsuid(t);
     i->gid = vfs_fsgid(t);
@@ -189,7 +189,7 @@ static void init_owner(struct task *t, struct inode *dir, struct inode *i)
     }
 }
 
-static int create(struct task *t, struct inode *dir, const char *name, size_t len,
+static int create(struct thread *t, struct inode *dir, const char *name, size_t len,
                   unsigned mode, unsigned major, unsigned minor, struct inode **out)
 {
     struct tmpfs_node *n = tmpfs_new(dir->sb, mode);
@@ -221,7 +221,7 @@ int tmpfs_set_target(struct tmpfs_node *n, const char *target, size_t len)
     return 0;
 }
 
-static int symlink_op(struct task *t, struct inode *dir, const char *name, size_t len,
+static int symlink_op(struct thread *t, struct inode *dir, const char *name, size_t len,
                       const char *target, struct inode **out)
 {
     struct tmpfs_node *n = tmpfs_new(dir->sb, S_IFLNK | 0777);
@@ -240,14 +240,14 @@ static int symlink_op(struct task *t, struct inode *dir, const char *name, size_
     return 0;
 }
 
-static int link_op(struct task *t, struct inode *old, struct inode *dir, const char *name,
+static int link_op(struct thread *t, struct inode *old, struct inode *dir, const char *name,
                    size_t len)
 {
     (void)t;
     return tmpfs_link(dir, name, len, old);
 }
 
-static int rename_op(struct task *t, struct inode *odir, const char *oname, size_t olen,
+static int rename_op(struct thread *t, struct inode *odir, const char *oname, size_t olen,
                      struct inode *ndir, const char *nname, size_t nlen)
 {
     (void)t;
@@ -275,7 +275,7 @@ static int rename_op(struct task *t, struct inode *odir, const char *oname, size
     return 0;
 }
 
-static int tmpfile_op(struct task *t, struct inode *dir, unsigned mode, struct inode **out)
+static int tmpfile_op(struct thread *t, struct inode *dir, unsigned mode, struct inode **out)
 {
     struct tmpfs_node *n = tmpfs_new(dir->sb, mode);
     if (!n)
@@ -285,7 +285,7 @@ static int tmpfile_op(struct task *t, struct inode *dir, unsigned mode, struct i
     return 0;
 }
 
-static int readlink_op(struct task *t, struct inode *i, char *buf, size_t size)
+static int readlink_op(struct thread *t, struct inode *i, char *buf, size_t size)
 {
     (void)t;
     size_t n = i->size < size ? i->size : size;
@@ -293,7 +293,7 @@ static int readlink_op(struct task *t, struct inode *i, char *buf, size_t size)
     return (int)n;
 }
 
-static int setattr(struct task *t, struct inode *i, const struct iattr *ia)
+static int setattr(struct thread *t, struct inode *i, const struct iattr *ia)
 {
     (void)t;
     if (ia->valid & ATTR_SIZE) {
@@ -373,7 +373,7 @@ const struct inode_ops tmpfs_iops = {
 
 /* --- directories as open files ------------------------------------------------------------ */
 
-static int iterate(struct task *t, struct file *f, struct dir_context *ctx)
+static int iterate(struct thread *t, struct file *f, struct dir_context *ctx)
 {
     (void)t;
     if (!dir_emit_dots(f, ctx))

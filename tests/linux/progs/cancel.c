@@ -187,9 +187,7 @@ int main(void)
     start_thread("ended", &t, returns, (void *)5L);
     while (!ended_tid)
         sched_yield();
-    fprintf(stderr, "DEBUG tid set\n");
     int gone = thread_gone(ended_tid);
-    fprintf(stderr, "DEBUG gone %d\n", gone);
     printf("ended thread: gone from /proc %d, cancel %s", gone, errname(pthread_cancel(t)));
     void *r;
     pthread_join(t, &r);

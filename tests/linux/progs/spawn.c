@@ -47,11 +47,11 @@ static void run(const char *what, posix_spawn_file_actions_t *fa, posix_spawnatt
     pid_t pid = -1;
     char *argv[] = { (char *)self, "child", (char *)what, NULL };
     int e = posix_spawn(&pid, path ? path : self, fa, at, argv, environ);
+    int st = 0;
+    pid_t w = e ? -1 : waitpid(pid, &st, 0);    /* the child's lines first */
     printf("%s: posix_spawn %s\n", what, errname(e));
     if (e)
         return;
-    int st;
-    pid_t w = waitpid(pid, &st, 0);
     printf("%s: waited for the child %d, ", what, w == pid);
     show_status("status", st);
 }
@@ -130,12 +130,12 @@ int main(int argc, char **argv)
     pid_t pid;
     char *sh[] = { "sh", "-c", "echo spawnp found sh; exit 6", NULL };
     int e = posix_spawnp(&pid, "sh", NULL, NULL, sh, environ);
-    printf("posix_spawnp sh: %s\n", errname(e));
-    if (!e) {
-        int st;
+    int st = 0;
+    if (!e)
         waitpid(pid, &st, 0);
+    printf("posix_spawnp sh: %s\n", errname(e));
+    if (!e)
         show_status("posix_spawnp sh", st);
-    }
     char *nope[] = { "no-such-command", NULL };
     printf("posix_spawnp no-such-command: %s\n",
            errname(posix_spawnp(&pid, "no-such-command", NULL, NULL, nope, environ)));

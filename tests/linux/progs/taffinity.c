@@ -61,6 +61,7 @@ static void *worker(void *arg)
 static void affinity(void)
 {
     cpu_set_t all, s;
+    CPU_ZERO(&all);                          /* the call fills only what it returns */
     long r = syscall(SYS_sched_getaffinity, 0, sizeof all, &all);
     printf("getaffinity raw: returned a multiple of 8 %d\n", r > 0 && r % 8 == 0);
     int n = CPU_COUNT(&all);

@@ -6,7 +6,6 @@
 #include "threads.h"
 
 static char order[128];
-static pthread_mutex_t order_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void add(const char *s)
 {
@@ -35,9 +34,12 @@ static void *worker(void *arg)
     return NULL;
 }
 
+static volatile pid_t square_tid;
+
 static void *square(void *arg)
 {
     long v = (long)arg;
+    square_tid = tid_of_self();
     return (void *)(v * v);
 }
 
@@ -56,8 +58,10 @@ static void in_child(const char *what, pid_t caller_tid)
     start_thread("child", &t, square, (void *)12L);
     void *r;
     pthread_join(t, &r);
+    int gone = thread_gone(square_tid);      /* joined, but maybe still on its way out */
     n = task_ids(getpid(), ids, 8);
-    printf("%s: child: a thread of its own returned %ld; threads now %d\n", what, (long)r, n);
+    printf("%s: child: a thread of its own returned %ld, gone %d; threads now %d\n", what,
+           (long)r, gone, n);
     exit(3);
 }
 
@@ -72,11 +76,9 @@ static void fork_and_wait(const char *what)
         printf("%s: fork: %s\n", what, errname(errno));
         return;
     }
-    pthread_mutex_lock(&order_lock);
-    printf("%s: parent: handlers [%s]\n", what, order);
-    pthread_mutex_unlock(&order_lock);
     int st;
-    waitpid(pid, &st, 0);
+    waitpid(pid, &st, 0);           /* the child's lines first, then the parent's */
+    printf("%s: parent: handlers [%s]\n", what, order);
     show_status(what, st);
     printf("%s: parent: its value is still %d\n", what, shared_value);
 }

@@ -99,8 +99,12 @@ static void threads_alive(void)
     pthread_barrier_wait(&may_end);
     for (int i = 0; i < ALIVE_THREADS; i++)
         pthread_join(t[i], NULL);
+    /* A joined thread may still be on its way out of the kernel: wait for each to go. */
+    int gone = 0;
+    for (int i = 0; i < ALIVE_THREADS; i++)
+        gone += thread_gone(alive_tid[i]);
     n = task_ids(getpid(), listed, ALIVE_THREADS + 8);
-    printf("after the joins: /proc/self/task lists %d\n", n);
+    printf("after the joins: %d gone from /proc, it lists %d\n", gone, n);
     pthread_attr_destroy(&a);
 }
 

@@ -161,7 +161,7 @@ static u64 futex_word(void)
     u64 r = rnd();
     switch (r % 6) {
     case 0: case 1: return (u64)buf + ((r >> 8) & 0x3C);
-    case 2: case 3: return (u64)shared_page + ((r >> 8) & 0x3C);
+    case 2: case 3: return (u64)shared_page + 64 + ((r >> 8) & 0x3C);   /* past the count */
     case 4: return (u64)&tid_words[(r >> 8) % (THREADS_MAX * 2)];
     default: return arg();
     }
@@ -284,6 +284,17 @@ static i64 me;
 
 static void random_call(void)
 {
+    if (threads_on) {                       /* more often than their share of 470 numbers */
+        u64 r = rnd() % 32;
+        if (r == 0) {
+            clone_call(rnd() & 1 ? SYS_clone : SYS_clone3);
+            return;
+        }
+        if (r < 3) {
+            futex_call();
+            return;
+        }
+    }
     u64 nr = rnd() % 470;
     if (nr == 62 || nr == 200 || nr == 234) {
         /* kill/tkill/tgkill: only itself, no stop signals (they would hang the run) */

@@ -50,10 +50,11 @@ def check_clean(result):
     assert "lx: panic" not in result.output and "assert" not in result.output
 
 
-def run_seeds(seeds, children, calls, timeout=None):
-    """One boot: the fuzzer runs a round per seed (consecutive seeds)."""
+def run_seeds(seeds, children, calls, timeout=None, options=""):
+    """One boot: the fuzzer runs a round per seed (consecutive seeds); options: " threads=1"
+    (tools/lxfuzz.py --threads)."""
     assert seeds == list(range(seeds[0], seeds[0] + len(seeds)))
-    programs = f"-- lxfuzz.elf fuzz {seeds[0]} {children} {calls} 6 {len(seeds)}"
+    programs = f"-- lxfuzz.elf fuzz {seeds[0]} {children} {calls} 6 {len(seeds)}{options}"
     result = boot_fuzz(programs, timeout)
     check_clean(result)
     found = {int(m.group(1)): m for m in SUMMARY.finditer(result.output)}

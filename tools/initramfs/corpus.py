@@ -18,11 +18,14 @@ it with init=/test/corpus/run.
   tools/initramfs/corpus.py                 run the corpus on Linux (cached) and print it
   tools/initramfs/corpus.py sh/text musl/files    only these cases (not cached)
   tools/initramfs/corpus.py --fresh         boot Linux even if a cached result exists
+  tools/initramfs/corpus.py --smp 2 --repeat 3 musl/futex    the cases' stability: boot 3
+                                            times with 2 CPUs, say whether outputs differ
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import hashlib
 import json
 import re
@@ -144,22 +147,30 @@ def _cache_key(initramfs: Path, kernel: Path) -> str:
 
 def linux_reference(initramfs: Path = DEFAULT_INITRAMFS, kernel: Path = DEFAULT_KERNEL,
                     timeout: float = 600, fresh: bool = False, cases: list[str] = (),
-                    qemu: str = "qemu-system-x86_64") -> tuple[dict[str, Outcome], dict]:
+                    qemu: str = "qemu-system-x86_64",
+                    smp: int = 1) -> tuple[dict[str, Outcome], dict]:
     """Run the corpus on Debian's kernel in QEMU (-icount, no RDRAND: deterministic) and
     return ({case: Outcome}, info).  A full run is cached in build/linux/compare/ keyed by a
-    hash of the initramfs, the kernel and this file, so the next run does not boot."""
+    hash of the initramfs, the kernel and this file, so the next run does not boot.  smp > 1
+    (never cached) runs the guest with that many CPUs in real time, not -icount: the
+    reference is one CPU, other counts show whether a case's output depends on how its
+    threads interleave."""
     for f, how in ((kernel, "tools/linuxref/fetch_kernel.sh"), (initramfs, "make initramfs")):
         if not Path(f).is_file():
             raise CorpusError(f"{f} missing: run {how}")
     key = _cache_key(initramfs, kernel)
     cache = CACHE_DIR / f"linux-{key}.json"
-    if not cases and not fresh and cache.is_file():
+    if not cases and not fresh and smp == 1 and cache.is_file():
         data = json.loads(cache.read_text())
         return ({k: Outcome(**v) for k, v in data["results"].items()},
                 dict(data["info"], cached=str(cache.relative_to(ROOT))))
     append = APPEND + "".join(f" {c}" for c in cases)
-    cmd = linuxref.qemu_command(Path(kernel), Path(initramfs), append, icount=True, qemu=qemu,
-                                deterministic=True)
+    # More CPUs than one: in real time (QEMU's -icount with several CPUs did not get Linux
+    # through its boot in 600 s here), so that each run interleaves threads differently.
+    cmd = linuxref.qemu_command(Path(kernel), Path(initramfs), append, icount=smp == 1,
+                                qemu=qemu, deterministic=True)
+    if smp != 1:
+        cmd[cmd.index("-smp") + 1] = str(smp)
     CACHE_DIR.mkdir(parents=True, exist_ok=True)
     log = CACHE_DIR / "linux-console.log"
     start = time.monotonic()
@@ -177,8 +188,8 @@ def linux_reference(initramfs: Path = DEFAULT_INITRAMFS, kernel: Path = DEFAULT_
         raise CorpusError(f"the Linux guest did not finish the corpus (qemu status "
                           f"{r.returncode}{', stuck in ' + hung if hung else ''}); console log "
                           f"{log}\n--- console tail ---\n{linuxref._tail(console)}")
-    info = {"seconds": round(seconds, 1), "kernel": Path(kernel).name, "key": key}
-    if not cases:
+    info = {"seconds": round(seconds, 1), "kernel": Path(kernel).name, "key": key, "smp": smp}
+    if not cases and smp == 1:
         cache.write_text(json.dumps({"info": info, "results": {k: v.__dict__ for k, v in
                                                                results.items()}}, indent=1))
         for old in CACHE_DIR.glob("linux-*.json"):
@@ -193,13 +204,32 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--initramfs", type=Path, default=DEFAULT_INITRAMFS)
     ap.add_argument("--kernel", type=Path, default=DEFAULT_KERNEL)
     ap.add_argument("--fresh", action="store_true", help="boot even if a cached result exists")
+    ap.add_argument("--smp", type=int, default=1, help="CPUs of the guest (default 1)")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="boot this many times (fresh) and report cases whose output differs")
     args = ap.parse_args(argv)
+    runs = []
     try:
-        results, info = linux_reference(args.initramfs, args.kernel, fresh=args.fresh,
-                                        cases=args.cases)
+        for _ in range(args.repeat):
+            runs.append(linux_reference(args.initramfs, args.kernel,
+                                        fresh=args.fresh or args.repeat > 1, cases=args.cases,
+                                        smp=args.smp))
     except (CorpusError, OSError) as e:
         print(f"corpus: ERROR: {e}", file=sys.stderr)
         return 1
+    results, info = runs[0]
+    if args.repeat > 1:
+        unstable = sorted(n for n in results
+                          if any(r.get(n) != results[n] for r, _ in runs[1:]))
+        print(f"corpus: {args.repeat} boots with -smp {args.smp}: "
+              f"{len(unstable)} cases differ between them {unstable}", file=sys.stderr)
+        for n in unstable:
+            other = next(r[n] for r, _ in runs[1:] if r.get(n) != results[n])
+            print(f"--- {n}: status {results[n].status} / {other.status if other else None}",
+                  file=sys.stderr)
+            sys.stderr.writelines(difflib.unified_diff(
+                results[n].output.splitlines(True),
+                other.output.splitlines(True) if other else [], "boot 1", "other boot", n=0))
     for name, o in results.items():
         print(f"=== {name} (status {o.status})")
         sys.stdout.write(o.output if o.output.endswith("\n") or not o.output else o.output + "\n")

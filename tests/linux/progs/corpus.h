@@ -17,6 +17,10 @@ static inline const char *errname(int e)
 {
     switch (e) {
     case 0: return "0";
+    case ETIMEDOUT: return "ETIMEDOUT";
+    case EDEADLK: return "EDEADLK";
+    case EOWNERDEAD: return "EOWNERDEAD";
+    case ENOTRECOVERABLE: return "ENOTRECOVERABLE";
     case EPERM: return "EPERM";
     case ENOENT: return "ENOENT";
     case ESRCH: return "ESRCH";

@@ -10,12 +10,20 @@
  *       seeds SEED, SEED + 1, ... (a round's children draw from SEED * 2^20 + n).  A child may die on the way (a
  *       signal it sent itself, a fault after it unmapped its own stack): that is fine, lx must
  *       only survive and lose nothing.  The parent prints one summary line.
+ *   lxfuzz fuzz ... threads=1
+ *       (anywhere after "fuzz") also clone and clone3 threads (CLONE_VM|CLONE_SIGHAND|
+ *       CLONE_THREAD with random other flags, each on a fresh stack, at most THREADS_MAX a
+ *       child) that make random calls of their own, and futex/futex_waitv with every op on the
+ *       child's own memory and on a page MAP_SHARED by all children; off by default, since lx
+ *       has neither yet (issue 13).  Threads share the generator: such a run is not
+ *       reproducible call for call.  The parent prints one more line: the threads started.
  *   lxfuzz spawn N
  *       N times fork + execve(self, "child") + exit + wait4: the leak test (lx's free memory
  *       must be where it started).
  *
  * What a child may not do, because the fuzzer must end: wait forever (pause, sigsuspend,
- * futex, poll/select, sleeps, pipes it alone holds both ends of, FIFOs), create processes
+ * futex without a bounded timeout, poll/select, sleeps, pipes it alone holds both ends of,
+ * FIFOs), create processes
  * (fork bombs), stop processes (SIGSTOP and friends), or signal anyone but itself.  Every
  * other system-call number, implemented or not, is fair game, with arguments drawn from
  * small integers, -1, huge values, file descriptors, paths, and pointers: valid buffers,
@@ -42,9 +50,10 @@ static i64 sys6(i64 nr, i64 a, i64 b, i64 c, i64 d, i64 e, i64 f)
 }
 #define sys3(nr, a, b, c) sys6(nr, (i64)(a), (i64)(b), (i64)(c), 0, 0, 0)
 
-enum { SYS_read = 0, SYS_write = 1, SYS_open = 2, SYS_close = 3, SYS_dup2 = 33,
-       SYS_getpid = 39, SYS_fork = 57, SYS_execve = 59, SYS_exit = 60, SYS_wait4 = 61,
-       SYS_kill = 62, SYS_setsid = 112, SYS_exit_group = 231 };
+enum { SYS_read = 0, SYS_write = 1, SYS_open = 2, SYS_close = 3, SYS_mmap = 9, SYS_dup2 = 33,
+       SYS_getpid = 39, SYS_clone = 56, SYS_fork = 57, SYS_execve = 59, SYS_exit = 60,
+       SYS_wait4 = 61, SYS_kill = 62, SYS_setsid = 112, SYS_futex = 202,
+       SYS_exit_group = 231, SYS_clone3 = 435, SYS_futex_waitv = 449 };
 
 static u64 slen(const char *s)
 {
@@ -132,6 +141,126 @@ static u64 arg(void)
     }
 }
 
+/* ---- threads=1: clone threads and futex ------------------------------------------------ */
+
+enum { THREADS_MAX = 8, THREAD_STACK = 16384, THREAD_CALLS = 64 };
+enum { CLONE_VM = 0x100, CLONE_FS = 0x200, CLONE_FILES = 0x400, CLONE_SIGHAND = 0x800,
+       CLONE_VFORK = 0x4000, CLONE_THREAD = 0x10000, CLONE_SYSVSEM = 0x40000,
+       CLONE_SETTLS = 0x80000, CLONE_PARENT_SETTID = 0x100000,
+       CLONE_CHILD_CLEARTID = 0x200000, CLONE_CHILD_SETTID = 0x1000000 };
+
+static int threads_on;
+static u64 *shared_page;            /* MAP_SHARED before the children: [0] threads started */
+static char stacks[THREADS_MAX][THREAD_STACK] __attribute__((aligned(16)));
+static int threads_made;
+static int tid_words[THREADS_MAX * 2];
+
+/* A futex word: the child's own memory, the page all children share, or a hostile pointer. */
+static u64 futex_word(void)
+{
+    u64 r = rnd();
+    switch (r % 6) {
+    case 0: case 1: return (u64)buf + ((r >> 8) & 0x3C);
+    case 2: case 3: return (u64)shared_page + 64 + ((r >> 8) & 0x3C);   /* past the count */
+    case 4: return (u64)&tid_words[(r >> 8) % (THREADS_MAX * 2)];
+    default: return arg();
+    }
+}
+
+/* A timeout that always ends soon: a short relative time, an absolute one in the past, a bad
+ * one (EINVAL) or a hostile pointer (EFAULT); never NULL, so no wait is endless. */
+static u64 futex_timeout(void)
+{
+    static i64 ts[4][2] = { { 0, 1000000 }, { 0, 0 }, { 0, 1000000000 }, { -1, 0 } };
+    u64 r = rnd();
+    return r % 5 == 4 ? (u64)0xFFFF800000000000ull : (u64)ts[r % 4];
+}
+
+static void futex_call(void)
+{
+    u64 r = rnd();
+    if (r % 8 == 0) {                    /* futex_waitv: a list of up to 3 in buf */
+        u64 *w = (u64 *)(buf + 1024);
+        u64 n = (r >> 8) % 4;
+        for (u64 i = 0; i < 3; i++) {
+            w[i * 3] = rnd() & 3;
+            w[i * 3 + 1] = futex_word();
+            w[i * 3 + 2] = (rnd() & 1) ? 0x82 : rnd() & 0xFFFF;  /* U32|PRIVATE, or junk */
+        }
+        sys6(SYS_futex_waitv, (i64)w, (i64)n, (i64)(rnd() & 1), (i64)futex_timeout(),
+             (i64)(rnd() % 3 == 0 ? 0 : 1), 0);
+        return;
+    }
+    /* every op (0..13 and past them), PRIVATE and CLOCK_REALTIME at random */
+    u64 op = (r >> 8) % 16 | ((r >> 12) & 1 ? 128 : 0) | ((r >> 13) & 1 ? 256 : 0);
+    u64 val = (r >> 16) & 1 ? rnd() & 3 : arg();
+    sys6(SYS_futex, (i64)futex_word(), (i64)op, (i64)val, (i64)futex_timeout(),
+         (i64)futex_word(), (i64)((r >> 20) & 1 ? ~0ull : arg()));
+}
+
+static void random_call(void);
+
+/* A thread's life: some random calls, then its own exit (not the group's). */
+__attribute__((used, noinline)) static void thread_body(void)
+{
+    for (int i = 0; i < THREAD_CALLS; i++)
+        random_call();
+    sys3(SYS_exit, 0, 0, 0);
+}
+
+/* clone or clone3 with CLONE_THREAD always (so no process is made) and random other flags;
+ * the new thread starts on a stack of its own in thread_body. */
+static void clone_call(u64 nr)
+{
+    if (threads_made >= THREADS_MAX)
+        return;
+    static const u64 optional[] = { CLONE_FS, CLONE_FILES, CLONE_SYSVSEM, CLONE_SETTLS,
+                                    CLONE_PARENT_SETTID, CLONE_CHILD_CLEARTID,
+                                    CLONE_CHILD_SETTID, CLONE_VFORK };
+    u64 flags = CLONE_VM | CLONE_SIGHAND | CLONE_THREAD;
+    for (unsigned i = 0; i < sizeof optional / sizeof optional[0]; i++)
+        if (rnd() & 1)
+            flags |= optional[i];
+    if (rnd() % 8 == 0)
+        flags |= 1ull << (rnd() % 32);           /* sometimes a flag that makes it EINVAL */
+    if (!(flags & CLONE_THREAD) || (flags & 0xFF))
+        flags = (flags | CLONE_THREAD) & ~0xFFull;       /* threads only, no exit signal */
+    flags &= ~0x00008000ull;                             /* CLONE_PARENT: not a sibling */
+    u64 top = (u64)stacks[threads_made] + THREAD_STACK;
+    int *ptid = &tid_words[threads_made * 2], *ctid = ptid + 1;
+    u64 tls = (u64)buf;                     /* a TLS base the thread never reads */
+    i64 ret;
+    register i64 r10 __asm__("r10");
+    register i64 r8 __asm__("r8");
+    if (nr == SYS_clone3) {
+        u64 *a = (u64 *)(buf + 2048);       /* struct clone_args, version 0 */
+        a[0] = flags, a[1] = 0, a[2] = (u64)ctid, a[3] = (u64)ptid, a[4] = 0;
+        a[5] = top - THREAD_STACK, a[6] = THREAD_STACK, a[7] = tls;
+        __asm__ volatile("syscall\n\t"
+                         "test %%rax, %%rax\n\t"
+                         "jnz 1f\n\t"
+                         "call thread_body\n"
+                         "1:"
+                         : "=a"(ret) : "a"((i64)SYS_clone3), "D"(a), "S"(64ull)
+                         : "rcx", "r11", "memory");
+    } else {
+        r10 = (i64)ctid;
+        r8 = (i64)tls;
+        __asm__ volatile("syscall\n\t"
+                         "test %%rax, %%rax\n\t"
+                         "jnz 1f\n\t"
+                         "call thread_body\n"
+                         "1:"
+                         : "=a"(ret) : "a"((i64)SYS_clone), "D"(flags), "S"(top), "d"(ptid),
+                           "r"(r10), "r"(r8)
+                         : "rcx", "r11", "memory");
+    }
+    if (ret > 0) {
+        threads_made++;
+        __atomic_fetch_add(&shared_page[0], 1, __ATOMIC_RELAXED);
+    }
+}
+
 /* Numbers a child never calls (see the header); the stops and others are checked below. */
 static int forbidden(u64 nr)
 {
@@ -151,6 +280,46 @@ static int forbidden(u64 nr)
     return 0;
 }
 
+static i64 me;
+
+static void random_call(void)
+{
+    if (threads_on) {                       /* more often than their share of 470 numbers */
+        u64 r = rnd() % 32;
+        if (r == 0) {
+            clone_call(rnd() & 1 ? SYS_clone : SYS_clone3);
+            return;
+        }
+        if (r < 3) {
+            futex_call();
+            return;
+        }
+    }
+    u64 nr = rnd() % 470;
+    if (nr == 62 || nr == 200 || nr == 234) {
+        /* kill/tkill/tgkill: only itself, no stop signals (they would hang the run) */
+        u64 sig = rnd() % 65;
+        if (sig == 19 || sig == 20 || sig == 21 || sig == 22)
+            sig = 0;
+        if (nr == 234)
+            sys3(nr, me, me, sig);
+        else
+            sys3(nr, nr == 62 && (rnd() & 1) ? 0 : me, sig, 0);
+        return;
+    }
+    if (threads_on && (nr == SYS_futex || nr == SYS_futex_waitv)) {
+        futex_call();
+        return;
+    }
+    if (threads_on && (nr == SYS_clone || nr == SYS_clone3)) {
+        clone_call(nr);
+        return;
+    }
+    if (forbidden(nr))
+        return;
+    sys6((i64)nr, (i64)arg(), (i64)arg(), (i64)arg(), (i64)arg(), (i64)arg(), (i64)arg());
+}
+
 static void child(u64 seed, u64 calls)
 {
     rng = seed * 0x9E3779B97F4A7C15ull + 1;
@@ -160,25 +329,10 @@ static void child(u64 seed, u64 calls)
     i64 fd = sys3(SYS_open, "/dev/null", 2, 0);
     for (int i = 0; i < 3; i++)
         sys3(SYS_dup2, fd, i, 0);
-    i64 me = sys3(SYS_getpid, 0, 0, 0);
-    for (u64 n = 0; n < calls; n++) {
-        u64 nr = rnd() % 470;
-        if (nr == 62 || nr == 200 || nr == 234) {
-            /* kill/tkill/tgkill: only itself, no stop signals (they would hang the run) */
-            u64 sig = rnd() % 65;
-            if (sig == 19 || sig == 20 || sig == 21 || sig == 22)
-                sig = 0;
-            if (nr == 234)
-                sys3(nr, me, me, sig);
-            else
-                sys3(nr, nr == 62 && (rnd() & 1) ? 0 : me, sig, 0);
-            continue;
-        }
-        if (forbidden(nr))
-            continue;
-        sys6((i64)nr, (i64)arg(), (i64)arg(), (i64)arg(), (i64)arg(), (i64)arg(), (i64)arg());
-    }
-    sys3(SYS_exit_group, 0, 0, 0);
+    me = sys3(SYS_getpid, 0, 0, 0);
+    for (u64 n = 0; n < calls; n++)
+        random_call();
+    sys3(SYS_exit_group, 0, 0, 0);        /* ends its threads too */
 }
 
 static int fuzz(u64 seed, u64 children, u64 calls, u64 parallel)
@@ -220,6 +374,14 @@ static int fuzz(u64 seed, u64 children, u64 calls, u64 parallel)
     puts1(" killed, ");
     putnum(failed);
     puts1(" forks refused)\n");
+    if (threads_on) {
+        puts1("lxfuzz: seed ");
+        putnum(seed);
+        puts1(": ");
+        putnum(shared_page[0]);
+        puts1(" threads started\n");
+        shared_page[0] = 0;
+    }
     return 0;
 }
 
@@ -251,6 +413,23 @@ int cmain(u64 *sp)
     int argc = (int)sp[0];
     char **argv = (char **)(sp + 1);
     int r = 2;
+    for (int i = 2; i < argc; i++)          /* threads=1: an option, not a position */
+        if (seq(argv[i], "threads=1")) {
+            threads_on = 1;
+            for (int j = i; j < argc; j++)
+                argv[j] = argv[j + 1];
+            argc--;
+            break;
+        }
+    if (threads_on) {
+        /* MAP_SHARED|MAP_ANONYMOUS, read and write: every child's futexes meet here */
+        i64 p = sys6(SYS_mmap, 0, 4096, 3, 0x21, -1, 0);
+        if (p < 0 && p > -4096) {
+            puts1("lxfuzz: threads=1: mmap of the shared page failed\n");
+            sys3(SYS_exit_group, 2, 0, 0);
+        }
+        shared_page = (u64 *)p;
+    }
     if (argc >= 5 && seq(argv[1], "fuzz")) {
         u64 rounds = argc > 6 ? atou(argv[6]) : 1;
         r = 0;
@@ -263,7 +442,8 @@ int cmain(u64 *sp)
     else if (argc >= 2 && seq(argv[1], "child"))
         r = 0;
     else
-        puts1("usage: lxfuzz fuzz SEED CHILDREN CALLS [PARALLEL] | spawn N\n");
+        puts1("usage: lxfuzz fuzz SEED CHILDREN CALLS [PARALLEL [ROUNDS]] [threads=1] | "
+              "spawn N\n");
     sys3(SYS_exit_group, r, 0, 0);
     return r;
 }

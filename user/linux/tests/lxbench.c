@@ -14,6 +14,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -479,6 +481,130 @@ static int row_signal(void)
     return report("signal_catch", N, t1 - t0);
 }
 
+/* ---- threads (issue 13 item 8): n/a under lx until clone makes threads --------------- */
+
+static void *thread_nop(void *arg)
+{
+    return arg;
+}
+
+/* pthread_create + pthread_join of a thread that returns at once: per thread. */
+static int row_thread_create_join(void)
+{
+    enum { N = 200, WARM = 20 };
+    uint64_t t0 = 0;
+    for (int i = 0; i < WARM + N; i++) {
+        if (i == WARM)
+            t0 = tsc();
+        pthread_t t;
+        int e = pthread_create(&t, NULL, thread_nop, NULL);
+        if (e)
+            return na("thread_create_join", "pthread_create", e);
+        if ((e = pthread_join(t, NULL)))
+            return na("thread_create_join", "pthread_join", e);
+    }
+    return report("thread_create_join", N, tsc() - t0);
+}
+
+#define FUTEX_WAIT_PRIVATE 128
+#define FUTEX_WAKE_PRIVATE 129
+
+static long futex_op(volatile uint32_t *addr, int op, uint32_t val)
+{
+    return syscall(SYS_futex, addr, op, val, NULL, NULL, 0);
+}
+
+static volatile uint32_t turn;              /* 1: the thread's turn, 0: main's */
+enum { FUTEX_N = 2000, FUTEX_WARM = 200 };
+
+static void *futex_partner(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < FUTEX_WARM + FUTEX_N; i++) {
+        while (turn != 1)
+            futex_op(&turn, FUTEX_WAIT_PRIVATE, 0);
+        turn = 0;
+        futex_op(&turn, FUTEX_WAKE_PRIVATE, 1);
+    }
+    return NULL;
+}
+
+/* Two threads hand a word back and forth with FUTEX_WAIT/FUTEX_WAKE (private): per round
+ * trip (two wakes, two switches). */
+static int row_futex_pingpong(void)
+{
+    if (futex_op(&turn, FUTEX_WAKE_PRIVATE, 1) < 0)
+        return na("futex_pingpong", "futex", errno);
+    turn = 0;
+    pthread_t t;
+    int e = pthread_create(&t, NULL, futex_partner, NULL);
+    if (e)
+        return na("futex_pingpong", "pthread_create", e);
+    uint64_t t0 = 0;
+    for (int i = 0; i < FUTEX_WARM + FUTEX_N; i++) {
+        if (i == FUTEX_WARM)
+            t0 = tsc();
+        turn = 1;
+        futex_op(&turn, FUTEX_WAKE_PRIVATE, 1);
+        while (turn != 0)
+            futex_op(&turn, FUTEX_WAIT_PRIVATE, 1);
+    }
+    uint64_t t1 = tsc();
+    pthread_join(t, NULL);
+    return report("futex_pingpong", FUTEX_N, t1 - t0);
+}
+
+/* A contended pthread mutex handed over between two threads: three mutexes, each thread
+ * unlocking one the other is about to lock (or already waits for) and then locking one the
+ * other holds.  Per step (one hand-off each way). */
+static pthread_mutex_t baton[3] = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+                                    PTHREAD_MUTEX_INITIALIZER };
+static volatile int partner_holds;
+enum { MUTEX_N = 1000, MUTEX_WARM = 100 };
+
+static void *mutex_partner(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&baton[2]);
+    partner_holds = 1;
+    for (int k = 0; k < MUTEX_WARM + MUTEX_N; k++) {
+        pthread_mutex_lock(&baton[k % 3]);
+        pthread_mutex_unlock(&baton[(k + 2) % 3]);
+    }
+    pthread_mutex_unlock(&baton[(MUTEX_WARM + MUTEX_N - 1) % 3]);
+    return NULL;
+}
+
+static int row_mutex_handoff(void)
+{
+    pthread_mutex_lock(&baton[0]);
+    pthread_mutex_lock(&baton[1]);
+    partner_holds = 0;
+    pthread_t t;
+    int e = pthread_create(&t, NULL, mutex_partner, NULL);
+    if (e) {
+        pthread_mutex_unlock(&baton[1]);
+        pthread_mutex_unlock(&baton[0]);
+        return na("mutex_handoff", "pthread_create", e);
+    }
+    while (!partner_holds)
+        sched_yield();
+    uint64_t t0 = 0;
+    for (int k = 0; k < MUTEX_WARM + MUTEX_N; k++) {
+        if (k == MUTEX_WARM)
+            t0 = tsc();
+        pthread_mutex_unlock(&baton[k % 3]);
+        pthread_mutex_lock(&baton[(k + 2) % 3]);
+    }
+    uint64_t t1 = tsc();
+    pthread_join(t, NULL);
+    /* Main holds the two the partner did not end with. */
+    for (int k = 0; k < 3; k++)
+        if (k != (MUTEX_WARM + MUTEX_N - 1) % 3)
+            pthread_mutex_unlock(&baton[k]);
+    return report("mutex_handoff", MUTEX_N, t1 - t0);
+}
+
 static const struct { const char *name; int (*fn)(void); } rows[] = {
     { "getpid", row_getpid },
     { "getppid", row_getppid },
@@ -494,6 +620,9 @@ static const struct { const char *name; int (*fn)(void); } rows[] = {
     { "signal_catch", row_signal },
     { "ctxsw", row_ctxsw },
     { "mmap_10k", row_mmap_10k },
+    { "thread_create_join", row_thread_create_join },
+    { "futex_pingpong", row_futex_pingpong },
+    { "mutex_handoff", row_mutex_handoff },
 };
 
 int main(int argc, char **argv)

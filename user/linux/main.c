@@ -176,7 +176,10 @@ static bool serve_page_fault(struct thread *t, l4_word_t tag)
         return signal_bus_fault(t, addr, ip);
     void *page;
     int err;
-    while (!(page = (access & L4_W) ? mm_page_write(t->mm, r, addr, false, &err)
+    /* A copy made for a writer of a model another process's space also maps (vfork's):
+     * the old page leaves every space, so that the other one faults the copy in too. */
+    bool revoke = t->mm->users > t->proc->nthreads;
+    while (!(page = (access & L4_W) ? mm_page_write(t->mm, r, addr, revoke, &err)
                                     : mm_page(t->mm, r, addr, &err))) {
         if (err == -ENOSPC)             /* the mapped file's mount is full: SIGBUS, as Linux */
             return signal_bus_fault(t, addr, ip);

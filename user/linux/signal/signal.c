@@ -108,7 +108,7 @@ void signal_discard(struct process *p, uint64_t mask)
 
 static void note(struct thread *t)
 {
-    if (!list_linked(&t->sig.kick_link)) {
+    if (t->l4 && !list_linked(&t->sig.kick_link)) {    /* not an ended leader */
         list_add_tail(&kick, &t->sig.kick_link);
         lx_work = true;
     }
@@ -125,9 +125,19 @@ static struct thread *taker(struct process *p, int sig)
 {
     struct thread *t;
     list_each(t, &p->threads, proc_link)
-        if (!(t->sig.blocked & SIGBIT(sig)))
+        if (!t->exited && !(t->sig.blocked & SIGBIT(sig)))
             return t;
     return process_thread(p);
+}
+
+void signal_retarget(struct process *p)
+{
+    struct thread *t;
+    if (!p->sig.shared.set)
+        return;
+    list_each(t, &p->threads, proc_link)
+        if (!t->exited)
+            signal_note(t);
 }
 
 /* What sending sig does before it is pending (Linux's prepare_signal): SIGCONT and SIGKILL
@@ -619,7 +629,7 @@ bool signal_bus_fault(struct thread *t, l4_word_t addr, l4_word_t ip)
 
 void signal_note_slow(struct thread *t)
 {
-    if (t->proc->state == PROCESS_LIVE && !t->proc->sig.stopped && !t->sig.want_regs &&
+    if (t->l4 && t->proc->state == PROCESS_LIVE && !t->proc->sig.stopped && !t->sig.want_regs &&
         deliverable(t))
         note(t);
 }
@@ -739,7 +749,8 @@ static void sighand_put(struct sighand *sh)
         kfree(sh);
 }
 
-bool signal_fork(struct thread *c, const struct thread *p, bool share_sighand)
+bool signal_fork(struct thread *c, const struct thread *p, bool share_sighand,
+                 bool clear_sighand, bool clear_altstack)
 {
     struct process *cp = c->proc;
     if (share_sighand) {
@@ -748,14 +759,26 @@ bool signal_fork(struct thread *c, const struct thread *p, bool share_sighand)
     } else {
         if (!(cp->sighand = signal_sighand_new()))
             return false;
-        for (unsigned i = 0; i < 64; i++)
-            cp->sighand->action[i] = p->proc->sighand->action[i];
+        for (unsigned i = 0; i < 64; i++) {
+            struct k_sigaction ka = p->proc->sighand->action[i];
+            /* CLONE_CLEAR_SIGHAND: handled signals back to the default (ignored stay). */
+            if (clear_sighand && ka.handler != SIG_IGN)
+                ka = (struct k_sigaction){ .handler = SIG_DFL };
+            cp->sighand->action[i] = ka;
+        }
     }
-    c->sig.blocked = p->sig.blocked;
-    c->sig.ss_sp = p->sig.ss_sp;
-    c->sig.ss_size = p->sig.ss_size;
-    c->sig.ss_flags = p->sig.ss_flags;
+    signal_thread_new(c, p);
+    if (!clear_altstack) {
+        c->sig.ss_sp = p->sig.ss_sp;
+        c->sig.ss_size = p->sig.ss_size;
+        c->sig.ss_flags = p->sig.ss_flags;
+    }
     return true;
+}
+
+void signal_thread_new(struct thread *c, const struct thread *p)
+{
+    c->sig.blocked = p->sig.blocked;    /* the mask; nothing pending, no alternate stack */
 }
 
 void signal_exec(struct thread *t)

@@ -82,6 +82,9 @@ bool signal_pgrp_orphaned(struct pid *pgrp);
 void signal_send(struct process *p, int sig, const struct k_siginfo *info);
 /* A thread-directed one (tkill, tgkill). */
 void signal_send_thread(struct thread *t, int sig, const struct k_siginfo *info);
+/* A thread of p ended or blocked signals: the process-directed ones pending go to the threads
+ * that can take them (Linux's retarget_shared_pending). */
+void signal_retarget(struct process *p);
 /* Take sig off t's pending sets (its own first); its siginfo. */
 struct k_siginfo signal_dequeue(struct thread *t, int sig);
 /* Drop the signals of mask pending for p and its threads (an action set to ignore them). */
@@ -138,7 +141,10 @@ bool signal_return(struct thread *t, l4_word_t *regs, l4_word_t fpstate);
  * actions copied or, with CLONE_SIGHAND, shared; mask and alternate stack inherited); execve
  * (handlers back to default); a thread or a process that ends. */
 struct sighand *signal_sighand_new(void);
-bool signal_fork(struct thread *child, const struct thread *parent, bool share_sighand);
+bool signal_fork(struct thread *child, const struct thread *parent, bool share_sighand,
+                 bool clear_sighand, bool clear_altstack);
+/* A new thread of parent's process (CLONE_THREAD): parent's mask, nothing else. */
+void signal_thread_new(struct thread *child, const struct thread *parent);
 void signal_exec(struct thread *t);
 void signal_thread_exit(struct thread *t);
 void signal_process_exit(struct process *p);

@@ -12,10 +12,14 @@
 #define ARCH_GET_FS 0x1003
 #define ARCH_GET_GS 0x1004
 
+/* exit ends the calling thread; the process with its last thread, with that thread's code
+ * (a leader that ends first stays a zombie thread until then: task/exit.c). */
 long sys_exit(struct thread *t, const struct sysargs *a)
 {
-    /* One thread per process so far: exit ends the process, as exit_group does. */
-    process_exit(t->proc, exit_status_code((int)a->a[0]));
+    if (t->proc->nthreads > 1)
+        thread_exit(t);
+    else
+        process_exit(t->proc, exit_status_code((int)a->a[0]));
     return LX_NOREPLY;
 }
 
@@ -59,7 +63,7 @@ long sys_set_robust_list(struct thread *t, const struct sysargs *a)
 {
     if (a->a[1] != 24)              /* sizeof(struct robust_list_head) */
         return -EINVAL;
-    t->robust_list = a->a[0];       /* kept; walked at exit once there are futexes */
+    t->robust_list = a->a[0];       /* walked when the thread ends (task/exit.c) */
     return 0;
 }
 

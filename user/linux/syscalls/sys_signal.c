@@ -60,6 +60,8 @@ long sys_rt_sigprocmask(struct thread *t, const struct sysargs *a)
         case SIG_SETMASK: t->sig.blocked = set; break;
         default: return -EINVAL;
         }
+        if (t->sig.blocked & ~old & t->proc->sig.shared.set)
+            signal_retarget(t->proc);   /* another thread may take what t now blocks */
     }
     if (a->a[2] && copy_to_user(t->mm, a->a[2], &old, sizeof old))
         return -EFAULT;

@@ -1,6 +1,7 @@
-/* fork, vfork and clone with fork flags: a new process whose memory model is a
- * copy-on-write copy of the parent's (mm_fork) and which starts with the parent's
- * registers, RAX = 0.
+/* fork, vfork and clone: a new process, whose memory model is a copy-on-write copy of the
+ * parent's (mm_copy) or the parent's own (CLONE_VM: vfork, posix_spawn), or a new thread of
+ * the caller's process (CLONE_THREAD: an L4 thread of the process's task); either starts with
+ * the parent's registers, RAX = 0 (docs/linux/threads.md).
  *
  * The system-call message lacks most registers, so the call is answered with GET_REGS: the
  * parent's thread sends them as a message of its own (lx does not wait for it; it comes
@@ -8,14 +9,19 @@
  * the root task with a pending interrupt (ExchangeRegisters bits 17/18) and sent a start
  * message at the parent's RIP and RSP; before its first instruction it reports the
  * interrupt, and the reply to that (fork_child_start) sets every register at once, FS base
- * included (docs/linux-abi.md §§4-7).
+ * included (docs/linux-abi.md §§4-7).  A new process also gets its parent's FPU state,
+ * saved through the signal page into the parent's stack first (its copy of that memory is
+ * the parent's as it was); a new thread shares that memory with a parent that runs on, so
+ * it starts with the initial FPU state instead.
  *
- * vfork shares no memory here: the child has a copy, as after fork, and the parent's call
- * is parked until the child execs or ends, which is all vfork promises its caller.
+ * vfork shares the parent's memory model (one struct mm, two L4 spaces: lx maps its pages
+ * into both, and an Unmap of lx's page reaches both), and the parent's call is parked until
+ * the child execs (with a task of its own: the old one still maps the parent's pages) or ends.
  *
  * The child's open files and working directory are the parent's (CLONE_FILES, CLONE_FS:
- * the same objects, by reference count) or copies; its actions are copies.  The steps'
- * state is the parent's park.u.fork and the child's park.u.start (park/park.h). */
+ * the same objects, by reference count) or copies; its actions are the parent's
+ * (CLONE_SIGHAND) or copies.  The steps' state is the parent's park.u.fork and the child's
+ * park.u.start (park/park.h). */
 #include "task/clone.h"
 #include "lib/errno.h"
 #include "mm/mm.h"
@@ -34,23 +40,59 @@
 #define CLONE_VM             0x00000100
 #define CLONE_FS             0x00000200
 #define CLONE_FILES          0x00000400
+#define CLONE_SIGHAND        0x00000800
+#define CLONE_PIDFD          0x00001000
+#define CLONE_PTRACE         0x00002000
 #define CLONE_VFORK          0x00004000
+#define CLONE_PARENT         0x00008000
+#define CLONE_THREAD         0x00010000
+#define CLONE_NEWNS          0x00020000
+#define CLONE_SYSVSEM        0x00040000
 #define CLONE_SETTLS         0x00080000
 #define CLONE_PARENT_SETTID  0x00100000
 #define CLONE_CHILD_CLEARTID 0x00200000
+#define CLONE_DETACHED       0x00400000
+#define CLONE_UNTRACED       0x00800000
 #define CLONE_CHILD_SETTID   0x01000000
-#define CLONE_FORK_FLAGS (CSIGNAL | CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_VFORK |         \
-                          CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID |          \
-                          CLONE_CHILD_SETTID)
+#define CLONE_NEWUSER        0x10000000
+#define CLONE_NEWPID         0x20000000
+#define CLONE_IO             0x80000000ul
+#define CLONE_CLEAR_SIGHAND  0x100000000ul
+#define CLONE_INTO_CGROUP    0x200000000ul
+/* What lx does (the rest of the namespace flags: EINVAL, as a kernel built without them). */
+#define CLONE_DONE (CSIGNAL | CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_PTRACE |  \
+                    CLONE_VFORK | CLONE_PARENT | CLONE_THREAD | CLONE_SYSVSEM | CLONE_SETTLS |    \
+                    CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID | CLONE_DETACHED |               \
+                    CLONE_UNTRACED | CLONE_CHILD_SETTID | CLONE_IO | CLONE_CLEAR_SIGHAND)
+
+/* Linux 6.1's copy_process checks, in its order. */
+static long clone_flags_valid(const struct thread *t, l4_word_t flags)
+{
+    if ((flags & (CLONE_NEWNS | CLONE_FS)) == (CLONE_NEWNS | CLONE_FS) ||
+        (flags & (CLONE_NEWUSER | CLONE_FS)) == (CLONE_NEWUSER | CLONE_FS))
+        return -EINVAL;
+    if ((flags & CLONE_THREAD) && !(flags & CLONE_SIGHAND))
+        return -EINVAL;
+    if ((flags & CLONE_SIGHAND) && !(flags & CLONE_VM))
+        return -EINVAL;
+    if ((flags & CLONE_PARENT) && thread_pid(t) == 1)
+        return -EINVAL;             /* init's siblings would have no reaper */
+    if ((flags & CLONE_THREAD) && (flags & (CLONE_NEWUSER | CLONE_NEWPID)))
+        return -EINVAL;
+    if ((flags & CLONE_PIDFD) && (flags & (CLONE_DETACHED | CLONE_THREAD)))
+        return -EINVAL;
+    if (flags & ~(l4_word_t)CLONE_DONE)
+        return -EINVAL;             /* namespaces, pidfds, cgroups: not in lx */
+    return 0;
+}
 
 /* Ask for the parent's registers; the rest happens when they arrive. */
 static long fork_begin(struct thread *t, l4_word_t flags, l4_word_t stack, l4_word_t ptid,
                        l4_word_t ctid, l4_word_t tls)
 {
-    if (flags & ~(l4_word_t)CLONE_FORK_FLAGS)
-        return -EINVAL;             /* threads, shared actions and the like: not yet */
-    if ((flags & CLONE_VM) && !(flags & CLONE_VFORK))
-        return -EINVAL;             /* a thread: not yet */
+    long e = clone_flags_valid(t, flags);
+    if (e)
+        return e;
     if ((flags & CLONE_SETTLS) && tls >= LX_USER_END)
         return -EPERM;
     struct park_fork *f = &t->park.u.fork;
@@ -100,14 +142,22 @@ static bool reply_now(struct thread *parent, long value)
     return true;
 }
 
-/* The parent's registers arrived: it saves its FPU state through the signal page first
- * (below its stack's red zone, 64-byte aligned), then calls LX_SYS_FORK_FPU: lx cannot read
- * the FPU registers, and the child must start with its parent's (fork_fpu_saved). */
+static bool make_child(struct thread *p);
+
+/* The parent's registers arrived.  A new process gets its parent's FPU state: the parent
+ * saves it through the signal page first (below its stack's red zone, 64-byte aligned), then
+ * calls LX_SYS_FORK_FPU (lx cannot read the FPU registers: fork_fpu_saved).  A child sharing
+ * the memory of a parent that runs on (a thread, CLONE_VM without CLONE_VFORK) does not: the
+ * area would be the parent's stack, which it goes on using. */
 bool fork_regs(struct thread *p)
 {
     struct park_fork *f = &p->park.u.fork;
     for (unsigned i = 0; i < L4_FREG_WORDS; i++)
         f->saved[i] = l4_mr(L4_FREG_RIP + i);      /* before any IPC overwrites them */
+    if ((f->flags & (CLONE_VM | CLONE_VFORK)) == CLONE_VM) {
+        f->area = 0;
+        return make_child(p);
+    }
     l4_word_t rsp = f->saved[L4_FREG_RSP - 1], rip = f->saved[L4_FREG_RIP - 1];
     f->area = (rsp - 128 - 512) & ~63ul;
     /* The words the child's way back needs (signal/sigpage.c: RSP from area + 464, RIP 136
@@ -127,6 +177,11 @@ bool fork_regs(struct thread *p)
     return true;
 }
 
+bool fork_fpu_saved(struct thread *p)
+{
+    return make_child(p);
+}
+
 /* Undo a child that never ran: the one teardown path (task/exit.c). */
 static bool fork_fail(struct thread *p, struct process *child, long err)
 {
@@ -135,31 +190,89 @@ static bool fork_fail(struct thread *p, struct process *child, long err)
     return reply_now(p, err);
 }
 
-bool fork_fpu_saved(struct thread *p)
+static bool thread_fail(struct thread *p, struct thread *c, long err)
 {
-    struct park_fork *f = &p->park.u.fork;
-    l4_word_t flags = f->flags;
+    thread_exit(c);
+    return reply_now(p, err);
+}
+
+/* A new thread of p's process (CLONE_THREAD): an L4 thread of its task, the process's
+ * memory and actions, files and fs as the flags say; NULL after answering p. */
+static struct thread *new_thread(struct thread *p, l4_word_t flags)
+{
+    int e;
+    struct thread *c = process_new_thread(p->proc, &e);
+    if (!c) {
+        reply_now(p, e);
+        return NULL;
+    }
+    c->mm = p->mm;
+    mm_get(c->mm);
+    if (!vfs_task_fork(c, p, flags & CLONE_FILES, flags & CLONE_FS)) {
+        thread_fail(p, c, -ENOMEM);
+        return NULL;
+    }
+    signal_thread_new(c, p);        /* its mask; no alternate stack (Linux's CLONE_VM) */
+    if ((e = process_create_thread(c, p))) {
+        thread_fail(p, c, e);
+        return NULL;
+    }
+    return c;
+}
+
+/* A new process: its place (the parent's child, or its parent's with CLONE_PARENT), its
+ * memory (a copy, or the parent's with CLONE_VM), files, fs, actions, limits; NULL after
+ * answering p. */
+static struct thread *new_process(struct thread *p, l4_word_t flags)
+{
     int e;
     struct process *cp = process_new(&e);
-    if (!cp)
-        return reply_now(p, e);
+    if (!cp) {
+        reply_now(p, e);
+        return NULL;
+    }
     struct thread *c = process_thread(cp);
-    /* Its place: the parent's child, in its group and session (before anything can fail,
-     * so that the teardown finds it whole). */
-    process_attach(cp, p->proc, p->proc->pgrp, p->proc->session);
-    if (!(c->mm = mm_copy(p->mm, &e)))
-        return fork_fail(p, cp, e);
+    struct process *parent = (flags & CLONE_PARENT) ? p->proc->parent : p->proc;
+    /* Its place, in the parent's group and session (before anything can fail, so that the
+     * teardown finds it whole). */
+    process_attach(cp, parent, p->proc->pgrp, p->proc->session);
+    if (flags & CLONE_VM) {
+        c->mm = p->mm;              /* vfork, posix_spawn: one model, two spaces */
+        mm_get(c->mm);
+    } else if (!(c->mm = mm_copy(p->mm, &e))) {
+        fork_fail(p, cp, e);
+        return NULL;
+    }
     memcpy(cp->rlim, p->proc->rlim, sizeof cp->rlim);
     if (!task_copy_exe(cp, p->proc) ||
         !vfs_task_fork(c, p, flags & CLONE_FILES, flags & CLONE_FS) ||
-        !signal_fork(c, p, false))  /* actions, mask, alternate stack; nothing pending */
-        return fork_fail(p, cp, -ENOMEM);
-    if ((e = process_create_task(cp)))
-        return fork_fail(p, cp, e);
+        !signal_fork(c, p, flags & CLONE_SIGHAND, flags & CLONE_CLEAR_SIGHAND,
+                     (flags & (CLONE_VM | CLONE_VFORK)) == CLONE_VM)) {
+        fork_fail(p, cp, -ENOMEM);
+        return NULL;
+    }
+    if ((e = process_create_task(cp))) {
+        fork_fail(p, cp, e);
+        return NULL;
+    }
     memcpy(cp->cmdline, p->proc->cmdline, p->proc->cmdlen);
     cp->cmdlen = p->proc->cmdlen;
-    memcpy(c->comm, p->comm, sizeof c->comm);
     cp->exit_signal = (int)(flags & CSIGNAL);
+    if (flags & CLONE_PARENT)
+        cp->exit_signal = p->proc->exit_signal;     /* Linux: the parent's own */
+    return c;
+}
+
+/* The child of p's clone (fork_regs, fork_fpu_saved): made, started; p answered, or parked
+ * for vfork.  True if the MRs hold p's reply. */
+static bool make_child(struct thread *p)
+{
+    struct park_fork *f = &p->park.u.fork;
+    l4_word_t flags = f->flags;
+    struct thread *c = (flags & CLONE_THREAD) ? new_thread(p, flags) : new_process(p, flags);
+    if (!c)
+        return true;                /* answered with the error */
+    memcpy(c->comm, p->comm, sizeof c->comm);
     if (flags & CLONE_CHILD_CLEARTID)
         c->clear_child_tid = f->ctid;
 
@@ -183,32 +296,35 @@ bool fork_fpu_saved(struct thread *p)
     c->park.kind = PARK_START;
     c->park.use = PARK_USE_START;
 
-    int pid = process_pid(cp);
+    int tid = c->tid->nr;
     if (flags & CLONE_CHILD_SETTID)
-        copy_to_user(c->mm, f->ctid, &pid, sizeof pid);    /* Linux ignores faults */
+        copy_to_user(c->mm, f->ctid, &tid, sizeof tid);    /* Linux ignores faults */
     if (flags & CLONE_PARENT_SETTID)
-        copy_to_user(p->mm, f->ptid, &pid, sizeof pid);
+        copy_to_user(p->mm, f->ptid, &tid, sizeof tid);
 
     /* A pending interrupt first, then the start message: the child reports the interrupt
      * before its first instruction and gets its registers in the reply. */
-    if (l4_exchange_registers(c->l4, L4_EXREGS_APPLY_INTERRUPT | L4_EXREGS_INTERRUPT, 0, 0, 0,
-                              0, L4_NILTHREAD, NULL) == L4_NILTHREAD) {
-        printf("lx: pid %d: cannot interrupt the new child\n", thread_pid(p));
-        return fork_fail(p, cp, -EAGAIN);
+    bool started = l4_exchange_registers(c->l4, L4_EXREGS_APPLY_INTERRUPT | L4_EXREGS_INTERRUPT,
+                                         0, 0, 0, 0, L4_NILTHREAD, NULL) != L4_NILTHREAD;
+    if (started) {
+        l4_set_mr(0, l4_tag_make(0, 2, 0));
+        l4_set_mr(1, f->saved[L4_FREG_RIP - 1]);
+        l4_set_mr(2, regs[L4_FREG_RSP - 1]);
+        started = !l4_ipc_failed(l4_reply(c->l4));
     }
-    l4_set_mr(0, l4_tag_make(0, 2, 0));
-    l4_set_mr(1, f->saved[L4_FREG_RIP - 1]);
-    l4_set_mr(2, regs[L4_FREG_RSP - 1]);
-    if (l4_ipc_failed(l4_reply(c->l4))) {
+    if (!started) {
         printf("lx: pid %d: cannot start the new child\n", thread_pid(p));
-        return fork_fail(p, cp, -EAGAIN);
+        c->clear_child_tid = 0;
+        if (flags & CLONE_THREAD)
+            return thread_fail(p, c, -EAGAIN);
+        return fork_fail(p, c->proc, -EAGAIN);
     }
     if (flags & CLONE_VFORK) {
         p->park.kind = PARK_VFORK;  /* answered by fork_vfork_done */
-        f->child = pid;
+        f->child = process_pid(c->proc);
         return false;
     }
-    return reply_now(p, pid);
+    return reply_now(p, tid);
 }
 
 void fork_child_start(struct thread *c)

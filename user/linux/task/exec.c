@@ -317,6 +317,29 @@ static int copy_vector(struct mm *mm, l4_word_t uvec, char **vec)
     return n;
 }
 
+/* The execing thread t takes the leader's place (the others have ended): its tid becomes
+ * the pid, its old tid goes, and it is first in the list, as Linux's de_thread. */
+static void exec_take_leader(struct thread *t)
+{
+    struct process *p = t->proc;
+    struct thread *leader = list_first(&p->threads, struct thread, proc_link);
+    if (leader != t) {              /* the ended leader (a zombie thread): gone now */
+        list_del(&leader->proc_link);
+        p->pid->thread = NULL;
+        pid_put(p->pid);            /* the leader thread's reference */
+        thread_free(leader);        /* it held nothing: no message of it is being served */
+    }
+    if (t->tid != p->pid) {
+        t->tid->thread = NULL;
+        pid_put(t->tid);
+        t->tid = p->pid;
+        pid_get(p->pid);
+        p->pid->thread = t;
+    }
+    list_del(&t->proc_link);
+    list_add_head(&p->threads, &t->proc_link);
+}
+
 long sys_execve(struct thread *t, const struct sysargs *a)
 {
     long n = strncpy_from_user(t->mm, path, a->a[0], sizeof path);
@@ -349,8 +372,20 @@ long sys_execve(struct thread *t, const struct sysargs *a)
     struct mm *nm;
     if ((e = load_image(&nm, image, size, file, execfn, &entry, &sp)))
         return e;
-    /* The point of no return: the old image goes (its pages out of the space first). */
-    mm_put(t->mm, true);
+    /* The point of no return.  The other threads end (Linux's de_thread) and the caller
+     * takes the leader's place and id; the old image goes (its pages out of the space
+     * first), or, when another process shares it (a vfork child), the caller's space goes
+     * with its mappings of the parent's pages and a new one starts the image. */
+    struct process *p = t->proc;
+    thread_kill_others(t);
+    exec_take_leader(t);
+    bool shared = t->mm->users > 1;
+    if (shared) {
+        process_drop_task(p);
+        mm_put(t->mm, false);
+    } else {
+        mm_put(t->mm, true);
+    }
     t->mm = nm;
     set_exe(t->proc, path, file);   /* no path if memory is short */
     t->proc->execed = true;
@@ -360,6 +395,14 @@ long sys_execve(struct thread *t, const struct sysargs *a)
     signal_exec(t);                 /* handlers back to default (ignored stay ignored) */
     t->clear_child_tid = 0;
     fork_vfork_done(t->proc);       /* a vfork parent goes on (uses the MRs) */
+    if (shared) {
+        int e2 = process_start_task(p, entry, sp);
+        if (e2) {
+            process_exit(p, exit_status_killed(SIGKILL));     /* Linux: past the point of no
+                                                                 * return, a fatal signal */
+        }
+        return LX_NOREPLY;
+    }
     l4_set_mr(0, l4_tag_make(L4_FOREIGN_SET_REGS, L4_FREG_WORDS, 0));
     for (unsigned i = 1; i <= L4_FREG_WORDS; i++)
         l4_set_mr(i, 0);

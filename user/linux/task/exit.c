@@ -8,6 +8,8 @@
 #include "lib/server.h"
 #include "mm/mm.h"
 #include "signal/signal.h"
+#include "task/futex.h"
+#include "mm/usercopy.h"
 #include "task/clone.h"
 #include "task/exec.h"
 #include "tty/tty.h"
@@ -19,15 +21,38 @@
 static struct list dead_processes = LIST_INIT(dead_processes);
 static struct list dead_threads = LIST_INIT(dead_threads);
 
-static void thread_release(struct thread *t)
+/* What a thread's end does to its memory (Linux's mm_release): the robust futexes it holds
+ * are marked FUTEX_OWNER_DIED with a waiter woken each; clear_child_tid is zeroed and one
+ * waiter woken (pthread_join), if anyone else still uses the memory.  Not for a thread that
+ * never ran (a clone that failed). */
+static void thread_mm_release(struct thread *t)
 {
+    if (!t->mm || t->park.kind == PARK_START)
+        return;
+    if (t->robust_list)
+        futex_exit_robust_list(t);
+    t->robust_list = 0;
+    if (t->clear_child_tid && t->mm->users > 1) {
+        static const int zero;
+        if (!copy_to_user(t->mm, t->clear_child_tid, &zero, sizeof zero))
+            futex_wake(t, t->clear_child_tid, 1, false);
+    }
+    t->clear_child_tid = 0;
+}
+
+/* Everything t holds; space_lives: its L4 task goes on (only the thread ends). */
+static void thread_release(struct thread *t, bool space_lives)
+{
+    if (t->exited)
+        return;
+    thread_mm_release(t);
     park_thread_exit(t);
     signal_thread_exit(t);
     if (t->l4)
         thread_hash_del(t);
     vfs_task_exit(t);
     if (t->mm)
-        mm_put(t->mm, false);       /* the space is gone (or never was) */
+        mm_put(t->mm, space_lives);
     t->mm = NULL;
 }
 
@@ -43,9 +68,42 @@ void process_release(struct process *p)
             printf("lx: pid %d: cannot delete its task (error %lu)\n", process_pid(p), err);
     }
     list_each(t, &p->threads, proc_link)
-        thread_release(t);
+        thread_release(t, false);
     signal_process_exit(p);
     task_drop_exe(p);
+}
+
+void thread_exit(struct thread *t)
+{
+    struct process *p = t->proc;
+    if (t->l4 && !t->exited) {
+        l4_word_t err;
+        l4_root_call(ROOT_THREAD_DELETE, t->l4, 0, 0, 0, &err);
+        if (err)
+            printf("lx: tid %d: cannot delete its thread (error %lu)\n", t->tid->nr, err);
+    }
+    thread_release(t, true);
+    if (!t->exited)
+        p->nthreads--;
+    t->l4 = 0;
+    if (t->tid == p->pid) {
+        t->exited = true;           /* the leader: a zombie in /proc until the process ends */
+        return;
+    }
+    list_del(&t->proc_link);
+    t->tid->thread = NULL;
+    pid_put(t->tid);
+    list_add_tail(&dead_threads, &t->proc_link);
+    lx_work = true;
+    signal_retarget(p);             /* what t was to take, another thread takes */
+}
+
+void thread_kill_others(struct thread *t)
+{
+    struct thread *u, *n;
+    list_each_safe(u, n, &t->proc->threads, proc_link)
+        if (u != t)
+            thread_exit(u);
 }
 
 /* Where p's children go (Linux's find_new_reaper): init, unless init is what ends. */

@@ -62,6 +62,40 @@ struct process *process_new(int *err)
     return p;
 }
 
+struct thread *process_new_thread(struct process *p, int *err)
+{
+    struct thread *t = thread_alloc();
+    struct pid *tid = t ? pid_alloc() : NULL;
+    if (!tid) {
+        *err = t ? -EAGAIN : -ENOMEM;
+        if (t)
+            thread_free(t);
+        return NULL;
+    }
+    tid->thread = t;
+    t->tid = tid;
+    t->proc = p;
+    list_add_tail(&p->threads, &t->proc_link);
+    p->nthreads++;
+    return t;
+}
+
+int process_create_thread(struct thread *t, const struct thread *sibling)
+{
+    l4_word_t err;
+    /* Any UTCB location of the foreign area will do: each thread's UTCB is the kernel's
+     * (docs/linux-abi.md §2.1, docs/root-task.md §4.3). */
+    t->l4 = l4_root_call(ROOT_THREAD_CREATE, sibling->l4, lx_self,
+                         ROOT_FOREIGN_UTCB_AREA & ~0x3FFul, LX_PROCESS_PRIO, &err);
+    if (!t->l4 || err) {
+        printf("lx: pid %d: cannot create a thread (error %lu)\n", process_pid(t->proc), err);
+        t->l4 = 0;
+        return err == 8 ? -EAGAIN : -ENOMEM;
+    }
+    thread_hash_add(t);
+    return 0;
+}
+
 /* *ref (linked into its list by link) becomes to, in to's list (head), references moved. */
 static void relink(struct pid **ref, struct list *link, struct pid *to, struct list *head)
 {
@@ -108,6 +142,34 @@ int process_create_task(struct process *p)
     }
     thread_hash_add(t);
     return 0;
+}
+
+int process_start_task(struct process *p, l4_word_t entry, l4_word_t sp)
+{
+    int e = process_create_task(p);
+    if (e)
+        return e;
+    /* The start message (the thread waits for it from its pager): every register 0 but
+     * RIP and RSP, so RDX = 0 at _start as Linux leaves it (no atexit function). */
+    l4_set_mr(0, l4_tag_make(0, 2, 0));
+    l4_set_mr(1, entry);
+    l4_set_mr(2, sp);
+    if (l4_ipc_failed(l4_reply(process_thread(p)->l4))) {
+        printf("lx: cannot start pid %d\n", process_pid(p));
+        return -EAGAIN;
+    }
+    return 0;
+}
+
+void process_drop_task(struct process *p)
+{
+    struct thread *t = process_thread(p);
+    l4_word_t err;
+    l4_root_call(ROOT_TASK_DELETE, t->l4, 0, 0, 0, &err);
+    if (err)
+        printf("lx: pid %d: cannot delete its task (error %lu)\n", process_pid(p), err);
+    thread_hash_del(t);
+    t->l4 = 0;
 }
 
 void process_set_cmdline(struct process *p, int argc, char *const argv[])
@@ -158,18 +220,11 @@ struct process *process_spawn(struct mm *mm, l4_word_t entry, l4_word_t sp, cons
         printf("lx: out of memory\n");
         goto fail;
     }
-    if ((*err = process_create_task(p)))
-        goto fail;
     thread_set_comm(t, execfn);
     process_set_cmdline(p, argc, argv);
-    /* The start message (the thread waits for it from its pager): every register 0 but
-     * RIP and RSP, so RDX = 0 at _start as Linux leaves it (no atexit function). */
-    l4_set_mr(0, l4_tag_make(0, 2, 0));
-    l4_set_mr(1, entry);
-    l4_set_mr(2, sp);
-    if (l4_ipc_failed(l4_reply(t->l4))) {
-        printf("lx: cannot start pid %d\n", process_pid(p));
-        *err = -EAGAIN;
+    if ((*err = process_start_task(p, entry, sp))) {
+        if (!t->l4)
+            goto fail;
         process_exit(p, exit_status_code(0));
         return NULL;
     }

@@ -46,8 +46,8 @@ struct process {
     struct list sibling;
     struct pid *pgrp, *session;     /* its process group and session (held) */
     struct list pgrp_link, session_link;
-    struct list threads;            /* struct thread, by proc_link */
-    unsigned nthreads;
+    struct list threads;            /* struct thread, by proc_link (the leader first) */
+    unsigned nthreads;              /* ... that have not ended */
     struct exit_status exit;        /* a zombie's, as wait reports it */
     int exit_signal;                /* sent to the parent at the end (clone's low byte) */
     bool execed;                    /* has called execve (setpgid by the parent: EACCES) */
@@ -66,10 +66,15 @@ struct process {
 
 /* The process with that pid (zombies too), or NULL. */
 struct process *process_by_pid(int nr);
-/* Its first thread (one per process today), or NULL once it has ended. */
+/* Its first thread that has not ended (the leader, unless it exited before the others), or
+ * NULL once the process has ended. */
 static inline struct thread *process_thread(const struct process *p)
 {
-    return list_first(&p->threads, struct thread, proc_link);
+    struct thread *t = list_first(&p->threads, struct thread, proc_link);
+    if (t && __builtin_expect(t->exited, 0))
+        t = t->proc_link.next != &p->threads ?
+            list_entry(t->proc_link.next, struct thread, proc_link) : NULL;
+    return t;
 }
 /* The memory of a process that has not ended (NULL: a zombie's is gone). */
 static inline struct mm *process_mm(const struct process *p)
@@ -90,6 +95,11 @@ static inline int process_ppid(const struct process *p)
 /* A new process with one thread and a new pid, belonging to nothing yet (no parent, group
  * or L4 task); NULL with *err (-EAGAIN: no pid, -ENOMEM). */
 struct process *process_new(int *err);
+/* A new thread of p with a new tid, last in p's list, no L4 thread yet; NULL with *err. */
+struct thread *process_new_thread(struct process *p, int *err);
+/* t's L4 thread in the task of sibling's (a thread of its process), waiting for its start
+ * message: 0 or -errno. */
+int process_create_thread(struct thread *t, const struct thread *sibling);
 /* Into parent's children (NULL: none) and the group and session given. */
 void process_attach(struct process *p, struct process *parent, struct pid *pgrp,
                     struct pid *session);
@@ -99,6 +109,11 @@ void process_set_session(struct process *p, struct pid *session);
 /* The L4 task of p's thread (pager and handler lx), waiting for its start message: 0 or
  * -errno. */
 int process_create_task(struct process *p);
+/* A new L4 task for p's only thread, started at entry with the stack sp (every other
+ * register 0): 0 or -errno (t->l4 0 if no task was made). */
+int process_start_task(struct process *p, l4_word_t entry, l4_word_t sp);
+/* p's L4 task deleted (with its mappings), its only thread without an L4 thread. */
+void process_drop_task(struct process *p);
 /* Every process in turn (kill -1, /proc's counts). */
 extern struct list process_all;
 extern unsigned long process_nr_all;    /* processes that exist (zombies too) */
@@ -116,6 +131,12 @@ void process_set_cmdline(struct process *p, int argc, char *const argv[]);
 /* Take everything p holds (its L4 task, memory, files, executable, timers, parked call):
  * the end of every process, and the undoing of every one that failed to start. */
 void process_release(struct process *p);
+/* One thread ends, not the last one of its process (exit(2), de_thread, a clone that failed):
+ * its robust list and clear_child_tid seen to, its L4 thread deleted, its state released;
+ * the leader stays listed as a zombie until the process ends. */
+void thread_exit(struct thread *t);
+/* The other threads of t's process end (execve, exit_group of t): t is left alone. */
+void thread_kill_others(struct thread *t);
 /* End a process with status: released, its parent told (a zombie until reaped, or freed at
  * once with no parent that waits); its children go to init.  Clobbers the MRs. */
 void process_exit(struct process *p, struct exit_status status);

@@ -25,6 +25,8 @@ struct thread {
     struct pid *tid;                /* its Linux thread id (the first thread's is the pid) */
     l4_word_t l4;                   /* its L4 thread (global id); 0 before it exists */
     struct process *proc;
+    bool exited;                    /* a leader that ended before its threads (Linux's zombie
+                                     * leader): in proc->threads, holding nothing */
     struct list proc_link;          /* in proc->threads */
     struct thread *l4_next;         /* the L4-id hash chain (thread.c) */
     struct mm *mm;                  /* the process's memory (a reference) */

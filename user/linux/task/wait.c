@@ -23,9 +23,15 @@
 #define __WCLONE    0x80000000
 #define RUSAGE_SIZE 144
 
-/* Is child c one that wait4(pid) of process p waits for? */
-static bool matches(const struct process *p, const struct process *c, int pid)
+/* Is child c one that wait4(pid, options) of process p waits for?  A "clone" child (one
+ * whose exit signal is not SIGCHLD) only with __WCLONE, the others only without it; __WALL
+ * takes both (Linux's eligible_child).  The children are the process's: any of its threads
+ * waits for all of them (__WNOTHREAD, one thread's own, makes no difference here). */
+static bool matches(const struct process *p, const struct process *c, int pid,
+                    l4_word_t options)
 {
+    if (!(options & __WALL) && ((c->exit_signal != SIGCHLD) != !!(options & __WCLONE)))
+        return false;
     if (pid > 0)
         return process_pid(c) == pid;
     if (pid == -1)
@@ -61,7 +67,7 @@ long sys_wait4(struct thread *t, const struct sysargs *a)
     bool any = false;
     struct process *c;
     list_each(c, &t->proc->children, sibling) {
-        if (!matches(t->proc, c, pid))
+        if (!matches(t->proc, c, pid, options))
             continue;
         if (c->state == PROCESS_ZOMBIE)
             return reap(t, c, a->a[1], a->a[3]);
@@ -116,7 +122,7 @@ long sys_waitid(struct thread *t, const struct sysargs *a)
     struct exit_status st = { EXIT_NONE, 0, false };
     struct process *c, *found = NULL;
     list_each(c, &t->proc->children, sibling) {
-        if (!matches(t->proc, c, pid))
+        if (!matches(t->proc, c, pid, options))
             continue;
         any = true;
         if (c->state == PROCESS_ZOMBIE && (options & WEXITED))

@@ -36,7 +36,11 @@ static const struct entry pid_entries[] = {
     { "fd", P_FD, S_IFDIR | 0500 },           { "maps", P_MAPS, S_IFREG | 0444 },
     { "stat", P_PSTAT, S_IFREG | 0444 },      { "statm", P_STATM, S_IFREG | 0444 },
     { "status", P_STATUS, S_IFREG | 0444 },   { "mounts", P_MOUNTS, S_IFREG | 0444 },
-    { "mountinfo", P_MOUNTINFO, S_IFREG | 0444 },
+    { "mountinfo", P_MOUNTINFO, S_IFREG | 0444 }, { "task", P_TASK, S_IFDIR | 0555 },
+};
+static const struct entry tid_entries[] = {
+    { "comm", P_TCOMM, S_IFREG | 0644 },      { "stat", P_TSTAT, S_IFREG | 0444 },
+    { "status", P_TSTATUS, S_IFREG | 0444 },
 };
 #define N(a) (sizeof a / sizeof a[0])
 
@@ -61,6 +65,9 @@ static unsigned long ino_of(enum proc_kind kind, int pid, int fd)
 {
     if (kind == P_FDLINK)
         return ((unsigned long)pid << 32) + 0x80000000ul + (unsigned long)fd;
+    if (kind >= P_TID)              /* a thread's: by its tid (below 2^22) */
+        return ((unsigned long)pid << 32) + 0x40000000ul + ((unsigned long)fd << 3) +
+               (unsigned long)(kind - P_TID);
     return ((unsigned long)pid << 32) + 1 + kind;
 }
 
@@ -124,6 +131,28 @@ static void sweep(struct proc_fs *fs)
     }
 }
 
+/* The inodes of pid's threads that have gone (each tid's directory and files, unless one of
+ * them is held): a process that makes and ends many threads keeps only its live ones. */
+static void sweep_tids(struct proc_fs *fs, struct process *pr, int pid)
+{
+    for (struct proc_inode **pp = &fs->all; *pp;) {
+        struct proc_inode *q = *pp;
+        bool gone = q->pid == pid && q->kind >= P_TID && !proc_thread_of(pr, q->fd);
+        if (gone) {
+            for (struct proc_inode *h = fs->all; h && gone; h = h->next)
+                if (h->pid == pid && h->kind >= P_TID && h->fd == q->fd && h->i.refs)
+                    gone = false;
+        }
+        if (gone) {
+            *pp = q->next;
+            locks_inode_free(&q->i);
+            kfree(q);
+        } else {
+            pp = &q->next;
+        }
+    }
+}
+
 static bool name_is(const char *name, size_t len, const char *s)
 {
     return strlen(s) == len && !memcmp(name, s, len);
@@ -142,13 +171,19 @@ static long number(const char *name, size_t len)
     return v;
 }
 
-static struct inode *lookup_in(struct inode *dir, const struct entry *e, size_t n, int pid,
-                               const char *name, size_t len)
+static struct inode *lookup_tid(struct inode *dir, const struct entry *e, size_t n, int pid,
+                                int tid, const char *name, size_t len)
 {
     for (size_t k = 0; k < n; k++)
         if (name_is(name, len, e[k].name))
-            return get(dir, e[k].kind, pid, -1, e[k].mode, e[k].name);
+            return get(dir, e[k].kind, pid, tid, e[k].mode, e[k].name);
     return NULL;
+}
+
+static struct inode *lookup_in(struct inode *dir, const struct entry *e, size_t n, int pid,
+                               const char *name, size_t len)
+{
+    return lookup_tid(dir, e, n, pid, -1, name, len);
 }
 
 /* The first thread of live process pid (its files, cwd), or NULL. */
@@ -182,6 +217,22 @@ static struct inode *proc_lookup(struct thread *t, struct inode *dir, const char
         if (!process_by_pid(d->pid))
             return NULL;
         return lookup_in(dir, pid_entries, N(pid_entries), d->pid, name, len);
+    case P_TASK: {
+        long tid = number(name, len);
+        struct process *pr = process_by_pid(d->pid);
+        if (tid <= 0 || !pr || !proc_thread_of(pr, (int)tid))
+            return NULL;
+        sweep_tids(fs_of(dir), pr, d->pid);
+        char buf[16];
+        snprintf(buf, sizeof buf, "%ld", tid);
+        return get(dir, P_TID, d->pid, (int)tid, S_IFDIR | 0555, buf);
+    }
+    case P_TID: {
+        struct process *pr = process_by_pid(d->pid);
+        if (!pr || !proc_thread_of(pr, d->fd))
+            return NULL;
+        return lookup_tid(dir, tid_entries, N(tid_entries), d->pid, d->fd, name, len);
+    }
     case P_FD: {
         long fd = number(name, len);
         p = live_thread(d->pid);
@@ -219,6 +270,34 @@ static int proc_iterate(struct thread *t, struct file *f, struct dir_context *ct
             return 0;
         e = pid_entries, n = N(pid_entries);
         break;
+    case P_TID:
+        if (!process_by_pid(d->pid))
+            return 0;
+        for (; ctx->pos - 2 < N(tid_entries); ctx->pos++) {
+            const struct entry *x = &tid_entries[ctx->pos - 2];
+            if (!ctx->emit(ctx, x->name, strlen(x->name), ino_of(x->kind, d->pid, d->fd),
+                           (x->mode >> 12) & 15))
+                return 0;
+        }
+        return 0;
+    case P_TASK: {
+        /* The threads in tid order (the pid table's): position 2 + tid is tid's entry. */
+        struct process *pr = process_by_pid(d->pid);
+        for (struct pid *next; pr;) {
+            unsigned long from = ctx->pos - 2;
+            next = pid_find_ge(from > PID_MAX ? PID_MAX : (int)from);
+            while (next && !(next->thread && next->thread->proc == pr))
+                next = pid_find_ge(next->nr + 1);
+            if (!next)
+                return 0;
+            snprintf(num, sizeof num, "%d", next->nr);
+            if (!ctx->emit(ctx, num, strlen(num), ino_of(P_TID, d->pid, next->nr),
+                           S_IFDIR >> 12))
+                return 0;
+            ctx->pos = 2 + (unsigned long)next->nr + 1;
+        }
+        return 0;
+    }
     case P_FD: {
         /* Position 2 + fd is fd's entry. */
         struct thread *p = live_thread(d->pid);
@@ -400,10 +479,28 @@ static long proc_read(struct thread *t, struct file *f, struct uio *u, l4_word_t
     return (long)n;
 }
 
+/* comm: a thread of the writer's own process gets the name (at most 15 bytes, as Linux's
+ * comm_write: no newline removed); another process's EINVAL. */
 static long proc_write(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos)
 {
-    (void)t, (void)f, (void)u, (void)pos;
-    return -EIO;                    /* Linux's answer for a file without a write method */
+    (void)pos;
+    struct proc_inode *pi = pi_of(f->inode);
+    if (pi->kind != P_COMM && pi->kind != P_TCOMM)
+        return -EIO;                /* Linux's answer for a file without a write method */
+    struct process *p = process_by_pid(pi->pid);
+    struct thread *target = !p ? NULL : pi->kind == P_TCOMM ? proc_thread_of(p, pi->fd)
+                                                              : process_thread(p);
+    if (!target || target->exited)
+        return -ESRCH;
+    if (!t || target->proc != t->proc)
+        return -EINVAL;
+    char name[16] = { 0 };
+    l4_word_t want = u->resid, n = uio_copy_in(u, name, want < 15 ? want : 15);
+    if (u->fault && !n)
+        return -EFAULT;
+    memcpy(target->comm, name, sizeof name);
+    uio_discard(u, u->resid);
+    return (long)want;
 }
 
 /* A maps file keeps where its last read stopped (proc_maps_read). */

@@ -14,16 +14,18 @@ enum proc_kind {
     P_LX_SYSCALLS,
     /* in /proc/N */
     P_PID, P_CMDLINE, P_COMM, P_CWD, P_EXE, P_FD, P_MAPS, P_PSTAT, P_STATM, P_STATUS,
-    P_MOUNTS, P_MOUNTINFO,
+    P_MOUNTS, P_MOUNTINFO, P_TASK,
     /* in /proc/N/fd */
     P_FDLINK,
+    /* in /proc/N/task: a thread's directory (fd: its tid) and its files */
+    P_TID, P_TCOMM, P_TSTAT, P_TSTATUS,
     P_NKINDS
 };
 
 struct proc_inode {
     struct inode i;                 /* first: the VFS's view */
     enum proc_kind kind;
-    int pid, fd;
+    int pid, fd;                    /* fd: the fd of P_FDLINK, the tid of P_TID and below */
     char name[16];
     struct proc_inode *next;        /* every inode of the mount */
 };
@@ -36,6 +38,10 @@ void out_printf(struct out *o, const char *fmt, ...) __attribute__((format(print
 void out_bytes(struct out *o, const char *p, size_t n);
 /* The text of a proc file (pi->pid's process, if it has one): 0 or -errno. */
 int proc_show(struct proc_inode *pi, struct out *o);
+struct thread;
+struct process;
+/* Thread tid of p (the ended leader too), or NULL. */
+struct thread *proc_thread_of(struct process *p, int tid);
 /* Where the last read of an open /proc/N/maps stopped (its private data), so that reading
  * one through (65,530 lines and more, a page a call) costs what it returns, as Linux's
  * seq_file does: the position, the region whose line comes next, the bytes of it already

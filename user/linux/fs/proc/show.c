@@ -251,21 +251,32 @@ static struct thread *live_thread(const struct process *p)
 
 static const char *comm_of(const struct process *p)
 {
-    const struct thread *t = process_thread(p);
-    return t ? t->comm : "";
+    const struct thread *t = list_first(&p->threads, struct thread, proc_link);
+    return t ? t->comm : "";        /* the leader's (an ended leader keeps its name) */
 }
 
-static char state_of(struct process *p)
+struct thread *proc_thread_of(struct process *p, int tid)
 {
-    struct thread *t = live_thread(p);
-    if (!t)
+    struct pid *id = pid_find(tid);
+    return id && id->thread && id->thread->proc == p && p->state == PROCESS_LIVE ? id->thread
+                                                                                : NULL;
+}
+
+/* A thread's state letter: Z an ended leader, T in a group stop, S in a parked call (lx
+ * answers it later), R otherwise. */
+static char thread_state(const struct thread *t)
+{
+    if (!t || t->exited)
         return 'Z';
+    if (t->proc->sig.stopped)
+        return 'T';
     return t->park.kind == PARK_NONE ? 'R' : 'S';
 }
 
 static const char *state_name(char s)
 {
-    return s == 'Z' ? "Z (zombie)" : s == 'S' ? "S (sleeping)" : "R (running)";
+    return s == 'Z' ? "Z (zombie)" : s == 'S' ? "S (sleeping)" : s == 'T' ? "T (stopped)"
+                                                                          : "R (running)";
 }
 
 static unsigned long vm_size(struct mm *mm)
@@ -276,29 +287,41 @@ static unsigned long vm_size(struct mm *mm)
     return n;
 }
 
-static void show_pstat(struct out *o, struct process *p)
+/* /proc/N/stat, and /proc/N/task/T/stat for thread t (for /proc/N, the leader). */
+static void show_pstat_of(struct out *o, struct process *p, const struct thread *t)
 {
     struct mm *mm = process_mm(p);
     unsigned long start = (unsigned long)p->start_us / (1000000 / HZ);
     out_printf(o, "%d (%s) %c %d %d %d 0 -1 %u 0 0 0 0 0 0 0 0 20 0 %u 0 %lu %lu %lu "
                "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 %d 0 0 0 0 0 0 0 0 0 0 0 0 0 %d\n",
-               process_pid(p), comm_of(p), state_of(p), process_ppid(p), process_pgid(p),
-               process_sid(p), 0u /* no PF_* flag lx knows */, p->nthreads, start,
-               vm_size(mm), mm ? mm->pages : 0, p->exit_signal,
+               t ? t->tid->nr : process_pid(p), t ? t->comm : "",
+               p->state == PROCESS_LIVE ? thread_state(t) : 'Z', process_ppid(p),
+               process_pgid(p), process_sid(p), 0u /* no PF_* flag lx knows */, p->nthreads,
+               start, vm_size(mm), mm ? mm->pages : 0, p->exit_signal,
                p->state == PROCESS_ZOMBIE ? exit_status_word(p->exit) : 0);
 }
 
-static void show_status(struct out *o, struct process *p)
+static struct thread *leader_of(const struct process *p)
 {
-    char s = state_of(p);
+    return list_first(&p->threads, struct thread, proc_link);
+}
+
+static void show_pstat(struct out *o, struct process *p)
+{
+    show_pstat_of(o, p, leader_of(p));
+}
+
+static void show_status_of(struct out *o, struct process *p, const struct thread *shown)
+{
+    char s = p->state == PROCESS_LIVE ? thread_state(shown) : 'Z';
     struct thread *t = live_thread(p);
     struct mm *mm = process_mm(p);
     unsigned long vm = vm_size(mm) >> 10, rss = (mm ? mm->pages : 0) * 4;
     out_printf(o, "Name:\t%s\nUmask:\t%04o\nState:\t%s\nTgid:\t%d\nNgid:\t0\nPid:\t%d\n"
                "PPid:\t%d\nTracerPid:\t0\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\nFDSize:\t%d\n"
-               "Groups:\t\n", comm_of(p), t && t->fs ? t->fs->umask : 0, state_name(s),
-               process_pid(p), process_pid(p), process_ppid(p),
-               t && t->files ? (int)fd_table_size(t) : 0);
+               "Groups:\t\n", shown ? shown->comm : "", t && t->fs ? t->fs->umask : 0,
+               state_name(s), process_pid(p), shown ? shown->tid->nr : process_pid(p),
+               process_ppid(p), t && t->files ? (int)fd_table_size(t) : 0);
     if (t)
         out_printf(o, "VmPeak:\t%8lu kB\nVmSize:\t%8lu kB\nVmLck:\t%8lu kB\n"
                    "VmPin:\t%8lu kB\nVmHWM:\t%8lu kB\nVmRSS:\t%8lu kB\nRssAnon:\t%8lu kB\n"
@@ -307,13 +330,19 @@ static void show_status(struct out *o, struct process *p)
                    "VmSwap:\t%8lu kB\n", vm, vm, 0ul, 0ul, rss, rss, rss, 0ul, 0ul, 0ul,
                    8192ul, 0ul, 0ul, 0ul, 0ul);
     out_printf(o, "Threads:\t%u\nSigQ:\t0/0\nSigPnd:\t%016llx\nShdPnd:\t%016llx\n"
-               "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n"
+               "SigBlk:\t%016llx\nSigIgn:\t0000000000000000\n"
                "SigCgt:\t0000000000000000\nCapInh:\t0000000000000000\n"
                "CapPrm:\t000001ffffffffff\nCapEff:\t000001ffffffffff\n"
                "CapBnd:\t000001ffffffffff\nCapAmb:\t0000000000000000\nNoNewPrivs:\t0\n"
                "Seccomp:\t0\nvoluntary_ctxt_switches:\t0\nnonvoluntary_ctxt_switches:\t0\n",
-               p->nthreads, (unsigned long long)(t ? t->sig.pending.set : 0),
-               (unsigned long long)p->sig.shared.set);
+               p->nthreads, (unsigned long long)(shown ? shown->sig.pending.set : 0),
+               (unsigned long long)p->sig.shared.set,
+               (unsigned long long)(shown ? shown->sig.blocked : 0));
+}
+
+static void show_status(struct out *o, struct process *p)
+{
+    show_status_of(o, p, leader_of(p));
 }
 
 static void show_statm(struct out *o, struct process *p)
@@ -437,6 +466,18 @@ int proc_show(struct proc_inode *pi, struct out *o)
             out_bytes(o, p->cmdline, p->cmdlen);
         break;
     case P_COMM: out_printf(o, "%s\n", comm_of(p)); break;
+    case P_TCOMM: case P_TSTAT: case P_TSTATUS: {
+        struct thread *t = proc_thread_of(p, pi->fd);
+        if (!t)
+            return -ESRCH;
+        if (pi->kind == P_TCOMM)
+            out_printf(o, "%s\n", t->comm);
+        else if (pi->kind == P_TSTAT)
+            show_pstat_of(o, p, t);
+        else
+            show_status_of(o, p, t);
+        break;
+    }
     case P_PSTAT: show_pstat(o, p); break;
     case P_STATUS: show_status(o, p); break;
     case P_STATM: show_statm(o, p); break;

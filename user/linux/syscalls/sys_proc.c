@@ -59,7 +59,7 @@ long sys_set_robust_list(struct thread *t, const struct sysargs *a)
 {
     if (a->a[1] != 24)              /* sizeof(struct robust_list_head) */
         return -EINVAL;
-    t->robust_list = a->a[0];       /* kept; walked at exit once there are futexes */
+    t->robust_list = a->a[0];       /* walked at its death (task/futex.c) */
     return 0;
 }
 

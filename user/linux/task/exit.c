@@ -10,6 +10,7 @@
 #include "signal/signal.h"
 #include "task/clone.h"
 #include "task/exec.h"
+#include "task/futex.h"
 #include "tty/tty.h"
 #include "vfs/file.h"
 #include "vfs/vfs.h"
@@ -21,6 +22,8 @@ static struct list dead_threads = LIST_INIT(dead_threads);
 
 static void thread_release(struct thread *t)
 {
+    if (t->mm)
+        futex_exit_robust_list(t);  /* its memory is still lx's to read (the task is gone) */
     park_thread_exit(t);
     signal_thread_exit(t);
     if (t->l4)

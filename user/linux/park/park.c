@@ -131,6 +131,10 @@ long park_call(struct thread *t, uint64_t deadline, long intr)
 /* The call leaves the parked state (it runs again, is cancelled, or the thread ends). */
 static void unpark(struct thread *t)
 {
+    void (*leave)(struct thread *) = t->park.leave;
+    t->park.leave = NULL;
+    if (leave)
+        leave(t);
     timer_cancel(&t->park.deadline);
     waitq_drop_all(t);
     list_del(&t->park.ready_link);

@@ -43,7 +43,7 @@ enum park_kind {
 /* The scratch of the kinds and of the calls that keep something across their runs: which one
  * is in use says park.use (set by the accessors below on a call's first run). */
 enum park_use { PARK_USE_NONE, PARK_USE_FORK, PARK_USE_START, PARK_USE_IO, PARK_USE_POLL,
-                PARK_USE_SLEEP, PARK_USE_SIGWAIT };
+                PARK_USE_SLEEP, PARK_USE_SIGWAIT, PARK_USE_FUTEX };
 
 struct park_fork {                  /* PARK_FORK_REGS, PARK_FORK_FPU, PARK_VFORK (the parent) */
     l4_word_t flags, stack, ptid, ctid, tls;    /* clone's arguments */
@@ -70,6 +70,18 @@ struct park_sleep {                 /* nanosleep, clock_nanosleep, their restart
 struct park_sigwait {               /* rt_sigtimedwait */
     uint64_t deadline;              /* 0: none */
 };
+struct futex_q;
+#define PARK_FUTEX_CHUNK 64         /* futex_waitv's up to 128 entries: two kmalloc chunks */
+struct park_futex {                 /* futex, futex_waitv (task/futex.c) */
+    uint64_t deadline;              /* lx_now() when it ends; 0: none */
+    struct futex_q *qs[2];          /* its queue entries while parked (NULL: none) */
+    unsigned nq;
+    int woken;                      /* a wake took it: 1 + the index woken (waitv's); 0: not */
+    bool owner;                     /* a PI lock was handed to it (UNLOCK_PI, requeue PI) */
+    bool private_;                  /* a timed wait: what restart_syscall needs */
+    l4_word_t uaddr;
+    uint32_t val, bitset;
+};
 
 #define PARK_INLINE_WAITERS 2       /* waiter entries without kmalloc (most calls need one) */
 
@@ -86,6 +98,7 @@ struct restart_block {
     union {
         struct { uint64_t deadline; l4_word_t urem; } sleep;
         struct { l4_word_t ufds, nfds; uint64_t deadline; } poll;
+        struct { l4_word_t uaddr; uint32_t val, bitset; unsigned flags; uint64_t deadline; } futex;
     } u;
 };
 
@@ -102,6 +115,8 @@ struct park {
     struct timer deadline;          /* armed: the call runs again at that time */
     long intr;                      /* a signal interrupts the call: its result ... */
     park_intr_fn intr_fn;           /* ... or this function's (non-NULL) */
+    void (*leave)(struct thread *t); /* the call leaves the park (runs again, is cancelled,
+                                       its thread ends): drop what it holds (futex queues) */
     enum park_use use;
     union {
         struct park_fork fork;
@@ -110,6 +125,7 @@ struct park {
         struct park_poll poll;
         struct park_sleep sleep;
         struct park_sigwait sigwait;
+        struct park_futex futex;
     } u;
 };
 
@@ -152,6 +168,7 @@ PARK_SCRATCH(io, io, PARK_USE_IO)
 PARK_SCRATCH(poll, poll, PARK_USE_POLL)
 PARK_SCRATCH(sleep, sleep, PARK_USE_SLEEP)
 PARK_SCRATCH(sigwait, sigwait, PARK_USE_SIGWAIT)
+PARK_SCRATCH(futex, futex, PARK_USE_FUTEX)
 #undef PARK_SCRATCH
 
 #endif

@@ -20,6 +20,11 @@ long sys_epoll_pwait2(struct thread *, const struct sysargs *);
 long sys_pipe(struct thread *, const struct sysargs *);
 long sys_pipe2(struct thread *, const struct sysargs *);
 
+/* syscalls/sys_futex.c: futexes */
+long sys_futex(struct thread *, const struct sysargs *);
+long sys_futex_waitv(struct thread *, const struct sysargs *);
+long sys_get_robust_list(struct thread *, const struct sysargs *);
+
 /* syscalls/sys_file.c: reading and writing open files */
 long sys_read(struct thread *, const struct sysargs *);
 long sys_write(struct thread *, const struct sysargs *);

@@ -158,12 +158,13 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [199] = FULL(sys_fremovexattr, ""),
     [200] = FULL(sys_tkill, ""),
     [201] = FULL(sys_time, ""),
+    [202] = PARTIAL(sys_futex, "priority inheritance does not change scheduling; a dead PI owner without a robust list keeps its lock"),
     [203] = PARTIAL(sys_sched_setaffinity, "one CPU"),
     [204] = FULL(sys_sched_getaffinity, "one CPU"),
     [213] = FULL(sys_epoll_create, ""),
     [217] = FULL(sys_getdents64, ""),
     [218] = PARTIAL(sys_set_tid_address, "recorded, not used at exit (no threads)"),
-    [219] = FULL(sys_restart_syscall, "the interrupted sleep or poll goes on (its restart block)"),
+    [219] = FULL(sys_restart_syscall, "the interrupted sleep, poll or timed futex wait goes on (its restart block)"),
     [221] = FULL(sys_fadvise64, "checked; advice changes nothing in memory"),
     [227] = PARTIAL(sys_clock_settime, "CLOCK_REALTIME only"),
     [228] = FULL(sys_clock_gettime, ""),
@@ -191,7 +192,8 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [269] = FULL(sys_faccessat, ""),
     [270] = FULL(sys_pselect6, ""),
     [271] = FULL(sys_ppoll, ""),
-    [273] = STUB(sys_set_robust_list, "the head recorded; no threads, no robust futexes"),
+    [273] = FULL(sys_set_robust_list, ""),
+    [274] = FULL(sys_get_robust_list, ""),
     [280] = FULL(sys_utimensat, ""),
     [281] = PARTIAL(sys_epoll_pwait, "level-triggered only"),
     [291] = FULL(sys_epoll_create1, ""),
@@ -207,6 +209,7 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [332] = PARTIAL(sys_statx, "no birth time"),
     [439] = FULL(sys_faccessat2, ""),
     [441] = PARTIAL(sys_epoll_pwait2, "level-triggered only"),
+    [449] = FULL(sys_futex_waitv, ""),
 };
 
 static unsigned long unimplemented[LX_NSYSCALLS];

@@ -35,6 +35,16 @@ struct thread;
 #define FUTEX_OWNER_DIED        0x40000000u
 #define FUTEX_TID_MASK          0x3fffffffu
 
+#define FUTEX_WAITV_MAX         128 /* futex_waitv's entries */
+
+/* futex(2) after its timeout was decoded: deadline is lx_now()'s value when a timed wait
+ * ends (0: none), val2 the fourth argument as a count (REQUEUE, WAKE_OP).  A value for RAX
+ * or LX_PARK. */
+long futex_call(struct thread *t, l4_word_t uaddr, int op, uint32_t val, uint64_t deadline,
+                l4_word_t uaddr2, uint32_t val2, uint32_t val3);
+/* futex_waitv(2) with its arguments checked: n entries at uwaiters (1..128). */
+long futex_waitv(struct thread *t, l4_word_t uwaiters, unsigned n, uint64_t deadline);
+
 /* Linux's limit on the entries of a robust list walked at a thread's death. */
 #define ROBUST_LIST_LIMIT       2048
 

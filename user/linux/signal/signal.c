@@ -125,8 +125,10 @@ static struct thread *taker(struct process *p, int sig)
 {
     struct thread *t;
     list_each(t, &p->threads, proc_link)
-        if (!t->exited && !(t->sig.blocked & SIGBIT(sig)))
-            return t;
+        if (!t->exited && (!(t->sig.blocked & SIGBIT(sig)) ||
+                           (t->park.kind == PARK_CALL && (t->park.takes & SIGBIT(sig)))))
+            return t;               /* ... or waits for it (rt_sigtimedwait: Linux's
+                                     * real_blocked) */
     return process_thread(p);
 }
 

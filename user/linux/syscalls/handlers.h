@@ -189,6 +189,7 @@ long sys_setpriority(struct thread *, const struct sysargs *);
 long sys_getcpu(struct thread *, const struct sysargs *);
 long sys_personality(struct thread *, const struct sysargs *);
 long sys_sysinfo(struct thread *, const struct sysargs *);
+long sys_membarrier(struct thread *, const struct sysargs *);
 long sys_prctl(struct thread *, const struct sysargs *);
 
 /* syscalls/sys_time.c: clocks and sleeps */

@@ -150,9 +150,11 @@ long sys_setrlimit(struct thread *t, const struct sysargs *a)
 
 /* --- scheduling: one CPU, everyone SCHED_OTHER, nice 0 ---------------------------------- */
 
+/* A thread by its id (0: the caller), as the scheduling calls take it. */
 static bool pid_ok(l4_word_t pid)
 {
-    return (int)pid == 0 || ((int)pid > 0 && process_by_pid((int)pid));
+    struct pid *p = (int)pid > 0 ? pid_find((int)pid) : NULL;
+    return (int)pid == 0 || (p && (p->thread || p->proc));
 }
 
 long sys_sched_getaffinity(struct thread *t, const struct sysargs *a)
@@ -332,6 +334,51 @@ long sys_prctl(struct thread *t, const struct sysargs *a)
         return a->a[1] == 1 && !a->a[2] && !a->a[3] && !a->a[4] ? 0 : -EINVAL;
     case PR_GET_NO_NEW_PRIVS:
         return 0;
+    default:
+        return -EINVAL;
+    }
+}
+
+/* membarrier(cmd, flags, cpu_id): one CPU, so every barrier is there already when lx answers;
+ * what Linux 6.1 checks and returns: the query's mask, EPERM for a private command the process
+ * has not registered for (registrations are the process's: its memory's in Linux). */
+#define MEMBARRIER_CMD_QUERY                        0
+#define MEMBARRIER_CMD_GLOBAL                       1
+#define MEMBARRIER_CMD_GLOBAL_EXPEDITED             2
+#define MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED    4
+#define MEMBARRIER_CMD_PRIVATE_EXPEDITED            8
+#define MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED   16
+#define MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE  32
+#define MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE 64
+#define MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ       128
+#define MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ 256
+#define MEMBARRIER_CMD_FLAG_CPU                     1
+
+long sys_membarrier(struct thread *t, const struct sysargs *a)
+{
+    unsigned cmd = (unsigned)a->a[0], flags = (unsigned)a->a[1];
+    if (flags && cmd != MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ)
+        return -EINVAL;
+    unsigned *reg = &t->proc->membarrier;
+    switch (cmd) {
+    case MEMBARRIER_CMD_QUERY:
+        return 511;                 /* every command below */
+    case MEMBARRIER_CMD_GLOBAL:
+    case MEMBARRIER_CMD_GLOBAL_EXPEDITED:
+        return 0;
+    case MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED:
+    case MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED:
+    case MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE:
+    case MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ:
+        *reg |= cmd;
+        return 0;
+    case MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ:
+        if (flags & ~MEMBARRIER_CMD_FLAG_CPU)
+            return -EINVAL;
+        /* fall through */
+    case MEMBARRIER_CMD_PRIVATE_EXPEDITED:
+    case MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE:
+        return (*reg & (cmd << 1)) ? 0 : -EPERM;     /* its registration is the next bit */
     default:
         return -EINVAL;
     }

@@ -389,6 +389,7 @@ long sys_execve(struct thread *t, const struct sysargs *a)
     t->mm = nm;
     set_exe(t->proc, path, file);   /* no path if memory is short */
     t->proc->execed = true;
+    t->proc->membarrier = 0;        /* registrations are the old memory's */
     thread_set_comm(t, execfn);     /* as Linux: the name execve was given (a link's) */
     vfs_task_exec(t);               /* close-on-exec */
     process_set_cmdline(t->proc, argc, argv);   /* /proc/N/cmdline */

@@ -47,6 +47,8 @@ enum park_use { PARK_USE_NONE, PARK_USE_FORK, PARK_USE_START, PARK_USE_IO, PARK_
 
 struct park_fork {                  /* PARK_FORK_REGS, PARK_FORK_FPU, PARK_VFORK (the parent) */
     l4_word_t flags, stack, ptid, ctid, tls;    /* clone's arguments */
+    l4_word_t pidfd;                /* clone3: where the pidfd goes (CLONE_PIDFD) */
+    int set_tid;                    /* clone3: the pid asked for (0: any) */
     l4_word_t saved[L4_FREG_WORDS]; /* its registers (MR order) */
     l4_word_t area;                 /* where it saved its FPU state (0: it could not) */
     int child;                      /* PARK_VFORK: the child's pid */

@@ -209,6 +209,7 @@ long sys_clock_nanosleep(struct thread *, const struct sysargs *);
 long sys_fork(struct thread *, const struct sysargs *);
 long sys_vfork(struct thread *, const struct sysargs *);
 long sys_clone(struct thread *, const struct sysargs *);
+long sys_clone3(struct thread *, const struct sysargs *);
 
 /* task/exec.c: execve */
 long sys_execve(struct thread *, const struct sysargs *);

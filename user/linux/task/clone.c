@@ -63,7 +63,8 @@
 #define CLONE_DONE (CSIGNAL | CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_PTRACE |  \
                     CLONE_VFORK | CLONE_PARENT | CLONE_THREAD | CLONE_SYSVSEM | CLONE_SETTLS |    \
                     CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID | CLONE_DETACHED |               \
-                    CLONE_UNTRACED | CLONE_CHILD_SETTID | CLONE_IO | CLONE_CLEAR_SIGHAND)
+                    CLONE_UNTRACED | CLONE_CHILD_SETTID | CLONE_IO | CLONE_CLEAR_SIGHAND |          \
+                    CLONE_PIDFD)
 
 /* Linux 6.1's copy_process checks, in its order. */
 static long clone_flags_valid(const struct thread *t, l4_word_t flags)
@@ -82,24 +83,22 @@ static long clone_flags_valid(const struct thread *t, l4_word_t flags)
     if ((flags & CLONE_PIDFD) && (flags & (CLONE_DETACHED | CLONE_THREAD)))
         return -EINVAL;
     if (flags & ~(l4_word_t)CLONE_DONE)
-        return -EINVAL;             /* namespaces, pidfds, cgroups: not in lx */
+        return -EINVAL;             /* namespaces: not in lx */
     return 0;
 }
 
-/* Ask for the parent's registers; the rest happens when they arrive. */
-static long fork_begin(struct thread *t, l4_word_t flags, l4_word_t stack, l4_word_t ptid,
-                       l4_word_t ctid, l4_word_t tls)
+/* Ask for the parent's registers; the rest happens when they arrive (f: clone's arguments,
+ * checked here; the rest of park.u.fork is filled in later). */
+static long fork_begin(struct thread *t, const struct park_fork *args)
 {
-    long e = clone_flags_valid(t, flags);
+    long e = clone_flags_valid(t, args->flags);
     if (e)
         return e;
-    if ((flags & CLONE_SETTLS) && tls >= LX_USER_END)
+    if ((args->flags & CLONE_SETTLS) && args->tls >= LX_USER_END)
         return -EPERM;
-    struct park_fork *f = &t->park.u.fork;
     t->park.kind = PARK_FORK_REGS;
     t->park.use = PARK_USE_FORK;
-    *f = (struct park_fork){ .flags = flags, .stack = stack, .ptid = ptid, .ctid = ctid,
-                             .tls = tls };
+    t->park.u.fork = *args;
     l4_set_mr(0, l4_tag_make(L4_FOREIGN_GET_REGS, 0, 0));
     return LX_REPLIED;
 }
@@ -107,19 +106,95 @@ static long fork_begin(struct thread *t, l4_word_t flags, l4_word_t stack, l4_wo
 long sys_fork(struct thread *t, const struct sysargs *a)
 {
     (void)a;
-    return fork_begin(t, SIGCHLD, 0, 0, 0, 0);
+    return fork_begin(t, &(struct park_fork){ .flags = SIGCHLD });
 }
 
 long sys_vfork(struct thread *t, const struct sysargs *a)
 {
     (void)a;
-    return fork_begin(t, CLONE_VM | CLONE_VFORK | SIGCHLD, 0, 0, 0, 0);
+    return fork_begin(t, &(struct park_fork){ .flags = CLONE_VM | CLONE_VFORK | SIGCHLD });
 }
 
-/* clone(flags, stack, parent_tid, child_tid, tls): the x86-64 argument order. */
+/* clone(flags, stack, parent_tid, child_tid, tls): the x86-64 argument order; CLONE_PIDFD
+ * stores the pidfd at parent_tid. */
 long sys_clone(struct thread *t, const struct sysargs *a)
 {
-    return fork_begin(t, a->a[0], a->a[1], a->a[2], a->a[3], a->a[4]);
+    l4_word_t flags = a->a[0] & 0xFFFFFFFFul;     /* clone(2)'s flags are an int */
+    if ((flags & CLONE_PIDFD) && (flags & CLONE_PARENT_SETTID))
+        return -EINVAL;             /* both would use parent_tid */
+    return fork_begin(t, &(struct park_fork){ .flags = flags & ~(l4_word_t)CLONE_DETACHED,
+                                              .stack = a->a[1], .ptid = a->a[2],
+                                              .ctid = a->a[3], .tls = a->a[4],
+                                              .pidfd = a->a[2] });
+}
+
+/* clone3(args, size): Linux's struct clone_args, of version 0 (64 bytes), 1 (80: set_tid)
+ * or 2 (88: cgroup), or larger with the rest zero; Linux 6.1's checks in its order. */
+struct clone_args {
+    uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
+    uint64_t set_tid, set_tid_size, cgroup;
+};
+#define CLONE_ARGS_SIZE_VER0 64
+#define CLONE_ARGS_SIZE_VER2 88
+#define MAX_PID_NS_LEVEL     32
+
+long sys_clone3(struct thread *t, const struct sysargs *a)
+{
+    struct clone_args ca = { 0 };
+    l4_word_t uargs = a->a[0], size = a->a[1];
+    if (size > LX_PAGE)
+        return -E2BIG;
+    if (size < CLONE_ARGS_SIZE_VER0)
+        return -EINVAL;
+    for (l4_word_t off = sizeof ca; off < size; off++) {    /* Linux's check_zeroed_user */
+        uint8_t b;
+        if (copy_from_user(t->mm, &b, uargs + off, 1))
+            return -EFAULT;
+        if (b)
+            return -E2BIG;
+    }
+    if (copy_from_user(t->mm, &ca, uargs, size < sizeof ca ? size : sizeof ca))
+        return -EFAULT;
+    if (ca.set_tid_size > MAX_PID_NS_LEVEL || (!ca.set_tid && ca.set_tid_size) ||
+        (ca.set_tid && !ca.set_tid_size))
+        return -EINVAL;
+    if ((ca.exit_signal & ~(uint64_t)CSIGNAL) || ca.exit_signal > 64)
+        return -EINVAL;             /* a valid signal number, or 0 */
+    if ((ca.flags & CLONE_INTO_CGROUP) && (ca.cgroup > 0x7FFFFFFF || size < CLONE_ARGS_SIZE_VER2))
+        return -EINVAL;
+    int tids[MAX_PID_NS_LEVEL];
+    if (ca.set_tid_size && copy_from_user(t->mm, tids, ca.set_tid, ca.set_tid_size * 4))
+        return -EFAULT;
+    /* clone3_args_valid */
+    if (ca.flags & ~(0xFFFFFFFFul | CLONE_CLEAR_SIGHAND | CLONE_INTO_CGROUP))
+        return -EINVAL;
+    if (ca.flags & (CLONE_DETACHED | (CSIGNAL & ~0x80ul /* CLONE_NEWTIME */)))
+        return -EINVAL;
+    if ((ca.flags & (CLONE_SIGHAND | CLONE_CLEAR_SIGHAND)) == (CLONE_SIGHAND | CLONE_CLEAR_SIGHAND))
+        return -EINVAL;
+    if ((ca.flags & (CLONE_THREAD | CLONE_PARENT)) && ca.exit_signal)
+        return -EINVAL;
+    if (ca.stack ? !ca.stack_size || ca.stack + ca.stack_size > LX_USER_END ||
+                   ca.stack + ca.stack_size < ca.stack
+                 : ca.stack_size)
+        return -EINVAL;
+    long e = clone_flags_valid(t, (ca.flags & ~(l4_word_t)CLONE_INTO_CGROUP) | ca.exit_signal);
+    if (e)
+        return e;
+    /* alloc_pid: one level of pid namespace; a number in range (pid_max). */
+    if (ca.set_tid_size > 1)
+        return -EINVAL;
+    if (ca.set_tid_size && (tids[0] < 1 || tids[0] >= PID_MAX))
+        return -EINVAL;
+    if (ca.set_tid_size && pid_find(tids[0]))
+        return -EEXIST;
+    if (ca.flags & CLONE_INTO_CGROUP)
+        return -EBADF;              /* no cgroup file system: no fd is a cgroup's */
+    return fork_begin(t, &(struct park_fork){
+        .flags = (ca.flags & ~(l4_word_t)CLONE_INTO_CGROUP) | ca.exit_signal,
+        .stack = ca.stack ? ca.stack + ca.stack_size : 0, .ptid = ca.parent_tid,
+        .ctid = ca.child_tid, .tls = ca.tls, .pidfd = ca.pidfd,
+        .set_tid = ca.set_tid_size ? tids[0] : 0 });
 }
 
 /* The parent's registers as its fork call returns them: the ones it had (it went through
@@ -220,13 +295,36 @@ static struct thread *new_thread(struct thread *p, l4_word_t flags)
     return c;
 }
 
+/* CLONE_PIDFD: an fd of p's (close-on-exec) naming cp, stored at clone's pidfd: 0 or -errno
+ * (the fd closed again).  lx's pidfds name the process and do nothing else yet (no
+ * pidfd_send_signal, poll or waitid P_PIDFD). */
+static const struct file_ops pidfd_ops = { .anon_name = "[pidfd]" };
+
+static int pidfd_new(struct thread *p, struct process *cp)
+{
+    (void)cp;
+    struct file *f = anon_file(&pidfd_ops, NULL, O_RDWR);
+    if (!f)
+        return -ENOMEM;
+    int fd = fd_install(p, f, 0, true);
+    if (fd < 0) {
+        file_put(f);
+        return fd;
+    }
+    if (copy_to_user(p->mm, p->park.u.fork.pidfd, &fd, sizeof fd)) {
+        fd_close(p, fd);
+        return -EFAULT;
+    }
+    return 0;
+}
+
 /* A new process: its place (the parent's child, or its parent's with CLONE_PARENT), its
  * memory (a copy, or the parent's with CLONE_VM), files, fs, actions, limits; NULL after
  * answering p. */
 static struct thread *new_process(struct thread *p, l4_word_t flags)
 {
     int e;
-    struct process *cp = process_new(&e);
+    struct process *cp = process_new_at(p->park.u.fork.set_tid, &e);
     if (!cp) {
         reply_now(p, e);
         return NULL;
@@ -251,7 +349,7 @@ static struct thread *new_process(struct thread *p, l4_word_t flags)
         fork_fail(p, cp, -ENOMEM);
         return NULL;
     }
-    if ((e = process_create_task(cp))) {
+    if ((e = process_create_task(cp)) || ((flags & CLONE_PIDFD) && (e = pidfd_new(p, cp)))) {
         fork_fail(p, cp, e);
         return NULL;
     }

@@ -4,6 +4,7 @@
  * the last one given (Linux's cyclic allocation), skipping full leaves; after PID_MAX - 1
  * they start again above RESERVED_PIDS.  Lookup is two loads; /proc walks it in order. */
 #include "task/pid.h"
+#include "lib/errno.h"
 #include "lib/kmalloc.h"
 
 #define LEAF   512                  /* one page of pointers */
@@ -45,6 +46,8 @@ static int free_in(int lo, int hi)
     return 0;
 }
 
+static struct pid *install(int nr);
+
 struct pid *pid_alloc(void)
 {
     int nr = free_in(last + 1, PID_MAX);
@@ -52,6 +55,27 @@ struct pid *pid_alloc(void)
         nr = free_in(last >= RESERVED_PIDS ? RESERVED_PIDS : 1, last + 1);
     if (!nr)
         return NULL;
+    struct pid *p = install(nr);
+    if (p)
+        last = nr;
+    return p;
+}
+
+struct pid *pid_alloc_at(int nr, int *err)
+{
+    *err = -EINVAL;
+    if (nr < 1 || nr >= PID_MAX)
+        return NULL;
+    *err = -EEXIST;
+    if (pid_find(nr))
+        return NULL;
+    struct pid *p = install(nr);    /* the cyclic cursor stays (Linux's set_tid) */
+    *err = p ? 0 : -ENOMEM;
+    return p;
+}
+
+static struct pid *install(int nr)
+{
     unsigned li = (unsigned)nr / LEAF;
     if (!top[li] && !(top[li] = kmalloc(sizeof(struct leaf))))
         return NULL;
@@ -70,7 +94,6 @@ struct pid *pid_alloc(void)
     top[li]->slot[nr % LEAF] = p;
     used[li]++;
     nused++;
-    last = nr;
     return p;
 }
 

@@ -31,6 +31,8 @@ extern struct pid pid0;
 
 /* A new number (refs 1, no users yet), or NULL: none free, or no memory. */
 struct pid *pid_alloc(void);
+/* That number (clone3's set_tid), or NULL with *err: -EINVAL out of range, -EEXIST in use. */
+struct pid *pid_alloc_at(int nr, int *err);
 void pid_get(struct pid *p);
 void pid_put(struct pid *p);        /* the last reference frees the number */
 struct pid *pid_find(int nr);       /* NULL: not in use */

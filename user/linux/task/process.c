@@ -29,11 +29,17 @@ struct process *process_by_pid(int nr)
 
 struct process *process_new(int *err)
 {
+    return process_new_at(0, err);
+}
+
+struct process *process_new_at(int nr, int *err)
+{
     struct process *p = kmalloc(sizeof *p);
     struct thread *t = thread_alloc();
-    struct pid *pid = p && t ? pid_alloc() : NULL;
+    int e = -EAGAIN;
+    struct pid *pid = !p || !t ? NULL : nr ? pid_alloc_at(nr, &e) : pid_alloc();
     if (!pid) {
-        *err = p && t ? -EAGAIN : -ENOMEM;
+        *err = p && t ? e : -ENOMEM;
         kfree(p);
         if (t)
             thread_free(t);

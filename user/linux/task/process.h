@@ -96,6 +96,7 @@ static inline int process_ppid(const struct process *p)
 /* A new process with one thread and a new pid, belonging to nothing yet (no parent, group
  * or L4 task); NULL with *err (-EAGAIN: no pid, -ENOMEM). */
 struct process *process_new(int *err);
+struct process *process_new_at(int nr, int *err);   /* pid nr (0: the next one) */
 /* A new thread of p with a new tid, last in p's list, no L4 thread yet; NULL with *err. */
 struct thread *process_new_thread(struct process *p, int *err);
 /* t's L4 thread in the task of sibling's (a thread of its process), waiting for its start

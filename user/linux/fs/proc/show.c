@@ -262,15 +262,17 @@ struct thread *proc_thread_of(struct process *p, int tid)
                                                                                 : NULL;
 }
 
-/* A thread's state letter: Z an ended leader, T in a group stop, S in a parked call (lx
- * answers it later), R otherwise. */
+/* A thread's state letter: Z an ended leader, T in a group stop, S in a parked call, R
+ * otherwise. */
 static char thread_state(const struct thread *t)
 {
     if (!t || t->exited)
         return 'Z';
     if (t->proc->sig.stopped)
         return 'T';
-    return t->park.kind == PARK_NONE ? 'R' : 'S';
+    /* Asleep in a call lx answers later; a new child before its first instruction and a
+     * fork on its way are runnable. */
+    return t->park.kind == PARK_CALL || t->park.kind == PARK_VFORK ? 'S' : 'R';
 }
 
 static const char *state_name(char s)

@@ -19,15 +19,14 @@ sides' output before the comparison.
 # Features lx lacks that a case needs.
 MISSING: dict[str, str] = {}
 
-# The thread corpus (issue 13 item 8), written ahead of lx's threads: every case differs
-# until clone with CLONE_VM|CLONE_THREAD and futex land (each program stops at the first
-# thread it cannot create, so none hangs).  Strict like the rest of MISSING: a case that
-# starts to match Linux fails the suite ("XPASS(strict)") until its name is taken out here.
-THREADS_NOT_YET = "threads and futex: issue 13, not yet on lx"
-THREAD_PROGRAMS = ("cancel", "clone3", "futex", "pthreads", "robust", "spawn", "taffinity",
-                   "texec", "tfork", "tlimits", "tsignals")
-MISSING.update({f"{libc}/{prog}": THREADS_NOT_YET
-                for prog in THREAD_PROGRAMS for libc in ("glibc", "musl")})
+# The thread corpus (issue 13 item 8): with threads (docs/linux/threads.md) and futex every
+# case matches Linux but these.
+MISSING.update({
+    f"{libc}/clone3": "CLONE_NEWPID: lx has no pid namespaces (EINVAL); every other clone3 "
+                      "case matches" for libc in ("glibc", "musl")})
+MISSING["musl/robust"] = ("a PTHREAD_PRIO_INHERIT robust mutex whose owner process is killed "
+                          "while another process is blocked in FUTEX_LOCK_PI: the waiter is "
+                          "never woken (glibc's case, the same steps, matches)")
 
 # Bugs in lx that a case shows (none known today).
 BUGS: dict[str, str] = {}

@@ -22,7 +22,7 @@ import corpus  # noqa: E402
 import known_differences as known  # noqa: E402
 
 INITRAMFS = BUILD / "linux" / "initramfs.cpio"
-HEAP_MIB = 32
+HEAP_MIB = 256                      # tlimits: 1,000 processes alive at once (as test_lx_many)
 
 
 def source_cases():
@@ -57,7 +57,7 @@ def pecan():
     """One boot of lx running the whole corpus: (results, done, hung case, RunResult)."""
     _require_initramfs()
     skip = "".join(f" -x {c}" for c in sorted(known.NOT_RUN_ON_PECAN))
-    result = boot("root", cmdline="kdb=batch", timeout=600,
+    result = boot("root", cmdline="kdb=batch", timeout=600, memory=1024,
                   extra_modules=[(LX, f"heap={HEAP_MIB} heapx=1 poweroff=1 "
                                       f"initrd=initramfs.cpio init=/test/corpus/run{skip}"),
                                  (INITRAMFS.relative_to(ROOT), "data")])

@@ -246,7 +246,16 @@ bool signal_child_autoreap(const struct process *p, const struct process *c)
 static void stop(struct thread *t, int sig)
 {
     struct process *p = t->proc;
+    struct thread *u;
     p->sig.stopped = true;
+    /* Every thread stops (Linux's group stop): those running user code are interrupted and
+     * held at their INTERRUPT message (deliver); a call that ends or arrives meanwhile is
+     * held with its result (signal_syscall_return); parked calls stay parked. */
+    list_each(u, &p->threads, proc_link)
+        if (u != t && u->l4 && u->park.kind == PARK_NONE && !u->sig.want_regs &&
+            u->sig.hold == SIG_HOLD_NONE)
+            l4_exchange_registers(u->l4, L4_EXREGS_APPLY_INTERRUPT | L4_EXREGS_INTERRUPT,
+                                  0, 0, 0, 0, L4_NILTHREAD, NULL);
     p->sig.stop_sig = sig;
     p->sig.report = exit_status_stopped(sig);
     printf("lx: pid %d stopped by signal %d\n", process_pid(p), sig);
@@ -390,6 +399,12 @@ static bool deliver(struct thread *t, l4_word_t *regs, bool in_syscall, bool for
                     l4_word_t fpsrc)
 {
     int sig;
+    if (t->proc->sig.stopped) {     /* a group stop: it goes on at SIGCONT (resume_held) */
+        for (unsigned i = 0; i < L4_FREG_WORDS; i++)
+            t->sig.hold_regs[i] = regs[i];
+        t->sig.hold = SIG_HOLD_REGS;
+        return false;
+    }
     /* Caught on the signal page's way back from a handler (its registers are the page's,
      * RSP inside the old frame): a frame goes where the interrupted code's stack is, with
      * its FPU state, never below the frame being left. */
@@ -468,6 +483,15 @@ long signal_syscall_return(struct thread *t, const struct sysargs *a, long r)
     if (t->proc->state != PROCESS_LIVE)
         return r;
     bool restart = is_restart(r);
+    if (t->proc->sig.stopped) {     /* another thread stopped the group: held until SIGCONT */
+        if (a != &t->park.call)
+            t->park.call = *a;
+        if (restart)
+            signal_restore_temp_mask(t);
+        t->sig.hold = restart ? SIG_HOLD_CALL : SIG_HOLD_RESULT;
+        t->sig.hold_value = r;
+        return LX_NOREPLY;
+    }
     if (!drop_ignored(t)) {
         if (!restart)
             return r;

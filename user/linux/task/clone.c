@@ -418,8 +418,9 @@ static bool make_child(struct thread *p)
         return fork_fail(p, c->proc, -EAGAIN);
     }
     if (flags & CLONE_VFORK) {
-        p->park.kind = PARK_VFORK;  /* answered by fork_vfork_done */
-        f->child = process_pid(c->proc);
+        p->park.kind = PARK_VFORK;  /* answered by fork_vfork_done at c's exec or end */
+        f->child = tid;
+        c->vfork_parent = p->tid->nr;
         return false;
     }
     return reply_now(p, tid);
@@ -433,18 +434,15 @@ void fork_child_start(struct thread *c)
         l4_set_mr(L4_FREG_RIP + i, c->park.u.start.regs[i]);
 }
 
-void fork_vfork_done(struct process *c)
+void fork_vfork_done(struct thread *c)
 {
-    struct process *pp = c->parent;
-    struct thread *p;
-    if (!pp || pp->state != PROCESS_LIVE)
-        return;
-    list_each(p, &pp->threads, proc_link)
-        if (p->park.kind == PARK_VFORK && p->park.u.fork.child == process_pid(c)) {
-            p->park.kind = PARK_NONE;
-            parent_regs(p, process_pid(c)); /* it went through the signal page: all of them */
-            if (l4_ipc_failed(l4_reply(p->l4)))
-                printf("lx: pid %d: cannot answer its vfork\n", thread_pid(p));
-            return;
-        }
+    struct pid *id = c->vfork_parent ? pid_find(c->vfork_parent) : NULL;
+    struct thread *p = id ? id->thread : NULL;
+    c->vfork_parent = 0;
+    if (p && p->l4 && p->park.kind == PARK_VFORK && p->park.u.fork.child == c->tid->nr) {
+        p->park.kind = PARK_NONE;
+        parent_regs(p, c->tid->nr);  /* it went through the signal page: all of them */
+        if (l4_ipc_failed(l4_reply(p->l4)))
+            printf("lx: pid %d: cannot answer its vfork\n", thread_pid(p));
+    }
 }

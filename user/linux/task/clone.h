@@ -16,7 +16,8 @@ bool fork_regs(struct thread *parent);
 bool fork_fpu_saved(struct thread *parent);
 /* A child's first message (the pending interrupt set at its start): its registers. */
 void fork_child_start(struct thread *child);
-/* A child ended, or exec'ed: a parent parked in vfork for it goes on. */
-void fork_vfork_done(struct process *child);
+/* A child (a process's thread, or a thread made with CLONE_VFORK) ended or exec'ed: a parent
+ * parked in vfork for it goes on (Linux's complete_vfork_done).  Clobbers the MRs. */
+void fork_vfork_done(struct thread *child);
 
 #endif

@@ -395,7 +395,7 @@ long sys_execve(struct thread *t, const struct sysargs *a)
     process_set_cmdline(t->proc, argc, argv);   /* /proc/N/cmdline */
     signal_exec(t);                 /* handlers back to default (ignored stay ignored) */
     t->clear_child_tid = 0;
-    fork_vfork_done(t->proc);       /* a vfork parent goes on (uses the MRs) */
+    fork_vfork_done(t);             /* a vfork parent goes on (uses the MRs) */
     if (shared) {
         int e2 = process_start_task(p, entry, sp);
         if (e2) {

@@ -23,12 +23,13 @@ static struct list dead_threads = LIST_INIT(dead_threads);
 
 /* What a thread's end does to its memory (Linux's mm_release): the robust futexes it holds
  * are marked FUTEX_OWNER_DIED with a waiter woken each; clear_child_tid is zeroed and one
- * waiter woken (pthread_join), if anyone else still uses the memory.  Not for a thread that
- * never ran (a clone that failed). */
+ * waiter woken (pthread_join), if anyone else still uses the memory; a vfork parent goes on.
+ * Not for a thread that never ran (a clone that failed). */
 static void thread_mm_release(struct thread *t)
 {
     if (!t->mm || t->park.kind == PARK_START)
         return;
+    fork_vfork_done(t);             /* a parent parked in vfork for it goes on */
     if (t->robust_list)
         futex_exit_robust_list(t);
     t->robust_list = 0;
@@ -50,6 +51,7 @@ static void thread_release(struct thread *t, bool space_lives)
     signal_thread_exit(t);
     if (t->l4)
         thread_hash_del(t);
+    t->l4 = 0;                      /* no reply reaches it any more */
     vfs_task_exit(t);
     if (t->mm)
         mm_put(t->mm, space_lives);
@@ -148,7 +150,6 @@ void process_exit(struct process *p, struct exit_status status)
         process_free(p);
         return;
     }
-    fork_vfork_done(p);
     /* SIGCHLD (or clone's exit signal) with its siginfo; the parent's wait4 looks again.  A
      * parent that ignores SIGCHLD (or has SA_NOCLDWAIT) leaves no zombies. */
     signal_child_event(p, status);

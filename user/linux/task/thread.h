@@ -34,6 +34,7 @@ struct thread {
     struct fs_struct *fs;           /* vfs/: cwd and umask (a reference; CLONE_FS shares) */
     struct sigstate sig;            /* signal/: its mask, pending set, delivery */
     l4_word_t clear_child_tid;      /* set_tid_address, CLONE_CHILD_CLEARTID */
+    int vfork_parent;               /* the tid parked in vfork until it execs or ends (0) */
     l4_word_t robust_list;          /* set_robust_list: the head (recorded) */
     unsigned long nsyscalls;
     uint64_t cpu_mark;              /* TSC when lx last let it run; 0 while lx holds it */

@@ -25,14 +25,16 @@ CPIO = BUILD / "test-data" / "lxbench.cpio"
 ROWS = ("getpid", "getppid", "getpid_sleeper", "getppid_sleeper", "fork_exit", "fork_execve",
         "sh_c_exit", "pipe_pingpong", "pipe_64k", "pagefault_anon", "file_reread_64k",
         "signal_catch", "ctxsw", "mmap_10k", "thread_create_join", "futex_pingpong",
-        "mutex_handoff")
-# Rows n/a until lx has threads and futex (issue 13): musl's pthread_create says EAGAIN when
-# clone refuses CLONE_THREAD, futex is ENOSYS.  When they land these become figures: take
-# them out here (the test fails until then, like a known difference that no longer differs).
-NOT_YET = {"thread_create_join": (11, "pthread_create"), "futex_pingpong": (38, "futex"),
+        "futex_pingpong_proc", "mutex_handoff")
+# Rows n/a until lx has threads (issue 13): musl's pthread_create says EAGAIN when clone
+# refuses CLONE_THREAD.  When they land these become figures: take them out here (the test
+# fails until then, like a known difference that no longer differs).
+NOT_YET = {"thread_create_join": (11, "pthread_create"),
+           "futex_pingpong": (11, "pthread_create"),
            "mutex_handoff": (11, "pthread_create")}
 WORKS_TODAY = ("getpid", "getppid", "getpid_sleeper", "getppid_sleeper", "fork_exit",
-               "fork_execve", "pagefault_anon", "file_reread_64k", "mmap_10k")
+               "fork_execve", "pagefault_anon", "file_reread_64k", "mmap_10k",
+               "futex_pingpong_proc")
 ROW_RE = re.compile(r"^(BENCH name=lx_(\w+) iters=\d+ tsc_per_op=[\d.]+ tsc=\d+"
                     r"|BENCH-NA name=lx_(\w+) errno=(\d+) what=(\S+))$", re.M)
 

@@ -80,6 +80,7 @@ struct park_futex {                 /* futex, futex_waitv (task/futex.c) */
     unsigned nq;
     int woken;                      /* a wake took it: 1 + the index woken (waitv's); 0: not */
     bool owner;                     /* a PI lock was handed to it (UNLOCK_PI, requeue PI) */
+    bool requeued;                  /* WAIT_REQUEUE_PI: moved to the PI futex */
     bool private_;                  /* a timed wait: what restart_syscall needs */
     l4_word_t uaddr;
     uint32_t val, bitset;

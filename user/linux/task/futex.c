@@ -259,6 +259,16 @@ static long wait_interrupted_timed(struct thread *t)
     return -ERESTART_RESTARTBLOCK;
 }
 
+/* WAIT_REQUEUE_PI: before the requeue it restarts (-ERESTARTNOINTR); after it, Linux
+ * returns EAGAIN rather than restart a wait whose word has changed. */
+static long requeue_pi_interrupted(struct thread *t)
+{
+    const struct park_futex *pf = &t->park.u.futex;
+    if (pf->woken)
+        return 0;
+    return pf->requeued ? -EAGAIN : -ERESTARTNOINTR;
+}
+
 /* LOCK_PI is never cut short by a handler: it restarts (Linux's -ERESTARTNOINTR). */
 static long lock_interrupted(struct thread *t)
 {
@@ -275,15 +285,19 @@ static long park_futex_call(struct thread *t, struct park_futex *pf, park_intr_f
     return r;
 }
 
-/* A parked futex call runs again: 1 + what it ends with (the index woken, or -ETIMEDOUT),
- * or 0 when it must set up again (a spurious run: Linux's retry). */
-static long rerun(struct park_futex *pf)
+/* A parked futex call runs again: true with *r what it ends with (the index woken, or
+ * -ETIMEDOUT), false when it must set up again (a spurious run: Linux's retry). */
+static bool rerun_ends(struct park_futex *pf, long *r)
 {
-    if (pf->woken)
-        return pf->woken;
-    if (pf->deadline && lx_now() >= pf->deadline)
-        return 1 - ETIMEDOUT;
-    return 0;
+    if (pf->woken) {
+        *r = pf->woken - 1;
+        return true;
+    }
+    if (pf->deadline && lx_now() >= pf->deadline) {
+        *r = -ETIMEDOUT;
+        return true;
+    }
+    return false;
 }
 
 /* WAIT, WAIT_BITSET, WAIT_REQUEUE_PI's first half: queue on uaddr if it holds val. */
@@ -291,12 +305,9 @@ static long do_wait(struct thread *t, l4_word_t uaddr, uint32_t val, uint32_t bi
                     bool private_, enum futex_q_kind kind, park_intr_fn intr)
 {
     struct park_futex *pf = park_futex(&t->park);
-    if (park_retrying(t)) {
-        long r = rerun(pf);
-        if (r)
-            return r - 1;
-        pf->woken = 0;
-    }
+    long r;
+    if (park_retrying(t) && rerun_ends(pf, &r))
+        return r;
     if (!bitset)
         return -EINVAL;
     struct futex_key k;
@@ -412,6 +423,7 @@ static long requeue(struct thread *t, l4_word_t uaddr1, bool private_, l4_word_t
         if (get_word(t, uaddr2, &v) || put_word(t, uaddr2, v | FUTEX_WAITERS))
             return count ? count : -EFAULT;
         q->kind = FQ_PI;
+        q->t->park.u.futex.requeued = true;
         requeue_q(q, &k2);
         count++;
     }
@@ -567,14 +579,11 @@ struct waitv {                      /* struct futex_waitv */
 long futex_waitv(struct thread *t, l4_word_t uwaiters, unsigned n, uint64_t deadline)
 {
     struct park_futex *pf = park_futex(&t->park);
-    if (park_retrying(t)) {
-        long r = rerun(pf);
-        if (r)
-            return r - 1;
-        pf->woken = 0;
-    } else {
+    long r;
+    if (!park_retrying(t))
         pf->deadline = deadline;
-    }
+    else if (rerun_ends(pf, &r))
+        return r;
     if (!alloc_qs(t, pf, n))
         return -ENOMEM;
     /* Parse all (EFAULT, EINVAL), then key all, then compare and queue each in turn. */
@@ -673,15 +682,9 @@ long futex_call(struct thread *t, l4_word_t uaddr, int op, uint32_t val, uint64_
     case FUTEX_WAIT_REQUEUE_PI: {
         if (uaddr == uaddr2)
             return -EINVAL;
-        struct park_futex *pf = park_futex(&t->park);
-        if (park_retrying(t) && pf->woken) {
-            if (pf->owner)
-                return 0;
-            /* Woken on uaddr without the requeue (a WAKE): Linux's EAGAIN. */
-            return -EAGAIN;
-        }
+        /* Woken only owning the PI futex (a plain wake of such a waiter is EINVAL). */
         return do_wait(t, uaddr, val, FUTEX_BITSET_MATCH_ANY, private_, FQ_REQUEUE_PI,
-                       wait_interrupted);
+                       requeue_pi_interrupted);
     }
     }
     return -ENOSYS;

@@ -554,6 +554,52 @@ static int row_futex_pingpong(void)
     return report("futex_pingpong", FUTEX_N, t1 - t0);
 }
 
+/* Two processes hand a word in a MAP_SHARED anonymous page back and forth with shared
+ * FUTEX_WAIT/FUTEX_WAKE (keyed by the page: docs/linux/futex.md): per round trip (two wakes,
+ * two process switches).  The threads version is futex_pingpong. */
+static int row_futex_pingpong_proc(void)
+{
+    volatile uint32_t *w = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+                                MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (w == MAP_FAILED)
+        return na("futex_pingpong_proc", "mmap", errno);
+    if (futex_op(w, 1, 1) < 0) {
+        int e = errno;
+        munmap((void *)w, 4096);
+        return na("futex_pingpong_proc", "futex", e);
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        munmap((void *)w, 4096);
+        return na("futex_pingpong_proc", "fork", e);
+    }
+    if (pid == 0) {
+        for (int i = 0; i < FUTEX_WARM + FUTEX_N; i++) {
+            while (*w != 1)
+                futex_op(w, 0, 0);              /* FUTEX_WAIT, shared */
+            *w = 0;
+            futex_op(w, 1, 1);                  /* FUTEX_WAKE, shared */
+        }
+        _exit(0);
+    }
+    uint64_t t0 = 0;
+    for (int i = 0; i < FUTEX_WARM + FUTEX_N; i++) {
+        if (i == FUTEX_WARM)
+            t0 = tsc();
+        *w = 1;
+        futex_op(w, 1, 1);
+        while (*w != 0)
+            futex_op(w, 0, 1);
+    }
+    uint64_t t1 = tsc();
+    int r = reap(pid);
+    munmap((void *)w, 4096);
+    if (r)
+        return na("futex_pingpong_proc", "wait4", r < 0 ? -r : ECHILD);
+    return report("futex_pingpong_proc", FUTEX_N, t1 - t0);
+}
+
 /* A contended pthread mutex handed over between two threads: three mutexes, each thread
  * unlocking one the other is about to lock (or already waits for) and then locking one the
  * other holds.  Per step (one hand-off each way). */
@@ -622,6 +668,7 @@ static const struct { const char *name; int (*fn)(void); } rows[] = {
     { "mmap_10k", row_mmap_10k },
     { "thread_create_join", row_thread_create_join },
     { "futex_pingpong", row_futex_pingpong },
+    { "futex_pingpong_proc", row_futex_pingpong_proc },
     { "mutex_handoff", row_mutex_handoff },
 };
 

@@ -26,15 +26,8 @@ ROWS = ("getpid", "getppid", "getpid_sleeper", "getppid_sleeper", "fork_exit", "
         "sh_c_exit", "pipe_pingpong", "pipe_64k", "pagefault_anon", "file_reread_64k",
         "signal_catch", "ctxsw", "mmap_10k", "thread_create_join", "futex_pingpong",
         "futex_pingpong_proc", "mutex_handoff")
-# Rows n/a until lx has threads (issue 13): musl's pthread_create says EAGAIN when clone
-# refuses CLONE_THREAD.  When they land these become figures: take them out here (the test
-# fails until then, like a known difference that no longer differs).
-NOT_YET = {"thread_create_join": (11, "pthread_create"),
-           "futex_pingpong": (11, "pthread_create"),
-           "mutex_handoff": (11, "pthread_create")}
-WORKS_TODAY = ("getpid", "getppid", "getpid_sleeper", "getppid_sleeper", "fork_exit",
-               "fork_execve", "pagefault_anon", "file_reread_64k", "mmap_10k",
-               "futex_pingpong_proc")
+# Every row gives a figure on lx now (threads: issue 13 item 2); only `sh -c exit` is n/a here.
+WORKS_TODAY = tuple(r for r in ROWS if r != "sh_c_exit")
 ROW_RE = re.compile(r"^(BENCH name=lx_(\w+) iters=\d+ tsc_per_op=[\d.]+ tsc=\d+"
                     r"|BENCH-NA name=lx_(\w+) errno=(\d+) what=(\S+))$", re.M)
 
@@ -82,8 +75,6 @@ def test_every_row_runs_or_is_na_and_lx_ends_clean(initramfs):
     for row in WORKS_TODAY:
         assert got[row] is None, f"{row}: {got[row]}\n{out}"
     assert got["sh_c_exit"] == (2, "execve"), out          # no /bin/sh here: ENOENT
-    for row, na in NOT_YET.items():
-        assert got[row] == na, f"{row}: {got[row]} (threads landed? update NOT_YET)\n{out}"
     for row, na in got.items():
         if na:
             assert na[0] > 0 and not na[1].startswith("child_status"), f"{row}: {na}\n{out}"

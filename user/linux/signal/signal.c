@@ -478,18 +478,25 @@ bool signal_return(struct thread *t, l4_word_t *regs, l4_word_t fpstate)
     return deliver(t, regs, false, true, fpstate);
 }
 
+/* A stopped thread's call: its answer r (or the call itself, interrupted: Linux restarts it)
+ * waits for SIGCONT (resume_held). */
+static void hold_call(struct thread *t, const struct sysargs *a, long r, bool restart)
+{
+    if (a != &t->park.call)
+        t->park.call = *a;
+    if (restart)
+        signal_restore_temp_mask(t);
+    t->sig.hold = restart ? SIG_HOLD_CALL : SIG_HOLD_RESULT;
+    t->sig.hold_value = r;
+}
+
 long signal_syscall_return(struct thread *t, const struct sysargs *a, long r)
 {
     if (t->proc->state != PROCESS_LIVE)
         return r;
     bool restart = is_restart(r);
     if (t->proc->sig.stopped) {     /* another thread stopped the group: held until SIGCONT */
-        if (a != &t->park.call)
-            t->park.call = *a;
-        if (restart)
-            signal_restore_temp_mask(t);
-        t->sig.hold = restart ? SIG_HOLD_CALL : SIG_HOLD_RESULT;
-        t->sig.hold_value = r;
+        hold_call(t, a, r, restart);
         return LX_NOREPLY;
     }
     if (!drop_ignored(t)) {
@@ -509,14 +516,7 @@ long signal_syscall_return(struct thread *t, const struct sysargs *a, long r)
             die(t, sig);
             return LX_NOREPLY;
         }
-        /* Stopped: the call's answer (or the call itself, interrupted: Linux restarts
-         * it) waits for SIGCONT. */
-        if (a != &t->park.call)
-            t->park.call = *a;
-        if (restart)
-            signal_restore_temp_mask(t);
-        t->sig.hold = restart ? SIG_HOLD_CALL : SIG_HOLD_RESULT;
-        t->sig.hold_value = r;
+        hold_call(t, a, r, restart);
         stop(t, sig);
         return LX_NOREPLY;
     }

@@ -15,11 +15,19 @@ static uint64_t running_ticks(const struct thread *t)
 void cpu_process_times(const struct process *p, uint64_t *utime, uint64_t *stime)
 {
     const struct thread *t;
-    *utime = *stime = 0;
+    *utime = p->dead_utime;
+    *stime = p->dead_stime;
     list_each(t, &p->threads, proc_link) {
         *utime += t->utime;
         *stime += t->stime;
     }
+}
+
+void cpu_thread_gone(struct thread *t)
+{
+    t->proc->dead_utime += t->utime;
+    t->proc->dead_stime += t->stime;
+    t->utime = t->stime = 0;
 }
 
 void cpu_child_reaped(struct process *parent, const struct process *child)
@@ -38,7 +46,7 @@ uint64_t cpu_thread_ns(const struct thread *t)
 uint64_t cpu_process_ns(const struct process *p)
 {
     const struct thread *t;
-    uint64_t ticks = 0;
+    uint64_t ticks = p->dead_utime + p->dead_stime;
     list_each(t, &p->threads, proc_link)
         ticks += t->utime + t->stime + running_ticks(t);
     return clock_tsc_ns(ticks);

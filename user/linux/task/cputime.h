@@ -23,6 +23,8 @@ static inline void cpu_leave(struct thread *t, bool resumed)
         t->stime += now - t->cpu_mark;
     t->cpu_mark = resumed ? now : 0;
 }
+/* Thread t leaves its process's list (it ended): its times stay the process's. */
+void cpu_thread_gone(struct thread *t);
 /* A reaped child's times (and its reaped children's) become parent's children's times. */
 void cpu_child_reaped(struct process *parent, const struct process *child);
 uint64_t cpu_thread_ns(const struct thread *t);        /* user + system so far */

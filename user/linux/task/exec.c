@@ -14,6 +14,7 @@
  * inode (a reference: it runs on after a rename or unlink) and the path it had, which
  * /proc/N/exe shows. */
 #include "task/exec.h"
+#include "task/cputime.h"
 #include "fs/proc/proc.h"
 #include "vfs/file.h"
 #include "lib/errno.h"
@@ -324,6 +325,7 @@ static void exec_take_leader(struct thread *t)
     struct process *p = t->proc;
     struct thread *leader = list_first(&p->threads, struct thread, proc_link);
     if (leader != t) {              /* the ended leader (a zombie thread): gone now */
+        cpu_thread_gone(leader);
         list_del(&leader->proc_link);
         p->pid->thread = NULL;
         pid_put(p->pid);            /* the leader thread's reference */

@@ -10,6 +10,7 @@
 #include "mm/usercopy.h"
 #include "signal/signal.h"
 #include "task/clone.h"
+#include "task/cputime.h"
 #include "task/exec.h"
 #include "task/futex.h"
 #include "tty/tty.h"
@@ -92,6 +93,7 @@ void thread_exit(struct thread *t)
         t->exited = true;           /* the leader: a zombie in /proc until the process ends */
         return;
     }
+    cpu_thread_gone(t);
     list_del(&t->proc_link);
     t->tid->thread = NULL;
     pid_put(t->tid);

@@ -60,6 +60,7 @@ struct process {
     unsigned cmdlen;
     uint64_t start_us;              /* when it was made (/proc/PID/stat) */
     uint64_t cutime, cstime;        /* of its reaped children (TSC ticks) */
+    uint64_t dead_utime, dead_stime;    /* of its threads that have ended (TSC ticks) */
     struct cred cred;
     unsigned membarrier;            /* membarrier's registrations (MEMBARRIER_CMD_REGISTER_*) */
     struct rlimit64 rlim[RLIM_NLIMITS]; /* set at its start (Linux's defaults), inherited */

@@ -242,6 +242,20 @@ bool signal_child_autoreap(const struct process *p, const struct process *c)
     return c->exit_signal == SIGCHLD && (ka->handler == SIG_IGN || (ka->flags & SA_NOCLDWAIT));
 }
 
+static bool is_restart(long r);
+
+/* A stopped thread's call: its answer r (or the call itself, interrupted: Linux restarts it)
+ * waits for SIGCONT (resume_held). */
+static void hold_call(struct thread *t, const struct sysargs *a, long r, bool restart)
+{
+    if (a != &t->park.call)
+        t->park.call = *a;
+    if (restart)
+        signal_restore_temp_mask(t);
+    t->sig.hold = restart ? SIG_HOLD_CALL : SIG_HOLD_RESULT;
+    t->sig.hold_value = r;
+}
+
 /* Stop t's process (t waits for lx: what it gets on SIGCONT is in t->sig.hold). */
 static void stop(struct thread *t, int sig)
 {
@@ -249,13 +263,21 @@ static void stop(struct thread *t, int sig)
     struct thread *u;
     p->sig.stopped = true;
     /* Every thread stops (Linux's group stop): those running user code are interrupted and
-     * held at their INTERRUPT message (deliver); a call that ends or arrives meanwhile is
-     * held with its result (signal_syscall_return); parked calls stay parked. */
-    list_each(u, &p->threads, proc_link)
-        if (u != t && u->l4 && u->park.kind == PARK_NONE && !u->sig.want_regs &&
-            u->sig.hold == SIG_HOLD_NONE)
+     * held at their INTERRUPT message (deliver); a parked call ends as a signal would end it
+     * and is held (restarted at SIGCONT, or answered with its result); a call that arrives
+     * meanwhile is held with its result (signal_syscall_return). */
+    list_each(u, &p->threads, proc_link) {
+        if (u == t || !u->l4 || u->sig.want_regs || u->sig.hold != SIG_HOLD_NONE)
+            continue;
+        if (u->park.kind == PARK_NONE) {
             l4_exchange_registers(u->l4, L4_EXREGS_APPLY_INTERRUPT | L4_EXREGS_INTERRUPT,
                                   0, 0, 0, 0, L4_NILTHREAD, NULL);
+        } else if (u->park.kind == PARK_CALL) {
+            long r = park_interrupted(u);   /* as a signal ends it: restarted at SIGCONT */
+            park_cancel(u);
+            hold_call(u, &u->park.call, r, is_restart(r));
+        }
+    }
     p->sig.stop_sig = sig;
     p->sig.report = exit_status_stopped(sig);
     printf("lx: pid %d stopped by signal %d\n", process_pid(p), sig);
@@ -476,18 +498,6 @@ bool signal_return(struct thread *t, l4_word_t *regs, l4_word_t fpstate)
 {
     t->restart.fn = NULL;           /* a handler ran: nothing left to restart (Linux's) */
     return deliver(t, regs, false, true, fpstate);
-}
-
-/* A stopped thread's call: its answer r (or the call itself, interrupted: Linux restarts it)
- * waits for SIGCONT (resume_held). */
-static void hold_call(struct thread *t, const struct sysargs *a, long r, bool restart)
-{
-    if (a != &t->park.call)
-        t->park.call = *a;
-    if (restart)
-        signal_restore_temp_mask(t);
-    t->sig.hold = restart ? SIG_HOLD_CALL : SIG_HOLD_RESULT;
-    t->sig.hold_value = r;
 }
 
 long signal_syscall_return(struct thread *t, const struct sysargs *a, long r)

@@ -31,6 +31,8 @@ MISSING["musl/robust"] = ("a PTHREAD_PRIO_INHERIT robust mutex whose owner proce
 # Bugs in lx that a case shows (none known today).
 BUGS: dict[str, str] = {}
 
+# Cases the runner leaves out on Pecan (none: tlimits runs since the comparison boot gives
+# lx heap=256 in 1 GiB, tests/system/test_lx_compare.py).
 NOT_RUN_ON_PECAN: dict[str, str] = {}
 
 # Linux's kernel messages ("[    1.96] tmpfs: Bad value for 'size'"), printed on the console

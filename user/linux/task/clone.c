@@ -353,8 +353,6 @@ static struct thread *new_process(struct thread *p, l4_word_t flags)
         fork_fail(p, cp, e);
         return NULL;
     }
-    memcpy(cp->cmdline, p->proc->cmdline, p->proc->cmdlen);
-    cp->cmdlen = p->proc->cmdlen;
     cp->exit_signal = (int)(flags & CSIGNAL);
     if (flags & CLONE_PARENT)
         cp->exit_signal = p->proc->exit_signal;     /* Linux: the parent's own */

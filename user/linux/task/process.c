@@ -178,18 +178,6 @@ void process_drop_task(struct process *p)
     t->l4 = 0;
 }
 
-void process_set_cmdline(struct process *p, int argc, char *const argv[])
-{
-    p->cmdlen = 0;
-    for (int i = 0; i < argc; i++) {
-        size_t n = strlen(argv[i]) + 1;
-        if (p->cmdlen + n > sizeof p->cmdline)
-            break;
-        memcpy(p->cmdline + p->cmdlen, argv[i], n);
-        p->cmdlen += (unsigned)n;
-    }
-}
-
 /* Linux's limits for init (INIT_RLIMITS), with RLIMIT_NOFILE's hard limit at fs.nr_open as
  * a systemd machine sets it: the programs lx starts get these, their children inherit. */
 void process_rlimit_defaults(struct process *p)
@@ -205,7 +193,7 @@ void process_rlimit_defaults(struct process *p)
 }
 
 struct process *process_spawn(struct mm *mm, l4_word_t entry, l4_word_t sp, const char *execfn,
-                              int argc, char *const argv[], int *err)
+                              int *err)
 {
     int dummy;
     if (!err)
@@ -227,7 +215,6 @@ struct process *process_spawn(struct mm *mm, l4_word_t entry, l4_word_t sp, cons
         goto fail;
     }
     thread_set_comm(t, execfn);
-    process_set_cmdline(p, argc, argv);
     if ((*err = process_start_task(p, entry, sp))) {
         if (!t->l4)
             goto fail;

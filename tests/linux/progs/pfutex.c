@@ -558,43 +558,73 @@ static void shared_pi(struct shared *s)
     pi_child_end("wait_requeue_pi child", s, c);
 }
 
-/* A child holds a robust futex and dies: its word gets FUTEX_OWNER_DIED and a waiter wakes. */
-static void robust(struct shared *s)
+/* A child takes the futex at word (a PI lock, or the word with its TID and FUTEX_WAITERS),
+ * with a robust-list entry for it (without the PI bit, as musl's) or none, and dies once its
+ * parent sleeps waiting for the futex. */
+enum { ROBUST_ENTRY = 1, PI_LOCK = 2 };
+
+static pid_t dies_holding(struct shared *s, uint32_t *word, int how)
 {
-    if (pipe(ready))
-        return;
     pid_t me = getpid();
     pid_t c = fork();
     if (c == 0) {
-        s->robust_word = (uint32_t)getpid() | FUTEX_WAITERS;
-        /* head: next -> entry, futex_offset, pending 0; entry: next -> head */
-        s->robust_head[0] = (uintptr_t)&s->robust_entry;
-        s->robust_head[1] = (uint64_t)((char *)&s->robust_word - (char *)&s->robust_entry);
-        s->robust_head[2] = 0;
-        s->robust_entry = (uintptr_t)s->robust_head;
-        if (syscall(SYS_set_robust_list, s->robust_head, 24))
-            printf("set_robust_list failed\n");
-        char c1 = 1;
-        if (write(ready[1], &c1, 1) != 1 || read(ready[0], &c1, 1) != 1 || !sleeps(me))
+        if (how & PI_LOCK)
+            futex(word, FUTEX_LOCK_PI, 0, NULL, NULL, 0);
+        else
+            *word = (uint32_t)getpid() | FUTEX_WAITERS;
+        if (how & ROBUST_ENTRY) {
+            /* head: next -> entry, futex_offset, pending 0; entry: next -> head */
+            s->robust_head[0] = (uintptr_t)&s->robust_entry;
+            s->robust_head[1] = (uint64_t)((char *)word - (char *)&s->robust_entry);
+            s->robust_head[2] = 0;
+            s->robust_entry = (uintptr_t)s->robust_head;
+            if (syscall(SYS_set_robust_list, s->robust_head, 24))
+                printf("set_robust_list failed\n");
+        }
+        char b = 1;
+        if (write(ready[1], &b, 1) != 1 || read(go[0], &b, 1) != 1 || !sleeps(me))
             printf("the parent never slept\n");
         _exit(0);
     }
     char b;
-    if (read(ready[0], &b, 1) != 1)
+    if (read(ready[0], &b, 1) != 1 || write(go[1], &b, 1) != 1)
+        printf("no word from the owner\n");
+    return c;
+}
+
+static void show_word(const char *what, uint32_t w)
+{
+    printf("%s: owner died %d, waiters %d, mine %d, tid 0 %d\n", what,
+           !!(w & FUTEX_OWNER_DIED), !!(w & FUTEX_WAITERS),
+           (w & FUTEX_TID_MASK) == (uint32_t)getpid(), !(w & FUTEX_TID_MASK));
+}
+
+/* Robust futexes and PI locks whose owner dies: FUTEX_OWNER_DIED and a waiter woken (Linux's
+ * exit_robust_list), a PI lock handed to its waiter (exit_pi_state_list). */
+static void owner_dies(struct shared *s)
+{
+    if (pipe(ready) || pipe(go))
         return;
-    uint32_t seen = s->robust_word;
-    b = 2;
-    if (write(ready[1], &b, 1) != 1)
-        return;
-    errno = 0;
-    long r = futex(&s->robust_word, FUTEX_WAIT, seen, NULL, NULL, 0);
-    printf("robust waiter: %ld %s\n", r, r < 0 ? errname(errno) : "");
-    printf("robust word: owner died %d, waiters %d, tid %d\n",
-           !!(s->robust_word & FUTEX_OWNER_DIED), !!(s->robust_word & FUTEX_WAITERS),
-           (int)(s->robust_word & FUTEX_TID_MASK));
+    s->robust_word = 0;
+    pid_t c = dies_holding(s, &s->robust_word, ROBUST_ENTRY);
+    SHOW("robust waiter", futex(&s->robust_word, FUTEX_WAIT, s->robust_word, NULL, NULL, 0));
+    show_word("robust word", s->robust_word);
     reap("robust owner", c);
-    close(ready[0]);
-    close(ready[1]);
+
+    static const struct { const char *what; int how; } pi[] = {
+        { "PI owner with a robust entry dies", PI_LOCK | ROBUST_ENTRY },
+        { "PI owner without a robust list dies", PI_LOCK },
+    };
+    for (int i = 0; i < 2; i++) {
+        s->pi = 0;
+        c = dies_holding(s, &s->pi, pi[i].how);
+        SHOW(pi[i].what, futex(&s->pi, FUTEX_LOCK_PI, 0, NULL, NULL, 0));
+        show_word("PI word", s->pi);
+        SHOW("unlock_pi", futex(&s->pi, FUTEX_UNLOCK_PI, 0, NULL, NULL, 0));
+        printf("PI word %#x\n", s->pi);
+        reap("PI owner", c);
+    }
+    close(ready[0]), close(ready[1]), close(go[0]), close(go[1]);
 
     void *head;
     size_t len;
@@ -628,6 +658,6 @@ int main(void)
     shared_pi(s);
     close(ready[0]);
     close(ready[1]);
-    robust(s);
+    owner_dies(s);
     return 0;
 }

@@ -215,7 +215,7 @@ static void shared_robust(struct shared *s)
         s->res[0] = pthread_mutex_lock(&s->robust);
         about_to_block();
         char b;
-        if (read(ready[0], &b, 1) != 1)     /* until the parent waits for the mutex */
+        if (read(go[0], &b, 1) != 1)        /* until the parent waits for the mutex */
             _exit(98);
         _exit(0);                   /* dies holding it */
     }
@@ -229,7 +229,7 @@ static void shared_robust(struct shared *s)
     if (d == 0) {
         /* A helper releases the owner once the parent sleeps in the lock. */
         sleeps(me);
-        if (write(ready[1], &b, 1) != 1)
+        if (write(go[1], &b, 1) != 1)
             _exit(1);
         _exit(0);
     }
@@ -250,7 +250,7 @@ int main(void)
     alone();
     struct shared *s = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
                             -1, 0);
-    if (s == MAP_FAILED || pipe(ready))
+    if (s == MAP_FAILED || pipe(ready) || pipe(go))
         return 1;
     init_shared(s);
     shared_mutex(s);

@@ -40,6 +40,7 @@ static inline int sleeps(pid_t pid)
 }
 
 static int ready[2];                /* the pipe a child says "about to block" through */
+static int go[2];                   /* and the one its parent answers through */
 
 /* The child: its next sleep is the call under test. */
 static inline void about_to_block(void)

@@ -143,6 +143,7 @@ static long requeue(struct thread *t, l4_word_t uaddr1, bool private_, l4_word_t
         if (futex_get_word(t, uaddr2, &v) || futex_put_word(t, uaddr2, v | FUTEX_WAITERS))
             return count ? count : -EFAULT;
         q->kind = FQ_PI;
+        q->pi_owner = (int)(v & FUTEX_TID_MASK);
         q->t->park.u.futex.requeued = true;
         futex_requeue_q(q, &k2);
         count++;

@@ -75,7 +75,23 @@ long futex_lock_pi(struct thread *t, l4_word_t uaddr, bool private_, bool tryloc
     }
     if (trylock)
         return -EAGAIN;
-    return futex_wait_on(t, pf, &k, FUTEX_BITSET_MATCH_ANY, FQ_PI, lock_interrupted);
+    long r = futex_wait_on(t, pf, &k, FUTEX_BITSET_MATCH_ANY, FQ_PI, lock_interrupted);
+    if (r == LX_PARK)
+        futex_q_at(pf, 0)->pi_owner = (int)(v & FUTEX_TID_MASK);
+    return r;
+}
+
+/* top (k's first waiter) now holds the lock: woken owning it; the others wait for it. */
+static void pi_owner_is(const struct futex_key *k, struct futex_q *top)
+{
+    int tid = futex_tid(top->t);
+    struct list *c = futex_chain(k);
+    for (struct list *n = c->next; n != c; n = n->next) {
+        struct futex_q *q = list_entry(n, struct futex_q, link);
+        if (futex_key_eq(&q->key, k))
+            q->pi_owner = tid;
+    }
+    futex_wake_q(top, true);
 }
 
 /* The lock goes to k's first PI waiter (FUTEX_WAITERS stays while the kernel knows of
@@ -88,8 +104,47 @@ static int pi_hand_on(struct thread *t, const struct futex_key *k, l4_word_t uad
         return 0;
     if (futex_put_word(t, uaddr, keep | FUTEX_WAITERS | (uint32_t)futex_tid(top->t)))
         return -EFAULT;
-    futex_wake_q(top, true);
+    pi_owner_is(k, top);
     return 1;
+}
+
+/* The word a key names, read or written through the key itself (lx's page, or the mm):
+ * for a thread's death, where no caller's address is at hand. */
+static uint32_t *key_word(const struct futex_key *k, uint32_t *buf, bool write)
+{
+    if (k->kind == KEY_PAGE)
+        return (uint32_t *)((char *)k->base + k->off);
+    struct mm *mm = (struct mm *)k->base;
+    if (write)
+        return copy_to_user(mm, k->off, buf, sizeof *buf) ? NULL : buf;
+    return copy_from_user(mm, buf, k->off, sizeof *buf) ? NULL : buf;
+}
+
+/* Linux's exit_pi_state_list: every PI lock the dying thread t holds with waiters queued
+ * goes to the first of them, with FUTEX_OWNER_DIED (also when a robust-list entry without
+ * the PI bit, or none, named it). */
+static void pi_owner_died(struct thread *t)
+{
+    int tid = futex_tid(t);
+    for (;;) {
+        struct futex_q *q, *found = NULL;
+        list_each(q, &futex_pi_waiters, pi_link)
+            if (q->pi_owner == tid) {
+                found = q;
+                break;
+            }
+        if (!found)
+            return;
+        struct futex_key k = found->key;
+        struct futex_q *top = futex_top_waiter(&k);
+        uint32_t w = 0, *p = key_word(&k, &w, false);
+        uint32_t nv = FUTEX_OWNER_DIED | FUTEX_WAITERS | (uint32_t)futex_tid(top->t);
+        if (p == &w)
+            key_word(&k, &nv, true);
+        else if (p)
+            *p = nv;
+        pi_owner_is(&k, top);
+    }
 }
 
 long futex_unlock_pi(struct thread *t, l4_word_t uaddr, bool private_)
@@ -148,7 +203,8 @@ static bool robust_entry(struct thread *t, l4_word_t ptr, l4_word_t *entry, bool
     return true;
 }
 
-void futex_exit_robust_list(struct thread *t)
+/* Linux's exit_robust_list. */
+static void robust_walk(struct thread *t)
 {
     l4_word_t head = t->robust_list;
     if (!head)
@@ -178,4 +234,10 @@ void futex_exit_robust_list(struct thread *t)
     }
     if (pending)
         futex_robust_died(t, pending + (l4_word_t)offset, pending_pi, true);
+}
+
+void futex_exit_robust_list(struct thread *t)
+{
+    robust_walk(t);
+    pi_owner_died(t);
 }

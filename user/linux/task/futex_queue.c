@@ -24,6 +24,7 @@
 #define FUTEX_HASH_BITS 8
 
 static struct list chains[1u << FUTEX_HASH_BITS];
+struct list futex_pi_waiters = LIST_INIT(futex_pi_waiters);
 
 struct list *futex_chain(const struct futex_key *k)
 {
@@ -117,6 +118,7 @@ void futex_unqueue(struct futex_q *q)
 {
     if (list_linked(&q->link)) {
         list_del(&q->link);
+        list_del(&q->pi_link);
         key_put(&q->key);
     }
 }
@@ -126,6 +128,8 @@ void futex_enqueue(struct futex_q *q, const struct futex_key *k)
     q->key = *k;
     key_get(k);
     list_add_tail(futex_chain(k), &q->link);
+    if (q->kind == FQ_PI)
+        list_add_tail(&futex_pi_waiters, &q->pi_link);
 }
 
 /* park.leave: the call leaves the park; its entries go. */
@@ -156,6 +160,7 @@ bool futex_alloc_qs(struct thread *t, struct park_futex *pf, unsigned n)
     for (unsigned i = 0; i < n; i++) {
         struct futex_q *q = futex_q_at(pf, i);
         list_init(&q->link);
+        list_init(&q->pi_link);
         q->t = t;
         q->index = (uint8_t)i;
     }

@@ -32,7 +32,12 @@ struct futex_q {
     uint32_t bitset;
     uint8_t kind;                   /* enum futex_q_kind */
     uint8_t index;                  /* in futex_waitv's list */
+    int pi_owner;                   /* FQ_PI: the TID of the thread holding the lock */
+    struct list pi_link;            /* FQ_PI: in futex_pi_waiters */
 };
+
+/* Every queued PI waiter (few): a thread's death hands on the locks it held. */
+extern struct list futex_pi_waiters;
 
 /* Keys and words.  futex_get_key: Linux's get_futex_key (EINVAL misaligned, EFAULT); write:
  * the call writes the word.  The words move through the checked user copy (0 or -EFAULT). */

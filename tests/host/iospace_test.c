@@ -19,6 +19,19 @@ void pt_set_iowin(struct space *s, pte_t *iowin_top)
     (void)s; (void)iowin_top;
 }
 
+/* The platform's ports (pic.c in the kernel): none, or the PC's 8259 pair and ELCR when a
+ * case sets kernel_ports. */
+static const uint32_t pc_ports[][2] = { { 0x20, 2 }, { 0xA0, 2 }, { 0x4D0, 2 } };
+static bool kernel_ports;
+bool arch_kernel_ports(unsigned i, uint32_t *base, uint32_t *size)
+{
+    if (!kernel_ports || i >= 3)
+        return false;
+    *base = pc_ports[i][0];
+    *size = pc_ports[i][1];
+    return true;
+}
+
 #define NS 6
 static struct space *S0, *A, *B, *C, *D, *E;
 static struct space *sp[NS];
@@ -300,7 +313,29 @@ static void many_nodes(void)
     end();
 }
 
+/* The kernel's devices' ports are never sigma0's: nobody can map them. */
+static void kernel_ports_kept(void)
+{
+    kernel_ports = true;
+    begin();
+    CHECK(none(S0, 0x20, 2) && none(S0, 0xA0, 2) && none(S0, 0x4D0, 2),
+          "sigma0 lacks the 8259s' ports and the ELCR");
+    CHECK(has(S0, 0, 0x20) && has(S0, 0x22, 0xA0 - 0x22) && has(S0, 0xA2, 0x4D0 - 0xA2) &&
+          has(S0, 0x4D2, 65536 - 0x4D2), "and holds every other port");
+    CHECK(iospace_space_nodes(S0) <= 48, "in a few aligned nodes (%lu)",
+          iospace_space_nodes(S0));
+    CHECK(iospace_map(S0, A, io(0, 16), false), "A asks for everything");
+    CHECK(none(A, 0x20, 2) && none(A, 0xA0, 2) && none(A, 0x4D0, 2) && has(A, 0x3F8, 8),
+          "A gets all but the kernel's");
+    CHECK(iospace_map(S0, B, io(0x20, 0), false), "a map of the PIC's port alone");
+    CHECK(none(B, 0x20, 1), "gives nothing");
+    CONSISTENT("after the maps");
+    end();
+    kernel_ports = false;
+}
+
 static const struct uc_case cases[] = {
+    UC_CASE(kernel_ports_kept),
     UC_CASE(map_is_idempotent),
     UC_CASE(ping_pong_stays_bounded),
     UC_CASE(smaller_nodes_merge),

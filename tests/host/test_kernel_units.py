@@ -43,13 +43,15 @@ KSHIM = HOST / "kshim"
 KERNEL = ROOT / "kernel"
 ARCH = KERNEL / "arch" / "x86_64"
 GLUE = KERNEL / "glue" / "x2-x86_64"
+PLATFORM = KERNEL / "platform" / "pc"
 SIGMA0 = ROOT / "user" / "sigma0"
 
 CC = "gcc"
 BASE = ["-std=gnu11", "-g", "-Wall", "-Wextra", "-Werror"]
 KERNEL_WARN = ["-Wno-unused-parameter", "-fno-builtin"]
 MAPDB_INC = ["-include", str(KSHIM / "host_prelude.h"), f"-I{HOST}", f"-I{KSHIM}", f"-I{KERNEL}",
-             f"-I{ARCH}", f"-I{ARCH / 'api'}", f"-I{GLUE / 'api'}", f"-I{ROOT / 'include'}"]
+             f"-I{ARCH}", f"-I{ARCH / 'api'}", f"-I{GLUE / 'api'}", f"-I{PLATFORM / 'api'}",
+             f"-I{ROOT / 'include'}"]
 MAPDB_UNITS = [KERNEL / "mapdb.c", ARCH / "pagetable.c", KERNEL / "slab.c", KERNEL / "kmem.c"]
 MAPDB_HARNESS = [KSHIM / "kstubs.c", KSHIM / "mapdb_harness.c"]
 
@@ -85,7 +87,7 @@ CASES = {
                    "foreign_utcb_area_is_the_programs", "no_cycles", "self_map",
                    "flush_all", "cache_attributes", "oom_map", "oom_unmap_split", "oom_grant_split",
                    "grant_2m_over_4k", "grant_2m_over_4k_then_split"],
-    "iospace_test": ["map_is_idempotent", "ping_pong_stays_bounded", "smaller_nodes_merge",
+    "iospace_test": ["kernel_ports_kept", "map_is_idempotent", "ping_pong_stays_bounded", "smaller_nodes_merge",
                      "other_source_replaces", "larger_holding_is_replaced_whole",
                      "grant_moves_node", "grant_part_of_node", "no_cycles",
                      "unmap_own_and_derived", "out_of_memory", "random_ops", "many_nodes"],

@@ -32,7 +32,13 @@ MISSING.update({f"{libc}/{prog}": THREADS_NOT_YET
 # Bugs in lx that a case shows (none known today).
 BUGS: dict[str, str] = {}
 
-NOT_RUN_ON_PECAN: dict[str, str] = {}
+# tlimits forks 1,000 processes before its thread steps: on the 128 MiB test machine the
+# kernel's pool (RAM/8) runs out after about 216 tasks, and the processes then alive make no
+# progress (the cases after it could not fork either).  Run again once threads land with a
+# machine as large as Linux's reference (256 MiB) -- issue 13, items 1 and 8.
+NOT_RUN_ON_PECAN: dict[str, str] = {
+    f"{libc}/tlimits": "1,000 processes exhaust the 128 MiB test machine's kernel pool"
+    for libc in ("glibc", "musl")}
 
 # Linux's kernel messages ("[    1.96] tmpfs: Bad value for 'size'"), printed on the console
 # the runner shares with the case's output; lx logs no such lines for a refused option.

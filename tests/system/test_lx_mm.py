@@ -90,6 +90,32 @@ def test_exhaustion_ends_the_largest_process():
     assert pages_free_at_end(out) == OOM_HEAP_MIB << 8, out[-2000:]
 
 
+def test_kernel_memory_exhaustion_ends_a_process():
+    """The kernel's pool at its smallest (kmem=4) and lx's much larger: children that each
+    need 64 of the kernel's page tables exhaust the kernel first.  The kernel refuses the
+    mapping of a fault's reply (message overflow, docs/ipc.md §3.6); lx treats that as out of
+    memory (its OOM killer ends the largest process), so every child ends or is let go and
+    lx ends with its pool complete.  Before, the refused thread faulted for ever and lx
+    never ended."""
+    if not OOM.is_file():
+        pytest.skip(f"{OOM} not built (make linux-tests)")
+    cpio = initramfs("lxkoom.cpio", b"")
+    result = boot("root", cmdline="kdb=batch kmem=4", timeout=300, extra_modules=[
+        (LX, f"heap=64 heapx=1 poweroff=1 initrd={cpio.name} init=/test/oom spread 200"),
+        (cpio, "data")])
+    out = result.output
+    assert not result.timed_out, out[-3000:]
+    assert not kernel_trouble(result) and result.status == 1, result.describe()
+    m = re.search(r"^spread: (\d+) forked, (\d+) ready, stopped by ([a-z ]+); "
+                  r"(\d+) exited, (\d+) killed, 0 other$", out, re.M)
+    assert m, out[-3000:]
+    forked, ready, exited, killed = (int(m.group(i)) for i in (1, 2, 4, 5))
+    assert 0 < ready < 200 and exited + killed == forked, m.group(0)
+    assert m.group(3) != "the count", m.group(0)        # the kernel's memory ran out
+    assert "lx: pid 1 exited with status 0" in out, out[-3000:]
+    assert pages_free_at_end(out) == 64 << 8, out[-2000:]
+
+
 def test_heap_larger_than_1_gib():
     """heap=1536 on a 2.5 GiB guest: lx's pool is all of it; 1,100 MiB in one process."""
     if not OOM.is_file():

@@ -42,6 +42,15 @@ int memcmp(const void *a, const void *b, size_t n)
     return 0;
 }
 
+void *memchr(const void *s, int c, size_t n)
+{
+    const unsigned char *p = s;
+    for (size_t i = 0; i < n; i++)
+        if (p[i] == (unsigned char)c)
+            return (void *)(p + i);
+    return NULL;
+}
+
 size_t strlen(const char *s)
 {
     size_t n = 0;

@@ -160,6 +160,14 @@ static unsigned rights_of(unsigned prot)
            ((prot & PROT_EXEC) ? L4_X : 0);
 }
 
+/* The page a fault's reply maps, until the reply is sent: the kernel refuses the mapping when
+ * its own memory is exhausted (message overflow, docs/ipc.md §3.6), and the thread would
+ * then fault again for ever; lx treats it as out of memory (mapping_refused). */
+static struct {
+    struct thread *t;
+    l4_word_t addr, ip;
+} mapping;
+
 /* A page fault: map the page with the region's rights, or SIGSEGV (signal/signal.c: its handler
  * through GET_REGS and SET_REGS replies, or the end of the process).  A page shared after
  * fork is mapped read-only; a write to it gets a copy (or the page itself, once nobody
@@ -185,6 +193,9 @@ static bool serve_page_fault(struct thread *t, l4_word_t tag)
     }
     if (!mm_page_writable(r, page))
         rights &= ~L4_W;
+    mapping.t = t;
+    mapping.addr = addr;
+    mapping.ip = ip;
     l4_set_mr(0, l4_tag_make(L4_FOREIGN_RESUME, 0, 2));
     l4_set_mr(1, l4_map_item(addr & LX_PAGE_MASK));
     l4_set_mr(2, l4_fpage_log2((l4_word_t)page, 12) | rights);
@@ -276,6 +287,22 @@ static void loop_work(void)
     timer_thread_answer();
 }
 
+/* The reply just sent failed (tag): if the kernel had no memory for the mapping it carried,
+ * that is out of memory as when lx has no page (mm/oom.c): the largest process ends, the
+ * faulting one if it is the largest; the kernel's memory it held comes back and a thread
+ * that faults again gets its page. */
+static void mapping_refused(l4_word_t tag)
+{
+    struct thread *t = mapping.t;
+    mapping.t = NULL;
+    if (!t || !l4_ipc_failed(tag) || l4_ipc_last_error_rcv() ||
+        l4_ipc_last_error() != L4_IPC_OVERFLOW)
+        return;
+    printf("lx: pid %d: the kernel has no memory to map %lx\n", thread_pid(t),
+           mapping.addr & LX_PAGE_MASK);
+    oom_fault(t, mapping.addr, mapping.ip);
+}
+
 int main(void)
 {
     const struct l4_task_start *ts = l4_task_start();
@@ -302,13 +329,23 @@ int main(void)
      * of that this is one reply-and-wait per message, whatever others wait for. */
     l4_word_t from, tag = l4_wait(&from);
     for (;;) {
+        mapping.t = NULL;
         bool reply = !l4_ipc_failed(tag) && serve(from, tag);
         if (__builtin_expect(lx_work, 0)) {
             if (reply)
-                l4_reply(from);     /* answered first: the work clobbers the MRs */
+                mapping_refused(l4_reply(from));  /* answered first: the work clobbers the MRs */
             reply = false;
             loop_work();
         }
-        tag = reply ? l4_reply_wait(from, &from) : l4_wait(&from);
+        if (reply) {
+            tag = l4_reply_wait(from, &from);
+            if (!l4_ipc_failed(tag) || l4_ipc_last_error_rcv())
+                continue;
+            /* The reply failed: nothing was received. */
+            mapping_refused(tag);
+            if (lx_work)
+                loop_work();
+        }
+        tag = l4_wait(&from);
     }
 }

@@ -406,6 +406,29 @@ TEST(misaligned_port_access_faults_for_all_its_ports)
     tu_kill(a);
 }
 
+TEST(the_kernels_interrupt_controller_ports_are_nobodys)
+{
+    /* The 8259 pair's ports are the kernel's (arch_kernel_ports): sigma0 never had them, so
+     * whatever we ask for and map, an agent's access to 0x21 faults again. */
+    l4_word_t a = agent_start();
+    l4_set_mr(0, l4_tag_make(AG_INB, 4, 0));
+    l4_set_mr(1, 0x21); l4_set_mr(2, 0); l4_set_mr(3, 0); l4_set_mr(4, 0);
+    l4_send(a);
+    l4_word_t from, tag = l4_wait(&from);
+    CHECK(l4_tag_is_proto(tag, L4_PROTO_IO_PAGEFAULT), "tag %lx", tag);
+    CHECK_EQ(l4_mr(1), l4_io_fpage(0x21, 0));
+    l4_sigma0_get_ports(l4_sigma0_tid(), l4_io_fpage(0, 16));
+    l4_set_mr(0, l4_tag_make(0, 0, 2));
+    l4_set_mr(1, l4_map_item(0));
+    l4_set_mr(2, l4_io_fpage(0, 16));
+    tag = l4_reply_wait(from, &from);
+    CHECK_EQ(from, a);
+    CHECK(l4_tag_is_proto(tag, L4_PROTO_IO_PAGEFAULT), "the agent read port 0x21: tag %lx",
+          tag);
+    CHECK_EQ(l4_mr(1), l4_io_fpage(0x21, 0));
+    tu_kill(a);
+}
+
 TEST(io_ports_can_be_granted)
 {
     /* We grant port 0x80 to an agent: it holds the port on its own now, so revoking what

@@ -20,6 +20,7 @@
 #include "kmem.h"
 #include "lib.h"
 #include "console.h"
+#include "platform.h"
 #include <l4/fpage.h>
 
 #ifdef CONFIG_INVARIANTS
@@ -214,12 +215,36 @@ static void remove_subtree(struct ionode *root)
     }
 }
 
+/* Is [base, base + size) clear of every range the platform's devices keep? */
+static bool ports_free(uint32_t base, uint32_t size)
+{
+    uint32_t kb, ks;
+    for (unsigned i = 0; arch_kernel_ports(i, &kb, &ks); i++)
+        if (base < kb + ks && kb < base + size)
+            return false;
+    return true;
+}
+
+/* sigma0 holds every port but the kernel's devices': the largest aligned power-of-two
+ * nodes that cover the rest, in port order (a few dozen). */
 bool iospace_init_sigma0(struct space *s)
 {
-    struct ionode *n = io_get(s) ? node_alloc(0, 65536) : NULL;
-    if (!n)
+    if (!io_get(s))
         return false;
-    space_link(s, n, NULL);
+    for (uint32_t p = 0; p < 65536;) {
+        uint32_t size = p ? p & -p : 65536;         /* the largest alignment of p */
+        while (size > 1 && !ports_free(p, size))
+            size >>= 1;
+        if (!ports_free(p, size)) {
+            p++;
+            continue;
+        }
+        struct ionode *n = node_alloc(p, size);
+        if (!n)
+            return false;
+        space_link(s, n, NULL);
+        p += size;
+    }
     return true;
 }
 

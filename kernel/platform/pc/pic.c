@@ -5,6 +5,21 @@
 
 static uint16_t pic_mask = 0xFFFF;
 
+/* The pair's command and data ports, and their edge/level registers (ELCR): the kernel's,
+ * whether it drives the ISA lines through them or keeps them masked (I/O APIC mode). */
+static const struct { uint16_t base, size; } pic_ports[] = {
+    { 0x20, 2 }, { 0xA0, 2 }, { 0x4D0, 2 },
+};
+
+bool arch_kernel_ports(unsigned i, uint32_t *base, uint32_t *size)
+{
+    if (i >= sizeof pic_ports / sizeof pic_ports[0])
+        return false;
+    *base = pic_ports[i].base;
+    *size = pic_ports[i].size;
+    return true;
+}
+
 static void write_mask(void)
 {
     outb(0x21, pic_mask & 0xFF);

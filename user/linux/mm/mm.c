@@ -646,6 +646,10 @@ int mm_fork(struct mm *dst, struct mm *src)
         region_add(dst, copy);
     }
     dst->brk_start = src->brk_start;
+    dst->arg_start = src->arg_start;
+    dst->arg_end = src->arg_end;
+    dst->env_start = src->env_start;
+    dst->env_end = src->env_end;
     dst->brk = src->brk;
     dst->mmap_top = src->mmap_top;
     bool ok = pt_share(dst, src, src->pgd, 3, 0);

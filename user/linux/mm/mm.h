@@ -25,6 +25,8 @@ struct mm {
     l4_word_t *pgd;                 /* four-level table: user page -> lx's page */
     l4_word_t brk_start, brk;       /* the heap: [brk_start, page-up(brk)) is a region */
     l4_word_t mmap_top;             /* mmap without a hint searches down from here */
+    l4_word_t arg_start, arg_end;   /* argv's strings on the initial stack (/proc cmdline) */
+    l4_word_t env_start, env_end;   /* envp's (/proc environ) */
     unsigned long pages;            /* pages held (leaves of the table) */
     unsigned long tables;           /* nodes of the table */
     unsigned users;                 /* references (mm_ref.c): threads, CLONE_VM */

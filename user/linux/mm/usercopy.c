@@ -74,6 +74,23 @@ int copy_to_user(struct mm *mm, l4_word_t dst, const void *src, size_t n)
     return 0;
 }
 
+long strnlen_user(struct mm *mm, l4_word_t src, size_t max)
+{
+    for (size_t n = 0; n < max;) {
+        size_t chunk = LX_PAGE - ((src + n) & ~LX_PAGE_MASK);
+        if (chunk > max - n)
+            chunk = max - n;
+        const char *s = access_ok(src + n, chunk) ? user_byte(mm, src + n, PROT_READ) : NULL;
+        if (!s)
+            return 0;
+        const char *z = memchr(s, 0, chunk);
+        if (z)
+            return (long)(n + (size_t)(z - s) + 1);
+        n += chunk;
+    }
+    return (long)max + 1;
+}
+
 long strncpy_from_user(struct mm *mm, char *dst, l4_word_t src, size_t max)
 {
     for (size_t i = 0; i < max; i++) {

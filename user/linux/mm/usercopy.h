@@ -20,5 +20,8 @@ int copy_to_user(struct mm *mm, l4_word_t dst, const void *src, size_t n);
 /* A NUL-terminated string of at most max bytes (with the NUL): its length, -EFAULT, or
  * -ENAMETOOLONG when the first max bytes hold no NUL. */
 long strncpy_from_user(struct mm *mm, char *dst, l4_word_t src, size_t max);
+/* Linux's strnlen_user: the length of the string at src with its NUL; 0 if it is not
+ * readable up to its NUL; more than max when its first max bytes hold no NUL. */
+long strnlen_user(struct mm *mm, l4_word_t src, size_t max);
 
 #endif

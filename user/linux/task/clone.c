@@ -156,8 +156,6 @@ bool fork_fpu_saved(struct thread *p)
         return fork_fail(p, cp, -ENOMEM);
     if ((e = process_create_task(cp)))
         return fork_fail(p, cp, e);
-    memcpy(cp->cmdline, p->proc->cmdline, p->proc->cmdlen);
-    cp->cmdlen = p->proc->cmdlen;
     memcpy(c->comm, p->comm, sizeof c->comm);
     cp->exit_signal = (int)(flags & CSIGNAL);
     if (flags & CLONE_CHILD_CLEARTID)

@@ -17,6 +17,7 @@
  * private file mappings of it, copied page by page at the first touch), or from a data
  * module in lx's memory (the segments are backed by it in place). */
 #include "task/elf.h"
+#include "task/exec_args.h"
 #include "lib/errno.h"
 #include "mm/mm.h"
 #include "mm/usercopy.h"
@@ -263,41 +264,20 @@ static void wb_put(struct wordbuf *b, l4_word_t v)
 
 static int build_stack(struct mm *mm, const struct elf64_ehdr *eh, l4_word_t bias,
                        l4_word_t base, l4_word_t phdr_addr, unsigned stack_prot,
-                       const char *execfn, int argc, char *const argv[], char *const envp[],
-                       l4_word_t *sp)
+                       const struct exec_args *args, l4_word_t *sp)
 {
-    int envc = 0;
-    while (envp[envc])
-        envc++;
     int e = mm_map(mm, STACK_TOP - STACK_SIZE, STACK_TOP, stack_prot, 0, 0, 0);
     if (e)
         return e;
     /* From the top: an 8-byte zero, AT_EXECFN's string, the environment strings, below
-     * them the argument strings (each vector in order, upwards), "x86_64", 16 random
-     * bytes; then, 16-byte aligned, argc, argv, NULL, envp, NULL, the auxiliary vector. */
-    l4_word_t total = strlen(execfn) + 1;
-    for (int i = 0; i < argc; i++)
-        total += strlen(argv[i]) + 1;
-    for (int i = 0; i < envc; i++)
-        total += strlen(envp[i]) + 1;
-    if (total > STACK_SIZE / 4)
-        return -E2BIG;
-    l4_word_t strings = STACK_TOP - 8 - total, p = strings;
-    for (int i = 0; i < argc; i++) {
-        size_t n = strlen(argv[i]) + 1;
-        if (copy_to_user(mm, p, argv[i], n))
-            return -ENOMEM;
-        p += n;
-    }
-    for (int i = 0; i < envc; i++) {
-        size_t n = strlen(envp[i]) + 1;
-        if (copy_to_user(mm, p, envp[i], n))
-            return -ENOMEM;
-        p += n;
-    }
-    l4_word_t execfn_at = p;
-    if (copy_to_user(mm, p, execfn, strlen(execfn) + 1))
+     * them the argument strings (each vector in order, upwards): the block execve built
+     * (within a quarter of the stack at most); then "x86_64", 16 random bytes; then,
+     * 16-byte aligned, argc, argv, NULL, envp, NULL, the auxiliary vector. */
+    l4_word_t to_user = STACK_TOP - 8 - EXEC_ARGS_TOP;     /* window offset -> address */
+    l4_word_t strings = to_user + args->p;
+    if (exec_args_to_user(args, mm, strings))
         return -ENOMEM;
+    l4_word_t execfn_at = to_user + args->exec;
     l4_word_t platform = strings - sizeof "x86_64";
     if (copy_to_user(mm, platform, "x86_64", sizeof "x86_64"))
         return -ENOMEM;
@@ -317,21 +297,25 @@ static int build_stack(struct mm *mm, const struct elf64_ehdr *eh, l4_word_t bia
         { AT_PLATFORM, platform }, { AT_NULL, 0 },
     };
     l4_word_t nauxv = sizeof auxv / sizeof auxv[0];
-    l4_word_t nwords = 1 + (l4_word_t)argc + 1 + (l4_word_t)envc + 1 + 2 * nauxv;
+    l4_word_t nwords = 1 + (l4_word_t)args->argc + 1 + (l4_word_t)args->envc + 1 + 2 * nauxv;
     /* RSP (pointing at argc) 16-byte aligned, as the x86-64 psABI requires at _start. */
     struct wordbuf b = { .mm = mm, .at = (random - nwords * 8) & ~15ul };
     *sp = b.at;
-    wb_put(&b, (l4_word_t)argc);
-    p = strings;
-    for (int i = 0; i < argc; i++) {
-        wb_put(&b, p);
-        p += strlen(argv[i]) + 1;
+    wb_put(&b, (l4_word_t)args->argc);
+    /* The strings' addresses; /proc/PID/cmdline and environ read [arg_start, env_end). */
+    l4_word_t off = args->p;
+    mm->arg_start = to_user + off;
+    for (long i = 0; i < args->argc; i++) {
+        wb_put(&b, to_user + off);
+        off += exec_args_strlen(args, off) + 1;
     }
     wb_put(&b, 0);
-    for (int i = 0; i < envc; i++) {
-        wb_put(&b, p);
-        p += strlen(envp[i]) + 1;
+    mm->arg_end = mm->env_start = to_user + off;
+    for (long i = 0; i < args->envc; i++) {
+        wb_put(&b, to_user + off);
+        off += exec_args_strlen(args, off) + 1;
     }
+    mm->env_end = to_user + off;
     wb_put(&b, 0);
     for (unsigned i = 0; i < nauxv; i++) {
         wb_put(&b, auxv[i][0]);
@@ -341,8 +325,8 @@ static int build_stack(struct mm *mm, const struct elf64_ehdr *eh, l4_word_t bia
     return b.err;
 }
 
-static int load(struct mm *mm, const struct elf_src *src, const char *execfn, int argc,
-                char *const argv[], char *const envp[], l4_word_t *entry, l4_word_t *sp)
+static int load(struct mm *mm, const struct elf_src *src, const struct exec_args *args,
+                l4_word_t *entry, l4_word_t *sp)
 {
     int e = read_headers(src, &prog);
     if (e)
@@ -376,19 +360,19 @@ static int load(struct mm *mm, const struct elf_src *src, const char *execfn, in
     l4_word_t base = 0;
     if (interp_path[0] && (e = load_interp(mm, interp_path, &base, entry)))
         return e;
-    return build_stack(mm, eh, bias, base, phdr_addr, stack_prot, execfn, argc, argv, envp, sp);
+    return build_stack(mm, eh, bias, base, phdr_addr, stack_prot, args, sp);
 }
 
-int elf_load(struct mm *mm, const void *image, l4_word_t size, const char *execfn, int argc,
-             char *const argv[], char *const envp[], l4_word_t *entry, l4_word_t *sp)
+int elf_load(struct mm *mm, const void *image, l4_word_t size, const struct exec_args *args,
+             l4_word_t *entry, l4_word_t *sp)
 {
     struct elf_src src = { .image = image, .size = size };
-    return load(mm, &src, execfn, argc, argv, envp, entry, sp);
+    return load(mm, &src, args, entry, sp);
 }
 
-int elf_load_file(struct mm *mm, struct inode *file, const char *execfn, int argc,
-                  char *const argv[], char *const envp[], l4_word_t *entry, l4_word_t *sp)
+int elf_load_file(struct mm *mm, struct inode *file, const struct exec_args *args,
+                  l4_word_t *entry, l4_word_t *sp)
 {
     struct elf_src src = { .file = file, .size = file->size };
-    return load(mm, &src, execfn, argc, argv, envp, entry, sp);
+    return load(mm, &src, args, entry, sp);
 }

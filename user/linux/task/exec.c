@@ -24,6 +24,7 @@
 #include "syscalls/handlers.h"
 #include "task/clone.h"
 #include "task/elf.h"
+#include "task/exec_args.h"
 #include "task/process.h"
 #include "vfs/vfs.h"
 #include <stdio.h>
@@ -34,10 +35,8 @@
 #define DATA_SLOT     0x10000000ul
 #define MAX_IMAGES    16
 #define NAME_MAX_MOD  16                /* a data module's name (root task convention) */
-#define ARGS_MAX      4096              /* argv and envp entries each */
-#define STRINGS_MAX   (256ul << 10)     /* argv and envp strings together (Linux: 2 MiB) */
 #define BINPRM_BUF    256               /* the bytes of a file that decide what it is */
-#define ARG_STRLEN    (128ul << 10)     /* one argument string at most (MAX_ARG_STRLEN) */
+#define MAX_ARG_STRINGS 0x7fffffffl     /* argv and envp entries each */
 #define MAX_REWRITES  5                 /* interpreters in a row (Linux: exec_binprm) */
 
 struct image {
@@ -132,31 +131,9 @@ void task_drop_exe(struct process *p)
 
 /* --- finding the image: files, scripts, /proc/self/exe ------------------------------------- */
 
-static char path[PATH_MAX];
-static char strings[STRINGS_MAX];
-static size_t used;
-static char *argv[ARGS_MAX + 1], *envp[ARGS_MAX + 1];
-static int argc;
-
-/* A copy of s[0..n) in strings[]: NULL when there is no room (E2BIG). */
-static char *add_string(const char *s, size_t n)
-{
-    if (n + 1 > STRINGS_MAX - used)
-        return NULL;
-    char *d = &strings[used];
-    memcpy(d, s, n);
-    d[n] = 0;
-    used += n + 1;
-    return d;
-}
-
-static char *find_byte(char *s, char c, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (s[i] == c)
-            return s + i;
-    return NULL;
-}
+static char path[PATH_MAX];         /* the program: the interpreter's after a #! line */
+static char filename[PATH_MAX];     /* the path execve was given (the name comm takes) */
+static struct exec_args args;       /* the strings of the execve being served */
 
 /* Rewrite argv for the script's #! line in hdr (the file's first BINPRM_BUF bytes, zero
  * past its end): [interpreter, (argument,) script path, argv[1], ...]; path becomes the
@@ -165,7 +142,7 @@ static char *find_byte(char *s, char c, size_t n)
  * 0 or -ENOEXEC / -E2BIG. */
 static int script_rewrite(char *hdr)
 {
-    char *end = find_byte(hdr, '\n', BINPRM_BUF);
+    char *end = memchr(hdr, '\n', BINPRM_BUF);
     char *buf_end = hdr + BINPRM_BUF - 1;
     if (!end) {
         /* No newline in the first 256 bytes: the interpreter's name must end before the
@@ -196,26 +173,25 @@ static int script_rewrite(char *hdr)
             arg++;
         if (arg == end)
             arg = NULL;
-        else if (find_byte(arg, 0, (size_t)(end - arg)))
-            arg_end = find_byte(arg, 0, (size_t)(end - arg));
+        else if (memchr(arg, 0, (size_t)(end - arg)))
+            arg_end = memchr(arg, 0, (size_t)(end - arg));
     }
-    int add = arg ? 2 : 1;                  /* argv[0] goes, the script path comes */
-    if (argc + add > ARGS_MAX)
-        return -E2BIG;
-    char *s_name = add_string(name, (size_t)(sep - name));
-    char *s_arg = arg ? add_string(arg, (size_t)(arg_end - arg)) : NULL;
-    char *s_path = add_string(path, strlen(path));
-    if (!s_name || (arg && !s_arg) || !s_path)
-        return -E2BIG;
-    if (strlen(s_name) >= sizeof path)
+    /* As binfmt_script: argv[0] goes; the script's path, the argument and the interpreter
+     * come in its place (pushed downwards: the interpreter ends up first). */
+    if ((size_t)(sep - name) >= sizeof path)
         return -ENAMETOOLONG;
-    memmove(&argv[add + 1], &argv[1], (size_t)argc * sizeof argv[0]);   /* with the NULL */
-    argv[0] = s_name;
-    if (arg)
-        argv[1] = s_arg;
-    argv[add] = s_path;
-    argc += add;
-    strcpy(path, s_name);
+    exec_args_pop(&args);
+    args.argc--;
+    int e = exec_args_push(&args, path, strlen(path));
+    if (!e && arg)
+        e = exec_args_push(&args, arg, (size_t)(arg_end - arg));
+    if (!e)
+        e = exec_args_push(&args, name, (size_t)(sep - name));
+    if (e)
+        return e;
+    args.argc += arg ? 3 : 2;
+    memmove(path, name, (size_t)(sep - name));
+    path[sep - name] = 0;
     return 0;
 }
 
@@ -276,13 +252,13 @@ static int find_image(struct thread *t, bool tree, const void **image, l4_word_t
 /* The program into a fresh memory model *mmp: 0 or -errno (ENOEXEC, E2BIG, ENOMEM, the
  * interpreter's ENOENT or EACCES), nothing of it left behind. */
 static int load_image(struct mm **mmp, const void *image, l4_word_t size, struct inode *file,
-                      const char *execfn, l4_word_t *entry, l4_word_t *sp)
+                      l4_word_t *entry, l4_word_t *sp)
 {
     struct mm *mm = mm_new();
     if (!mm)
         return -ENOMEM;
-    int e = file ? elf_load_file(mm, file, execfn, argc, argv, envp, entry, sp)
-                 : elf_load(mm, image, size, execfn, argc, argv, envp, entry, sp);
+    int e = file ? elf_load_file(mm, file, &args, entry, sp)
+                 : elf_load(mm, image, size, &args, entry, sp);
     if (e) {
         mm_put(mm, false);          /* nothing of it was ever mapped */
         return e;                   /* a missing interpreter is ENOENT, as Linux says */
@@ -291,72 +267,98 @@ static int load_image(struct mm **mmp, const void *image, l4_word_t size, struct
     return 0;
 }
 
-/* A NULL-terminated vector of strings at user address uvec into vec (NULL-terminated),
- * the strings into strings[]: the count or -EFAULT / -E2BIG. */
-static int copy_vector(struct mm *mm, l4_word_t uvec, char **vec)
+/* Linux's count(): the strings of the NULL-terminated vector at user address uvec (none if
+ * it is 0), read a page of pointers at a time; -EFAULT, or -E2BIG past MAX_ARG_STRINGS. */
+static long count_vector(struct mm *mm, l4_word_t uvec)
 {
-    int n = 0;
-    for (; uvec; n++) {
-        l4_word_t p;
-        if (copy_from_user(mm, &p, uvec + (l4_word_t)n * sizeof p, sizeof p))
+    long n = 0;
+    if (!uvec)
+        return 0;
+    for (;;) {
+        l4_word_t at = uvec + (l4_word_t)n * sizeof(l4_word_t), ptrs[64];
+        size_t k = (LX_PAGE - (at & ~LX_PAGE_MASK)) / sizeof ptrs[0];
+        if (k == 0 || k > 64)
+            k = (at & 7) ? 1 : 64;          /* a misaligned vector: a pointer at a time */
+        if (copy_from_user(mm, ptrs, at, k * sizeof ptrs[0]))
             return -EFAULT;
-        if (!p)
-            break;
-        if (n == ARGS_MAX)
-            return -E2BIG;
-        size_t room = STRINGS_MAX - used < ARG_STRLEN ? STRINGS_MAX - used : ARG_STRLEN;
-        long len = strncpy_from_user(mm, &strings[used], p, room);
-        if (len == -ENAMETOOLONG)
-            return -E2BIG;
-        if (len < 0)
-            return (int)len;
-        vec[n] = &strings[used];
-        used += (size_t)len + 1;
+        for (size_t i = 0; i < k; i++, n++) {
+            if (!ptrs[i])
+                return n;
+            if (n == MAX_ARG_STRINGS)
+                return -E2BIG;
+        }
     }
-    vec[n] = NULL;
-    return n;
+}
+
+/* Linux's copy_strings: the n strings of the vector at uvec, from the last to the first. */
+static int push_vector(struct mm *mm, l4_word_t uvec, long n)
+{
+    while (n-- > 0) {
+        l4_word_t s;
+        if (copy_from_user(mm, &s, uvec + (l4_word_t)n * sizeof s, sizeof s))
+            return -EFAULT;
+        int e = exec_args_push_user(&args, mm, s);
+        if (e)
+            return e;
+    }
+    return 0;
+}
+
+/* The strings of an execve in Linux's order and with its limits: the counts, the limit for
+ * them under RLIMIT_STACK, the path (AT_EXECFN's string), the environment, the arguments;
+ * an empty argv gets "" (Linux 5.18 on). */
+static int copy_args(struct thread *t, const struct sysargs *a, size_t pathlen)
+{
+    long argc = count_vector(t->mm, a->a[1]);
+    if (argc < 0)
+        return (int)argc;
+    long envc = count_vector(t->mm, a->a[2]);
+    if (envc < 0)
+        return (int)envc;
+    int e = exec_args_begin(&args, t->proc->rlim[RLIMIT_STACK].cur, argc, envc);
+    if (!e)
+        e = exec_args_push(&args, path, pathlen);
+    args.exec = args.p;
+    if (!e)
+        e = push_vector(t->mm, a->a[2], envc);
+    if (!e)
+        e = push_vector(t->mm, a->a[1], argc);
+    if (!e && argc == 0) {
+        e = exec_args_push(&args, "", 0);
+        args.argc = 1;
+    }
+    return e;
 }
 
 long sys_execve(struct thread *t, const struct sysargs *a)
 {
-    long n = strncpy_from_user(t->mm, path, a->a[0], sizeof path);
+    long n = strncpy_from_user(t->mm, filename, a->a[0], sizeof filename);
     if (n < 0)
         return n;
-    used = 0;
-    argc = copy_vector(t->mm, a->a[1], argv);
-    if (argc < 0)
-        return argc;
-    int envc = copy_vector(t->mm, a->a[2], envp);
-    if (envc < 0)
-        return envc;
-    if (argc == 0) {                /* Linux (5.18 on) runs it with argv { "", NULL } */
-        argv[0] = add_string("", 0);
-        argv[1] = NULL;
-        argc = 1;
-        if (!argv[0])
-            return -E2BIG;
+    memcpy(path, filename, (size_t)n + 1);
+    int e = copy_args(t, a, (size_t)n);
+    if (e) {
+        exec_args_end(&args);
+        return e;
     }
-    const char *execfn = add_string(path, (size_t)n);   /* AT_EXECFN: what was asked for */
-    if (!execfn)
-        return -E2BIG;
     const void *image;
     l4_word_t size;
     struct inode *file;
-    int e = find_image(t, true, &image, &size, &file);
-    if (e)
-        return e;
+    e = find_image(t, true, &image, &size, &file);
     l4_word_t entry, sp;
     struct mm *nm;
-    if ((e = load_image(&nm, image, size, file, execfn, &entry, &sp)))
+    if (!e)
+        e = load_image(&nm, image, size, file, &entry, &sp);
+    exec_args_end(&args);           /* on the new stack now, or the execve failed */
+    if (e)
         return e;
     /* The point of no return: the old image goes (its pages out of the space first). */
     mm_put(t->mm, true);
     t->mm = nm;
     set_exe(t->proc, path, file);   /* no path if memory is short */
     t->proc->execed = true;
-    thread_set_comm(t, execfn);     /* as Linux: the name execve was given (a link's) */
+    thread_set_comm(t, filename);   /* as Linux: the name execve was given (a link's) */
     vfs_task_exec(t);               /* close-on-exec */
-    process_set_cmdline(t->proc, argc, argv);   /* /proc/N/cmdline */
     signal_exec(t);                 /* handlers back to default (ignored stay ignored) */
     t->clear_child_tid = 0;
     fork_vfork_done(t->proc);       /* a vfork parent goes on (uses the MRs) */
@@ -368,35 +370,41 @@ long sys_execve(struct thread *t, const struct sysargs *a)
     return LX_REPLIED;
 }
 
-struct process *exec_spawn(const char *prog, int nargs, char *const args[],
+struct process *exec_spawn(const char *prog, int argc, char *const argv[],
                            char *const env[], int *err)
 {
-    used = 0;
     size_t n = strlen(prog);
     if (n >= sizeof path) {
         *err = -ENAMETOOLONG;
         return NULL;
     }
     memcpy(path, prog, n + 1);
-    const char *execfn = add_string(prog, n);
-    argc = 0;
-    for (int i = 0; i < nargs && i < ARGS_MAX; i++)
-        argv[argc++] = args[i];
-    argv[argc] = NULL;
-    int envc = 0;
-    for (; env[envc] && envc < ARGS_MAX; envc++)
-        envp[envc] = env[envc];
-    envp[envc] = NULL;
+    memcpy(filename, prog, n + 1);
+    long envc = 0;
+    while (env[envc])
+        envc++;
+    /* init's RLIMIT_STACK (process_rlimit_defaults): 8 MiB. */
+    *err = exec_args_begin(&args, 8ul << 20, argc, envc);
+    if (!*err)
+        *err = exec_args_push(&args, prog, n);
+    args.exec = args.p;
+    for (long i = envc; !*err && i-- > 0;)
+        *err = exec_args_push(&args, env[i], strlen(env[i]));
+    for (long i = argc; !*err && i-- > 0;)
+        *err = exec_args_push(&args, argv[i], strlen(argv[i]));
     const void *image;
     l4_word_t size, entry, sp;
     struct inode *file;
     struct mm *nm;
     /* A path is a file of the tree; a bare name a data module (the root task's). */
-    if ((*err = find_image(NULL, prog[0] == '/', &image, &size, &file)))
+    if (!*err)
+        *err = find_image(NULL, prog[0] == '/', &image, &size, &file);
+    if (!*err)
+        *err = load_image(&nm, image, size, file, &entry, &sp);
+    exec_args_end(&args);
+    if (*err)
         return NULL;
-    if ((*err = load_image(&nm, image, size, file, execfn, &entry, &sp)))
-        return NULL;
-    struct process *p = process_spawn(nm, entry, sp, execfn, argc, argv, err);
+    struct process *p = process_spawn(nm, entry, sp, filename, err);
     if (p)
         set_exe(p, path, file);
     return p;

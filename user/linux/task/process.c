@@ -110,18 +110,6 @@ int process_create_task(struct process *p)
     return 0;
 }
 
-void process_set_cmdline(struct process *p, int argc, char *const argv[])
-{
-    p->cmdlen = 0;
-    for (int i = 0; i < argc; i++) {
-        size_t n = strlen(argv[i]) + 1;
-        if (p->cmdlen + n > sizeof p->cmdline)
-            break;
-        memcpy(p->cmdline + p->cmdlen, argv[i], n);
-        p->cmdlen += (unsigned)n;
-    }
-}
-
 /* Linux's limits for init (INIT_RLIMITS), with RLIMIT_NOFILE's hard limit at fs.nr_open as
  * a systemd machine sets it: the programs lx starts get these, their children inherit. */
 void process_rlimit_defaults(struct process *p)
@@ -137,7 +125,7 @@ void process_rlimit_defaults(struct process *p)
 }
 
 struct process *process_spawn(struct mm *mm, l4_word_t entry, l4_word_t sp, const char *execfn,
-                              int argc, char *const argv[], int *err)
+                              int *err)
 {
     int dummy;
     if (!err)
@@ -161,7 +149,6 @@ struct process *process_spawn(struct mm *mm, l4_word_t entry, l4_word_t sp, cons
     if ((*err = process_create_task(p)))
         goto fail;
     thread_set_comm(t, execfn);
-    process_set_cmdline(p, argc, argv);
     /* The start message (the thread waits for it from its pager): every register 0 but
      * RIP and RSP, so RDX = 0 at _start as Linux leaves it (no atexit function). */
     l4_set_mr(0, l4_tag_make(0, 2, 0));

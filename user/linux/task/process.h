@@ -19,7 +19,6 @@
 #include <stdint.h>
 
 #define LX_ARGV_MAX  32
-#define LX_CMDLINE_MAX 512          /* /proc/PID/cmdline keeps this much */
 
 /* Resource limits (getrlimit/setrlimit/prlimit64: syscalls/sys_system.c), the process's as
  * Linux's signal_struct holds them. */
@@ -56,8 +55,6 @@ struct process {
     struct waitq child_wait;        /* wait4 and waitid: a child changed state */
     char *exe;                      /* exec.c: the executable's absolute path (kmalloc) */
     struct inode *exe_inode;        /* exec.c: and its file (a reference), NULL: a module */
-    char cmdline[LX_CMDLINE_MAX];   /* the arguments of its last exec, each with its NUL */
-    unsigned cmdlen;
     uint64_t start_us;              /* when it was made (/proc/PID/stat) */
     uint64_t cutime, cstime;        /* of its reaped children (TSC ticks) */
     struct cred cred;
@@ -107,10 +104,8 @@ extern unsigned long process_nr_live;   /* ... that have not ended */
  * started at entry with the stack sp (task/exec.c's exec_spawn loads it); NULL with *err (if
  * err).  Its parent, group and session are none, as Linux's init's. */
 struct process *process_spawn(struct mm *mm, l4_word_t entry, l4_word_t sp, const char *execfn,
-                              int argc, char *const argv[], int *err);
+                              int *err);
 void process_rlimit_defaults(struct process *p);    /* the limits a program lx starts gets */
-/* /proc/PID/cmdline: argv as the new image got it. */
-void process_set_cmdline(struct process *p, int argc, char *const argv[]);
 
 /* --- the end of a process (exit.c): one teardown path, one exit status --- */
 /* Take everything p holds (its L4 task, memory, files, executable, timers, parked call):

@@ -9,7 +9,11 @@
  *                    most memory: it is the one to end, not the child that touches little
  *   oom sibling N    N rounds of: map 16 pages, touch them, unmap them; prints when done
  *   oom touch MIB    map MIB MiB (private, writable: promised), write a byte to every page,
- *                    check them, print the sum */
+ *                    check them, print the sum
+ *   oom spread N     up to N children that each touch 64 pages 2 MiB apart (64 page tables
+ *                    of the kernel's each) and wait: run with a small kernel pool, the
+ *                    kernel's memory runs out before lx's; fork failing or a child killed
+ *                    ends the round, then all are let go and reaped, with a count */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -136,6 +140,89 @@ static int touch(unsigned long mib)
     return bad != 0;
 }
 
+/* A child: 64 pages, 2 MiB apart, then one byte on `up`, then wait for the end of `end`. */
+static void spread_child(int up, int end)
+{
+    char *p = mmap(NULL, 128ul << 20, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        _exit(2);
+    for (unsigned long i = 0; i < 64; i++)
+        p[i << 21] = 1;
+    char c = 'u';
+    if (write(up, &c, 1) != 1)
+        _exit(3);
+    while (read(end, &c, 1) > 0)
+        ;
+    _exit(0);
+}
+
+static int spread(int n)
+{
+    int *end_w = calloc((size_t)n, sizeof *end_w);
+    pid_t *pids = calloc((size_t)n, sizeof *pids);
+    int forked = 0, ready = 0;
+    const char *why = "the count";
+    for (; forked < n; forked++) {
+        int up[2], end[2];
+        if (pipe(up) || pipe(end)) {
+            why = "pipe failed";
+            break;
+        }
+        pid_t pid = fork();
+        if (pid < 0) {
+            why = "fork failed";
+            close(up[0]), close(up[1]), close(end[0]), close(end[1]);
+            break;
+        }
+        if (pid == 0) {
+            close(up[0]);
+            close(end[1]);
+            spread_child(up[1], end[0]);
+        }
+        close(up[1]);
+        close(end[0]);
+        end_w[forked] = end[1];
+        pids[forked] = pid;
+        char c;
+        long r = read(up[0], &c, 1);    /* its byte, or EOF: it was killed first */
+        close(up[0]);
+        if (r != 1) {
+            why = "a child ended before it was ready";
+            forked++;
+            break;
+        }
+        ready++;
+        int st;
+        pid_t gone = waitpid(-1, &st, WNOHANG);     /* the OOM killer's victim, if any */
+        if (gone > 0) {
+            why = "a child was killed";
+            for (int i = 0; i <= forked; i++)
+                if (pids[i] == gone)
+                    pids[i] = -st - 1;      /* reaped: its status kept */
+            forked++;
+            break;
+        }
+    }
+    for (int i = 0; i < forked; i++)
+        close(end_w[i]);
+    int exited = 0, killed = 0, other = 0;
+    for (int i = 0; i < forked; i++) {
+        int st = -pids[i] - 1;
+        if (pids[i] > 0 && waitpid(pids[i], &st, 0) != pids[i])
+            other++;
+        else if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+            exited++;
+        else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
+            killed++;
+        else
+            other++;
+    }
+    printf("spread: %d forked, %d ready, stopped by %s; %d exited, %d killed, %d other\n",
+           forked, ready, why, exited, killed, other);
+    return other != 0;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
@@ -147,6 +234,8 @@ int main(int argc, char **argv)
         return sibling(atol(argv[2]));
     if (argc >= 3 && !strcmp(argv[1], "touch"))
         return touch(strtoul(argv[2], NULL, 0));
-    fprintf(stderr, "usage: oom eat | hold | sibling N | touch MIB\n");
+    if (argc >= 3 && !strcmp(argv[1], "spread"))
+        return spread(atoi(argv[2]));
+    fprintf(stderr, "usage: oom eat | hold | sibling N | touch MIB | spread N\n");
     return 2;
 }

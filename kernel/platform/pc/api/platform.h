@@ -42,6 +42,12 @@ void arch_irq_unmask(unsigned line);
 bool arch_shared_memory(unsigned i, paddr_t *start, paddr_t *end);
 bool arch_kernel_device(unsigned i, paddr_t *start, paddr_t *end);
 
+/* --- I/O ports ------------------------------------------------------------------------------ */
+/* The i-th range of ports [*base, *base + *size) of a device the kernel drives (the 8259
+ * pair): never in sigma0's port space, so no task can reprogram the kernel's interrupt
+ * controller (iospace_init_sigma0).  False past the last. */
+bool arch_kernel_ports(unsigned i, uint32_t *base, uint32_t *size);
+
 /* --- serial console (serial.c) ------------------------------------------------------------ */
 void arch_serial_init(void);
 void arch_serial_putc(char c);

@@ -32,7 +32,8 @@ static const struct entry lx_entries[] = {
 };
 static const struct entry pid_entries[] = {
     { "cmdline", P_CMDLINE, S_IFREG | 0444 }, { "comm", P_COMM, S_IFREG | 0644 },
-    { "cwd", P_CWD, S_IFLNK | 0777 },         { "exe", P_EXE, S_IFLNK | 0777 },
+    { "cwd", P_CWD, S_IFLNK | 0777 },         { "environ", P_ENVIRON, S_IFREG | 0400 },
+    { "exe", P_EXE, S_IFLNK | 0777 },
     { "fd", P_FD, S_IFDIR | 0500 },           { "maps", P_MAPS, S_IFREG | 0444 },
     { "stat", P_PSTAT, S_IFREG | 0444 },      { "statm", P_STATM, S_IFREG | 0444 },
     { "status", P_STATUS, S_IFREG | 0444 },   { "mounts", P_MOUNTS, S_IFREG | 0444 },
@@ -385,9 +386,13 @@ static long proc_read(struct thread *t, struct file *f, struct uio *u, l4_word_t
 {
     (void)t;
     struct proc_inode *pi = pi_of(f->inode);
-    if (pi->kind == P_MAPS) {       /* as long as the process has regions: read in pieces */
+    if (pi->kind == P_MAPS || pi->kind == P_CMDLINE || pi->kind == P_ENVIRON) {
+        /* as long as the process's regions or strings: read in pieces */
         struct process *p = process_by_pid(pi->pid);
-        return p ? proc_maps_read(p, f->priv, u, pos) : -ESRCH;
+        if (!p)
+            return -ESRCH;
+        return pi->kind == P_MAPS ? proc_maps_read(p, f->priv, u, pos)
+                                  : proc_args_read(p, pi->kind == P_ENVIRON, u, pos);
     }
     struct out o = { text, 0, sizeof text };
     int e = proc_show(pi, &o);

@@ -13,7 +13,7 @@ enum proc_kind {
     /* in /proc/lx */
     P_LX_SYSCALLS,
     /* in /proc/N */
-    P_PID, P_CMDLINE, P_COMM, P_CWD, P_EXE, P_FD, P_MAPS, P_PSTAT, P_STATM, P_STATUS,
+    P_PID, P_CMDLINE, P_ENVIRON, P_COMM, P_CWD, P_EXE, P_FD, P_MAPS, P_PSTAT, P_STATM, P_STATUS,
     P_MOUNTS, P_MOUNTINFO,
     /* in /proc/N/fd */
     P_FDLINK,
@@ -47,6 +47,8 @@ struct uio;
 struct process;
 /* /proc/N/maps of p at *pos (advanced): the bytes moved into u. */
 long proc_maps_read(struct process *p, struct maps_cursor *cur, struct uio *u, l4_word_t *pos);
+/* /proc/PID/cmdline (or environ) from the process's memory (cmdline.c). */
+long proc_args_read(struct process *p, bool environ, struct uio *u, l4_word_t *pos);
 /* The name /proc/N/fd/M shows for an open file (its path, or "pipe:[ino]" and the like):
  * its length into buf. */
 int proc_file_name(struct file *f, char *buf, size_t size);

@@ -432,10 +432,6 @@ int proc_show(struct proc_inode *pi, struct out *o)
     case P_FILESYSTEMS: show_filesystems(o); break;
     case P_STAT: show_stat(o); break;
     case P_LX_SYSCALLS: show_syscalls(o); break;
-    case P_CMDLINE:
-        if (p->state != PROCESS_ZOMBIE)
-            out_bytes(o, p->cmdline, p->cmdlen);
-        break;
     case P_COMM: out_printf(o, "%s\n", comm_of(p)); break;
     case P_PSTAT: show_pstat(o, p); break;
     case P_STATUS: show_status(o, p); break;

@@ -14,7 +14,7 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
-#include "corpus.h"
+#include "pwait.h"
 
 enum {
     FUTEX_WAIT = 0, FUTEX_WAKE = 1, FUTEX_FD = 2, FUTEX_REQUEUE = 3, FUTEX_CMP_REQUEUE = 4,
@@ -52,68 +52,6 @@ static long waitv(struct waitv *w, unsigned n, unsigned flags, const struct time
 
 /* A count smuggled through the timeout argument (REQUEUE, WAKE_OP). */
 #define N(x) ((const void *)(uintptr_t)(x))
-
-/* --- waiting for a waiter ------------------------------------------------------------------ */
-
-/* The state letter of process pid (/proc/PID/stat's third field), '?' if unknown. */
-static char state_of(pid_t pid)
-{
-    char path[64], buf[256];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return '?';
-    long n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return '?';
-    buf[n] = 0;
-    char *p = strrchr(buf, ')');
-    return p && p[1] == ' ' ? p[2] : '?';
-}
-
-/* Waits (bounded) until pid sleeps in the kernel. */
-static int sleeps(pid_t pid)
-{
-    for (int i = 0; i < 200000; i++) {
-        char c = state_of(pid);
-        if (c == 'S')
-            return 1;
-        if (c == '?')
-            return 0;
-        sched_yield();
-    }
-    return 0;
-}
-
-static int ready[2];
-
-/* The child says it is about to make its blocking call; its next sleep is that call. */
-static void about_to_wait(void)
-{
-    char c = 1;
-    if (write(ready[1], &c, 1) != 1)
-        _exit(99);
-}
-
-/* The parent waits for that and for the sleep. */
-static void until_asleep(pid_t child)
-{
-    char c;
-    if (read(ready[0], &c, 1) != 1)
-        printf("the waiter never said it waits\n");
-    if (!sleeps(child))
-        printf("the waiter never slept\n");
-}
-
-static void reap(const char *what, pid_t pid)
-{
-    int st;
-    if (waitpid(pid, &st, 0) != pid)
-        printf("%s: not reaped\n", what);
-    else
-        show_status(what, st);
-}
 
 /* --- private futexes in one process --------------------------------------------------------- */
 
@@ -188,6 +126,10 @@ static void private_errors(void)
     SHOW("wait_requeue_pi same address", futex(w, P(FUTEX_WAIT_REQUEUE_PI), 5, &rel, w, 0));
     SHOW("wait_requeue_pi changed", futex(w, P(FUTEX_WAIT_REQUEUE_PI), 4, &rel, w + 1, 0));
     SHOW("wait_requeue_pi timeout", futex(w, P(FUTEX_WAIT_REQUEUE_PI), 5, &rel, w + 1, 0));
+    SHOW("wait_requeue_pi target misaligned",
+         futex(w, P(FUTEX_WAIT_REQUEUE_PI), 4, &rel, misaligned, 0));
+    SHOW("wait_requeue_pi target NULL", futex(w, P(FUTEX_WAIT_REQUEUE_PI), 4, &rel, NULL, 0));
+    SHOW("wait_requeue_pi target NULL shared", futex(w, FUTEX_WAIT_REQUEUE_PI, 4, &rel, NULL, 0));
 }
 
 /* WAKE_OP: every operation and comparison on a word nobody waits on: what it returns (the
@@ -461,7 +403,7 @@ static pid_t waiter(uint32_t *addr, int op, uint32_t val, uint32_t bitset)
 {
     pid_t pid = fork();
     if (pid == 0) {
-        about_to_wait();
+        about_to_block();
         errno = 0;
         exit_with(futex(addr, op, val, NULL, NULL, bitset));
     }
@@ -537,7 +479,7 @@ static void shared_file(void)
     if (c == 0) {
         /* Its own mapping of the same page, elsewhere. */
         char *b = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 4096);
-        about_to_wait();
+        about_to_block();
         errno = 0;
         exit_with(futex(b, FUTEX_WAIT, 0, NULL, NULL, 0));
     }
@@ -559,7 +501,7 @@ static void shared_waitv(struct shared *s)
         for (int i = 0; i < 3; i++)
             v[i] = (struct waitv){ .val = s->v[i], .uaddr = (uintptr_t)&s->v[i],
                                    .flags = FUTEX2_SIZE_U32 };
-        about_to_wait();
+        about_to_block();
         errno = 0;
         exit_with(waitv(v, 3, 0, NULL, 0));
     }
@@ -568,90 +510,121 @@ static void shared_waitv(struct shared *s)
     reap("waitv", c);
 }
 
+/* A child that blocks in op on addr (a PI lock, or a wait to be requeued to s->pi), then owns
+ * s->pi: what it got, whether the word names it and has FUTEX_WAITERS, its UNLOCK_PI and the
+ * word after, into s->res. */
+static pid_t pi_child(struct shared *s, uint32_t *addr, int op)
+{
+    pid_t c = fork();
+    if (c == 0) {
+        about_to_block();
+        errno = 0;
+        s->res[0] = futex(addr, op, 0, NULL, &s->pi, 0);
+        s->res[1] = (s->pi & FUTEX_TID_MASK) == (uint32_t)getpid();
+        s->res[2] = !!(s->pi & FUTEX_WAITERS);
+        s->res[3] = futex(&s->pi, FUTEX_UNLOCK_PI, 0, NULL, NULL, 0);
+        s->res[4] = s->pi;
+        _exit(0);
+    }
+    until_asleep(c);
+    return c;
+}
+
+static void pi_child_end(const char *what, struct shared *s, pid_t c)
+{
+    reap(what, c);
+    printf("%s: got %ld, owner was the child %ld, waiters bit %ld, unlock_pi %ld, word %#lx\n",
+           what, s->res[0], s->res[1], s->res[2], s->res[3], s->res[4]);
+}
+
 static void shared_pi(struct shared *s)
 {
     s->pi = 0;
     SHOW("parent lock_pi", futex(&s->pi, FUTEX_LOCK_PI, 0, NULL, NULL, 0));
-    pid_t c = fork();
-    if (c == 0) {
-        about_to_wait();
-        errno = 0;
-        s->res[0] = futex(&s->pi, FUTEX_LOCK_PI, 0, NULL, NULL, 0);
-        s->res[1] = (s->pi & FUTEX_TID_MASK) == (uint32_t)getpid();
-        s->res[2] = !!(s->pi & FUTEX_WAITERS);
-        s->res[3] = futex(&s->pi, FUTEX_UNLOCK_PI, 0, NULL, NULL, 0);
-        s->res[4] = s->pi;
-        _exit(0);
-    }
-    until_asleep(c);
+    pid_t c = pi_child(s, &s->pi, FUTEX_LOCK_PI);
     printf("parent sees waiters bit: %d\n", !!(s->pi & FUTEX_WAITERS));
     SHOW("wake a PI waiter", futex(&s->pi, FUTEX_WAKE, 1, NULL, NULL, 0));
     SHOW("requeue a PI waiter", futex(&s->pi, FUTEX_REQUEUE, 1, N(1), &s->word, 0));
     SHOW("parent unlock_pi", futex(&s->pi, FUTEX_UNLOCK_PI, 0, NULL, NULL, 0));
-    reap("pi child", c);
-    printf("child lock_pi %ld, owner was the child %ld, waiters bit %ld, unlock_pi %ld, "
-           "word %#lx\n", s->res[0], s->res[1], s->res[2], s->res[3], s->res[4]);
+    pi_child_end("lock_pi child", s, c);
 
     /* WAIT_REQUEUE_PI in a child, CMP_REQUEUE_PI to a free PI futex: the child owns it. */
     s->word = 0, s->pi = 0;
-    c = fork();
-    if (c == 0) {
-        about_to_wait();
-        errno = 0;
-        s->res[0] = futex(&s->word, FUTEX_WAIT_REQUEUE_PI, 0, NULL, &s->pi, 0);
-        s->res[1] = (s->pi & FUTEX_TID_MASK) == (uint32_t)getpid();
-        s->res[2] = !!(s->pi & FUTEX_WAITERS);
-        s->res[3] = futex(&s->pi, FUTEX_UNLOCK_PI, 0, NULL, NULL, 0);
-        s->res[4] = s->pi;
-        _exit(0);
-    }
-    until_asleep(c);
+    c = pi_child(s, &s->word, FUTEX_WAIT_REQUEUE_PI);
     SHOW("wake a requeue-PI waiter", futex(&s->word, FUTEX_WAKE, 1, NULL, NULL, 0));
     SHOW("plain cmp_requeue of a requeue-PI waiter",
          futex(&s->word, FUTEX_CMP_REQUEUE, 1, N(1), &s->word2, 0));
     SHOW("cmp_requeue_pi", futex(&s->word, FUTEX_CMP_REQUEUE_PI, 1, N(1), &s->pi, 0));
-    reap("requeue pi child", c);
-    printf("wait_requeue_pi %ld, owner was the child %ld, waiters bit %ld, unlock_pi %ld, "
-           "word %#lx\n", s->res[0], s->res[1], s->res[2], s->res[3], s->res[4]);
+    pi_child_end("wait_requeue_pi child", s, c);
 }
 
-/* A child holds a robust futex and dies: its word gets FUTEX_OWNER_DIED and a waiter wakes. */
-static void robust(struct shared *s)
+/* A child takes the futex at word (a PI lock, or the word with its TID and FUTEX_WAITERS),
+ * with a robust-list entry for it (without the PI bit, as musl's) or none, and dies once its
+ * parent sleeps waiting for the futex. */
+enum { ROBUST_ENTRY = 1, PI_LOCK = 2 };
+
+static pid_t dies_holding(struct shared *s, uint32_t *word, int how)
 {
-    if (pipe(ready))
-        return;
     pid_t me = getpid();
     pid_t c = fork();
     if (c == 0) {
-        s->robust_word = (uint32_t)getpid() | FUTEX_WAITERS;
-        /* head: next -> entry, futex_offset, pending 0; entry: next -> head */
-        s->robust_head[0] = (uintptr_t)&s->robust_entry;
-        s->robust_head[1] = (uint64_t)((char *)&s->robust_word - (char *)&s->robust_entry);
-        s->robust_head[2] = 0;
-        s->robust_entry = (uintptr_t)s->robust_head;
-        if (syscall(SYS_set_robust_list, s->robust_head, 24))
-            printf("set_robust_list failed\n");
-        char c1 = 1;
-        if (write(ready[1], &c1, 1) != 1 || read(ready[0], &c1, 1) != 1 || !sleeps(me))
+        if (how & PI_LOCK)
+            futex(word, FUTEX_LOCK_PI, 0, NULL, NULL, 0);
+        else
+            *word = (uint32_t)getpid() | FUTEX_WAITERS;
+        if (how & ROBUST_ENTRY) {
+            /* head: next -> entry, futex_offset, pending 0; entry: next -> head */
+            s->robust_head[0] = (uintptr_t)&s->robust_entry;
+            s->robust_head[1] = (uint64_t)((char *)word - (char *)&s->robust_entry);
+            s->robust_head[2] = 0;
+            s->robust_entry = (uintptr_t)s->robust_head;
+            if (syscall(SYS_set_robust_list, s->robust_head, 24))
+                printf("set_robust_list failed\n");
+        }
+        char b = 1;
+        if (write(ready[1], &b, 1) != 1 || read(go[0], &b, 1) != 1 || !sleeps(me))
             printf("the parent never slept\n");
         _exit(0);
     }
     char b;
-    if (read(ready[0], &b, 1) != 1)
+    if (read(ready[0], &b, 1) != 1 || write(go[1], &b, 1) != 1)
+        printf("no word from the owner\n");
+    return c;
+}
+
+static void show_word(const char *what, uint32_t w)
+{
+    printf("%s: owner died %d, waiters %d, mine %d, tid 0 %d\n", what,
+           !!(w & FUTEX_OWNER_DIED), !!(w & FUTEX_WAITERS),
+           (w & FUTEX_TID_MASK) == (uint32_t)getpid(), !(w & FUTEX_TID_MASK));
+}
+
+/* Robust futexes and PI locks whose owner dies: FUTEX_OWNER_DIED and a waiter woken (Linux's
+ * exit_robust_list), a PI lock handed to its waiter (exit_pi_state_list). */
+static void owner_dies(struct shared *s)
+{
+    if (pipe(ready) || pipe(go))
         return;
-    uint32_t seen = s->robust_word;
-    b = 2;
-    if (write(ready[1], &b, 1) != 1)
-        return;
-    errno = 0;
-    long r = futex(&s->robust_word, FUTEX_WAIT, seen, NULL, NULL, 0);
-    printf("robust waiter: %ld %s\n", r, r < 0 ? errname(errno) : "");
-    printf("robust word: owner died %d, waiters %d, tid %d\n",
-           !!(s->robust_word & FUTEX_OWNER_DIED), !!(s->robust_word & FUTEX_WAITERS),
-           (int)(s->robust_word & FUTEX_TID_MASK));
+    s->robust_word = 0;
+    pid_t c = dies_holding(s, &s->robust_word, ROBUST_ENTRY);
+    SHOW("robust waiter", futex(&s->robust_word, FUTEX_WAIT, s->robust_word, NULL, NULL, 0));
+    show_word("robust word", s->robust_word);
     reap("robust owner", c);
-    close(ready[0]);
-    close(ready[1]);
+
+    static const struct { const char *what; int how; } pi[] = {
+        { "PI owner with a robust entry dies", PI_LOCK | ROBUST_ENTRY },
+        { "PI owner without a robust list dies", PI_LOCK },
+    };
+    for (int i = 0; i < 2; i++) {
+        s->pi = 0;
+        c = dies_holding(s, &s->pi, pi[i].how);
+        SHOW(pi[i].what, futex(&s->pi, FUTEX_LOCK_PI, 0, NULL, NULL, 0));
+        show_word("PI word", s->pi);
+        SHOW("unlock_pi", futex(&s->pi, FUTEX_UNLOCK_PI, 0, NULL, NULL, 0));
+        printf("PI word %#x\n", s->pi);
+        reap("PI owner", c);
+    }
+    close(ready[0]), close(ready[1]), close(go[0]), close(go[1]);
 
     void *head;
     size_t len;
@@ -685,6 +658,6 @@ int main(void)
     shared_pi(s);
     close(ready[0]);
     close(ready[1]);
-    robust(s);
+    owner_dies(s);
     return 0;
 }

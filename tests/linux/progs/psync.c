@@ -16,58 +16,7 @@
 #include <sys/mman.h>
 #include <threads.h>
 #include <time.h>
-#include "corpus.h"
-
-static char state_of(pid_t pid)
-{
-    char path[64], buf[256];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return '?';
-    long n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return '?';
-    buf[n] = 0;
-    char *p = strrchr(buf, ')');
-    return p && p[1] == ' ' ? p[2] : '?';
-}
-
-static int ready[2];
-
-/* The child says it is about to block; the parent waits for that and for the sleep. */
-static void about_to_block(void)
-{
-    char c = 1;
-    if (write(ready[1], &c, 1) != 1)
-        _exit(99);
-}
-
-static void until_asleep(pid_t child)
-{
-    char c;
-    if (read(ready[0], &c, 1) != 1)
-        printf("the child never said it blocks\n");
-    for (int i = 0; i < 200000; i++) {
-        char s = state_of(child);
-        if (s == 'S')
-            return;
-        if (s == '?')
-            break;
-        sched_yield();
-    }
-    printf("the child never slept\n");
-}
-
-static void reap(const char *what, pid_t pid)
-{
-    int st;
-    if (waitpid(pid, &st, 0) != pid)
-        printf("%s: not reaped\n", what);
-    else
-        show_status(what, st);
-}
+#include "pwait.h"
 
 /* Functions of the pthreads API return the error; show it as SHOW does errno. */
 static void showr(const char *what, int r)
@@ -266,7 +215,7 @@ static void shared_robust(struct shared *s)
         s->res[0] = pthread_mutex_lock(&s->robust);
         about_to_block();
         char b;
-        if (read(ready[0], &b, 1) != 1)     /* until the parent waits for the mutex */
+        if (read(go[0], &b, 1) != 1)        /* until the parent waits for the mutex */
             _exit(98);
         _exit(0);                   /* dies holding it */
     }
@@ -279,9 +228,8 @@ static void shared_robust(struct shared *s)
     pid_t d = fork();
     if (d == 0) {
         /* A helper releases the owner once the parent sleeps in the lock. */
-        for (int i = 0; i < 200000 && state_of(me) != 'S'; i++)
-            sched_yield();
-        if (write(ready[1], &b, 1) != 1)
+        sleeps(me);
+        if (write(go[1], &b, 1) != 1)
             _exit(1);
         _exit(0);
     }
@@ -302,7 +250,7 @@ int main(void)
     alone();
     struct shared *s = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
                             -1, 0);
-    if (s == MAP_FAILED || pipe(ready))
+    if (s == MAP_FAILED || pipe(ready) || pipe(go))
         return 1;
     init_shared(s);
     shared_mutex(s);

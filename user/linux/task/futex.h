@@ -61,9 +61,12 @@ long futex_wake(struct thread *t, l4_word_t uaddr, int nr, bool private_);
  * list_op_pending one.  0 or -EFAULT. */
 int futex_robust_died(struct thread *t, l4_word_t uaddr, bool pi, bool pending_op);
 
-/* Walk t's robust list (t->robust_list, set_robust_list's head) at its death, as Linux's
- * exit_robust_list: at most ROBUST_LIST_LIMIT entries, the pending op last, each through
- * futex_robust_died.  Call it before the thread's memory goes (exit, exec, a fatal signal). */
+/* What t's death does to futexes, as Linux's futex_exit_release: walk its robust list
+ * (t->robust_list, set_robust_list's head) as exit_robust_list (at most ROBUST_LIST_LIMIT
+ * entries, the pending op last, each through futex_robust_died), then hand every PI lock it
+ * still holds with waiters queued to the first of them with FUTEX_OWNER_DIED
+ * (exit_pi_state_list).  Call it at every thread's death, also without a robust list,
+ * before the thread's memory goes (exit, exec, a fatal signal). */
 void futex_exit_robust_list(struct thread *t);
 
 #endif

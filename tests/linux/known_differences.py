@@ -20,13 +20,10 @@ sides' output before the comparison.
 MISSING: dict[str, str] = {}
 
 # The thread corpus (issue 13 item 8): with threads (docs/linux/threads.md) and futex every
-# case matches Linux but these.
+# case matches Linux but this.
 MISSING.update({
     f"{libc}/clone3": "CLONE_NEWPID: lx has no pid namespaces (EINVAL); every other clone3 "
                       "case matches" for libc in ("glibc", "musl")})
-MISSING["musl/robust"] = ("a PTHREAD_PRIO_INHERIT robust mutex whose owner process is killed "
-                          "while another process is blocked in FUTEX_LOCK_PI: the waiter is "
-                          "never woken (glibc's case, the same steps, matches)")
 
 # Bugs in lx that a case shows (none known today).
 BUGS: dict[str, str] = {}

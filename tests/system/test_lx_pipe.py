@@ -48,7 +48,9 @@ def build_initramfs(name):
 
 
 def boot_with(programs, name="lxpipe.cpio"):
-    return boot("root", cmdline="kdb=batch",
+    # 256 MiB: the archive holds busybox's initramfs, which the corpus has grown past what a
+    # 128 MiB machine can place beside the kernel's pool.
+    return boot("root", memory=256, cmdline="kdb=batch",
                 extra_modules=[(LX, f"{LX_ARGS} initrd={name} {programs}"),
                                (build_initramfs(name), "data")])
 

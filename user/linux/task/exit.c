@@ -31,8 +31,7 @@ static void thread_mm_release(struct thread *t)
     if (!t->mm || t->park.kind == PARK_START)
         return;
     fork_vfork_done(t);             /* a parent parked in vfork for it goes on */
-    if (t->robust_list)
-        futex_exit_robust_list(t);
+    futex_exit_robust_list(t);      /* its robust list, and every PI futex it owns */
     t->robust_list = 0;
     if (t->clear_child_tid && t->mm->users > 1) {
         static const int zero;

@@ -93,6 +93,7 @@ demo: deps
 test: deps
 	@$(SUBMAKE) all programs
 	@$(SUBMAKE) linux-inputs || echo "  WARNING the lx initramfs or Debian's kernel is missing: the Linux comparison tests skip"
+	@$(SUBMAKE) debroot || echo "  WARNING the Debian root is missing (apt, Debian's mirror): test_debroot skips"
 	@$(PYTHON) tools/testsuite.py $(TEST_ARGS)
 
 unit:

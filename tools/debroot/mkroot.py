@@ -19,9 +19,11 @@
    users and groups, hostname, hosts, a resolv.conf stub, /etc/profile and root's dot files
    from base-files, the alternatives symlinks (vi, awk, cc, pager, ...), the empty system
    directories and /init (docs/linux/debian-root.md says why each).
-5. Write the newc archive (tools/linuxref/newc.py's records) with every file's data at a page
-   boundary of the archive (the name is padded with NULs, which readers ignore), so lx can
-   hand out the module's pages as they are.  Reproducible: sorted, mtime 0.
+5. Write the newc archive (tools/linuxref/newc.py's records).  With --page-align every file's
+   data starts at a page boundary of the archive (the name is padded with NULs, which readers
+   ignore), for a loader that maps the module's pages as they are; lx copies file pages into
+   a process today, and the padding only spreads the headers over more pages (slower, see
+   docs/linux/debian-root.md), so it is off by default.  Reproducible: sorted, mtime 0.
 
 Nothing of Debian's lands in the repository; the binaries run only inside lx (or the Linux
 guest of tools/linuxref).
@@ -291,7 +293,7 @@ def filler(size: int) -> bytes:
     return rec
 
 
-def write_cpio(tree: Tree, out: Path) -> tuple[int, int]:
+def write_cpio(tree: Tree, out: Path, align: bool = False) -> tuple[int, int]:
     """Stream the archive, each file's data starting at a page boundary; (entries, bytes)."""
     tmp = out.with_suffix(".tmp")
     names = sorted(tree.entries, key=lambda p: p.split("/"))
@@ -301,7 +303,7 @@ def write_cpio(tree: Tree, out: Path) -> tuple[int, int]:
             e = tree.entries[name]
             raw = name.encode()
             namesize = len(raw) + 1
-            if stat.S_ISREG(e.mode) and e.data:
+            if align and stat.S_ISREG(e.mode) and e.data:
                 # Pad the name with NULs until header + name ends on a page boundary.  A name
                 # stays within PATH_MAX (Linux's and lx's limit): a larger gap is first filled
                 # by an entry named "." (both unpackers leave the root as it is).
@@ -335,6 +337,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--packages", type=Path, default=DEFAULT_LIST)
     ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     ap.add_argument("-o", "--output", type=Path, default=DEFAULT_OUT)
+    ap.add_argument("--page-align", dest="align", action="store_true",
+                    help="every file's data at a page boundary of the archive (slower to "
+                         "unpack today: lx copies file pages anyway; docs/linux/debian-root.md)")
     args = ap.parse_args(argv)
     for tool in ("apt-get", "dpkg-deb"):
         if subprocess.run(["which", tool], capture_output=True).returncode:
@@ -347,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     for p, v, a in pkgs:
         unpack(tree, args.cache / deb_name(p, v, a))
     configure(tree)
-    n, size = write_cpio(tree, args.output)
+    n, size = write_cpio(tree, args.output, args.align)
     print(f"mkroot: {args.output.relative_to(ROOT) if args.output.is_relative_to(ROOT) else args.output}: "
           f"{len(pkgs)} packages, {n} entries, {size / 2**20:.1f} MiB")
     return 0

@@ -110,7 +110,7 @@ umask 022
 mount -t proc proc /proc 2>/dev/null || echo "init: cannot mount /proc" >&2
 [ -x /etc/init.d/rcS ] && /etc/init.d/rcS
 cd /root
-exec setsid --ctty /bin/bash --login
+exec setsid --ctty /bin/bash --login </dev/ttyS0 >/dev/ttyS0 2>&1
 """
 
 
@@ -278,6 +278,9 @@ def configure(tree: Tree) -> None:
     tree.file("etc/hosts", "127.0.0.1\tlocalhost\n127.0.1.1\tpecan\n::1\tlocalhost ip6-localhost\n")
     tree.file("etc/resolv.conf", "# lx has no network device yet: a stub\nnameserver 127.0.0.1\n")
     tree.symlink("etc/mtab", "../proc/self/mounts")
+    # The serial console as a tty that can become the shell's controlling terminal and that
+    # ttyname() finds (lx adds /dev/console and the memory devices itself).
+    tree.entries["dev/ttyS0"] = newc.chardev("dev/ttyS0", 4, 64, 0o620)
     for link, target in ALTERNATIVES.items():
         if target.lstrip("/") in tree.entries and link.lstrip("/") not in tree.entries:
             tree.symlink(link.lstrip("/"), target)

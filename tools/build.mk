@@ -77,9 +77,12 @@ run-busybox: deps
 
 # The Debian root (docs/linux/debian-root.md): Debian 12's packages of tools/debroot/packages.txt
 # and their dependencies, downloaded once into $(BUILD)/debroot/debs (apt; never installed on
-# the host), unpacked with dpkg-deb and written as one newc archive.
+# the host), unpacked with dpkg-deb and written as one newc archive.  Rebuilt when the list or
+# the builder changes (not for each new Debian point release: `rm $(DEBROOT)` picks those up).
 .PHONY: debroot run-busybox
-debroot:
+debroot: $(DEBROOT)
+
+$(DEBROOT): tools/debroot/packages.txt tools/debroot/mkroot.py tools/linuxref/newc.py
 	@$(PYTHON) tools/debroot/mkroot.py -o $(DEBROOT)
 
 # The native demo: sigma0, the root task, the serial driver and the demo shell.

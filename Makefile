@@ -1,6 +1,7 @@
 # Pecan: one non-recursive build.  Every part contributes a fragment (*/build.mk).
 #   make            build kernel, user programs and the ISO
-#   make run        boot Pecan with lx into busybox sh (interactive serial console)
+#   make run        boot Pecan with lx into bash on the Debian root (interactive serial console)
+#   make run-busybox   the same into busybox sh
 #   make demo       boot the native demo shell
 #   make test       build and run every test suite
 #   make bench      run the benchmarks beside native Linux and update docs/performance.md
@@ -22,7 +23,7 @@ FREESTANDING := -std=gnu11 -ffreestanding -nostdinc -isystem $(GCC_INC) -fno-pic
                 -fno-stack-protector -fno-builtin -mno-red-zone -fno-asynchronous-unwind-tables \
                 -fno-strict-aliasing -g -O2 $(WARN) -MMD -MP
 
-.PHONY: all run test bench iso debug clean deps unit
+.PHONY: all run run-busybox test bench iso debug clean deps unit
 all:
 
 include kernel/build.mk

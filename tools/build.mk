@@ -1,8 +1,10 @@
 # tools/build.mk: the developer entry points (run, test, iso, debug, bench, deps).  Included by
 # the top-level Makefile after the kernel and user fragments (KERNEL_BIN, USER_PROGRAMS).
 #
-#   make run    [RUN_ARGS="--memory 512"]         boot Pecan with lx into busybox sh on the serial
-#                                                  console of this terminal (builds the initramfs)
+#   make run    [RUN_ARGS=...]                     boot Pecan with lx on the Debian root into bash on
+#                                                  the serial console of this terminal (builds it)
+#   make run-busybox [RUN_ARGS="--memory 512"]     the same with the busybox initramfs
+#   make debroot                                   build/debroot/root.cpio (tools/debroot/mkroot.py)
 #   make demo   [RUN_ARGS="--iso"]                the native demo shell (user/demo/shell.c)
 #   make test   [TEST_ARGS="--suite system -k boot"]   every test suite (tools/testsuite.py)
 #   make unit                                      the host unit tests only
@@ -32,13 +34,24 @@ FUZZ_ARGS    ?=
 
 .PHONY: programs fuzz demo
 
-# `make run`: sigma0, the root task, the serial driver and lx, whose console is a tty on the
-# driver (console=serial, docs/linux/tty.md), with the initramfs; pid 1 runs /init (through
+# `make run-busybox`: sigma0, the root task, the serial driver and lx, whose console is a tty on
+# the driver (console=serial, docs/linux/tty.md), with the initramfs; pid 1 runs /init (through
 # sh, so it needs no #! support), which starts a login shell with the console as its
 # controlling terminal.  When the last process ends, lx ends QEMU (poweroff=1).
 LX_RUN_MODULES := $(BUILD)/user/sigma0.elf $(BUILD)/user/root.elf $(BUILD)/user/serial.elf
 LX_RUN_ARGS    ?= heap=64 heapx=1 poweroff=1 quiet=1 console=serial initrd=initramfs.cpio \
                   init=/bin/sh /init
+
+# `make run`: the same on the Debian root (docs/linux/debian-root.md): /init (a bash script)
+# starts `bash --login` as a session leader on the console.  Guest memory: the archive stays
+# in the module (DEBROOT_MIB of it) and lx's pool (heap=) holds the processes and every file
+# written; 512 MiB compiles a small program with gcc with room to spare.
+DEBROOT         := $(BUILD)/debroot/root.cpio
+DEBROOT_HEAP    ?= 512
+DEBROOT_RUN_ARGS ?= heap=$(DEBROOT_HEAP) heapx=1 poweroff=1 quiet=1 console=serial \
+                   initrd=root.cpio init=/init
+# Guest MiB: heap= and the archive, with 160 MiB for the kernel, the servers and lx itself.
+DEBROOT_MEMORY  = $$(( $(DEBROOT_HEAP) + 160 + $$(stat -c %s $(DEBROOT)) / 1048576 ))
 
 # Every native program, in-system tests and benchmarks included.
 programs: $(USER_PROGRAMS)
@@ -50,10 +63,27 @@ deps:
 
 run: deps
 	@$(SUBMAKE) all
+	@$(SUBMAKE) debroot
+	@echo "  RUN     Pecan + lx: bash on the Debian root, $(DEBROOT_MEMORY) MiB; exit ends it, Ctrl-A x quits QEMU"
+	@$(QEMU_RUN) --interactive --memory $(DEBROOT_MEMORY) --cmdline "$(DEMO_CMDLINE)" $(RUN_ARGS) \
+	    $(KERNEL_BIN) $(LX_RUN_MODULES) "$(BUILD)/user/lx.elf:$(DEBROOT_RUN_ARGS)" "$(DEBROOT):data"
+
+run-busybox: deps
+	@$(SUBMAKE) all
 	@$(SUBMAKE) initramfs
 	@echo "  RUN     Pecan + lx: busybox sh on the console; exit ends it, Ctrl-A x quits QEMU"
 	@$(QEMU_RUN) --interactive --memory 256 --cmdline "$(DEMO_CMDLINE)" $(RUN_ARGS) \
 	    $(KERNEL_BIN) $(LX_RUN_MODULES) "$(BUILD)/user/lx.elf:$(LX_RUN_ARGS)" "$(INITRAMFS):data"
+
+# The Debian root (docs/linux/debian-root.md): Debian 12's packages of tools/debroot/packages.txt
+# and their dependencies, downloaded once into $(BUILD)/debroot/debs (apt; never installed on
+# the host), unpacked with dpkg-deb and written as one newc archive.  Rebuilt when the list or
+# the builder changes (not for each new Debian point release: `rm $(DEBROOT)` picks those up).
+.PHONY: debroot run-busybox
+debroot: $(DEBROOT)
+
+$(DEBROOT): tools/debroot/packages.txt tools/debroot/mkroot.py tools/linuxref/newc.py
+	@$(PYTHON) tools/debroot/mkroot.py -o $(DEBROOT)
 
 # The native demo: sigma0, the root task, the serial driver and the demo shell.
 demo: deps
@@ -66,6 +96,7 @@ demo: deps
 test: deps
 	@$(SUBMAKE) all programs
 	@$(SUBMAKE) linux-inputs || echo "  WARNING the lx initramfs or Debian's kernel is missing: the Linux comparison tests skip"
+	@$(SUBMAKE) debroot || echo "  WARNING the Debian root is missing (apt, Debian's mirror): test_debroot skips"
 	@$(PYTHON) tools/testsuite.py $(TEST_ARGS)
 
 unit:

@@ -124,9 +124,10 @@ static void mount_root(void)
             err) {
             printf("lx: no initramfs module %s (error %lu)\n", initrd, err);
         } else {
+            uint64_t t0 = tsc();    /* -icount: a tick per instruction (debian-root.md) */
             long n = cpio_unpack((const char *)INITRD_BASE, size);
-            printf("lx: initramfs %s: %ld entries, %lu pages free\n", initrd, n,
-                   page_free_count());
+            printf("lx: initramfs %s: %ld entries, %lu pages free, %lu TSC ticks\n", initrd, n,
+                   page_free_count(), (unsigned long)(tsc() - t0));
         }
     }
     dev_populate();                 /* the standard /dev nodes the archive lacks */

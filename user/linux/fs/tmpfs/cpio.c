@@ -34,10 +34,26 @@ static l4_word_t pad4(l4_word_t x)
     return (x + 3) & ~3ul;
 }
 
+/* The directory of the previous entry: an archive lists a directory's entries together, so
+ * most walks end where the last one did (a Debian root: 7,300 entries, paths 5 deep).
+ * Forgotten whenever an entry replaces another (the directory may be the one removed). */
+static struct {
+    char path[PATH_MAX];            /* up to and including the last '/' */
+    size_t len;
+    struct inode *dir;
+} last_parent;
+
 /* Walk the archive path (no symlinks followed: Linux's unpacker does not either) to its
  * parent directory; NULL if a parent is missing. */
 static struct inode *parent_of(const char *path, const char **last)
 {
+    const char *slash = strrchr(path, '/');
+    size_t plen = slash ? (size_t)(slash - path) + 1 : 0;
+    if (last_parent.dir && plen && plen == last_parent.len && slash[1] &&
+        !memcmp(path, last_parent.path, plen)) {
+        *last = slash + 1;
+        return last_parent.dir;
+    }
     struct inode *dir = root_sb->root;
     const char *s = path;
     for (;;) {
@@ -51,6 +67,11 @@ static struct inode *parent_of(const char *path, const char **last)
             n++;
         if (!*n) {
             *last = s;
+            if (s > path && s - path < PATH_MAX && s[-1] == '/' && strchr(s, '/') == NULL) {
+                last_parent.len = (size_t)(s - path);
+                memcpy(last_parent.path, path, last_parent.len);
+                last_parent.dir = dir;
+            }
             return dir;
         }
         struct inode *i = tmpfs_lookup(dir, s, (size_t)(e - s));
@@ -80,8 +101,10 @@ static int add_entry(const char *path, unsigned long f[13], const char *data)
     }
     if (old && S_ISDIR(old->mode) && tmpfs_node(old)->entries)
         return -EEXIST;
-    if (old)
+    if (old) {
         tmpfs_unlink(dir, last, len);
+        last_parent.dir = NULL;
+    }
     struct tmpfs_node *n = NULL;
     bool hard = S_ISREG(mode) && nlink > 1;
     for (unsigned k = 0; hard && k < nlinks && !n; k++)
@@ -121,6 +144,7 @@ long cpio_unpack(const char *data, l4_word_t size)
     long n = 0;
     static char name[PATH_MAX];
     nlinks = 0;
+    last_parent.dir = NULL;
     while (off + HDR <= size) {
         const char *h = data + off;
         if (memcmp(h, "070701", 6) && memcmp(h, "070702", 6)) {

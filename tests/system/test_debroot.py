@@ -119,7 +119,5 @@ def test_debroot_sqlite3():
     assert "sum=13" in after(session(), COMMANDS[8])
 
 
-@pytest.mark.xfail(reason="python3 aborts: glibc's futex calls (lx has no futex before the "
-                          "lxfutex branch lands)", strict=False)
 def test_debroot_python3():
     assert '{"py": 21}' in after(session(), COMMANDS[9])

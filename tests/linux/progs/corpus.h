@@ -52,6 +52,8 @@ static inline const char *errname(int e)
     case EMLINK: return "EMLINK";
     case EPIPE: return "EPIPE";
     case ERANGE: return "ERANGE";
+    case ENOMSG: return "ENOMSG";
+    case EIDRM: return "EIDRM";
     case ENAMETOOLONG: return "ENAMETOOLONG";
     case ENOSYS: return "ENOSYS";
     case ENOTEMPTY: return "ENOTEMPTY";

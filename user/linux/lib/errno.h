@@ -34,6 +34,8 @@
 #define EMLINK       31
 #define EPIPE        32
 #define ERANGE       34
+#define ENOMSG       42
+#define EIDRM        43
 #define EDEADLK      35
 #define ENAMETOOLONG 36
 #define ENOLCK       37

@@ -129,10 +129,15 @@ static void region_hold(const struct region *r)
         inode_get(r->file);
 }
 
+void (*mm_file_unmapped)(struct inode *i);
+
 static void region_drop(const struct region *r)
 {
-    if (r->file)
+    if (r->file) {
+        if (mm_file_unmapped)
+            mm_file_unmapped(r->file);
         inode_put(r->file);
+    }
 }
 
 /* A record for a new region: the process's memory (it fails once only lx's reserve is

@@ -67,6 +67,10 @@ void *mm_page_write(struct mm *mm, struct region *r, l4_word_t addr, bool revoke
                     int *err);
 /* May the page be mapped with write rights now (the region allows it, nobody shares it)? */
 bool mm_page_writable(const struct region *r, const void *page);
+/* Called before a region's reference to the file it maps goes (unmap, exit, exec): SysV
+ * shared memory counts its attachments so (ipc/shm.c sets it; NULL: nobody listens). */
+struct inode;
+extern void (*mm_file_unmapped)(struct inode *i);
 /* --- mm.c: file mappings, mremap, madvise (issue 8 item 2; docs/linux/memory.md) --- */
 #define MM_FILE_END (~0ul)          /* fend of a file mapping: the file's own end decides */
 /* Map a region built from tmpl (start, end, prot and backing), replacing whatever was in

@@ -43,7 +43,7 @@ enum park_kind {
 /* The scratch of the kinds and of the calls that keep something across their runs: which one
  * is in use says park.use (set by the accessors below on a call's first run). */
 enum park_use { PARK_USE_NONE, PARK_USE_FORK, PARK_USE_START, PARK_USE_IO, PARK_USE_POLL,
-                PARK_USE_SLEEP, PARK_USE_SIGWAIT, PARK_USE_FUTEX };
+                PARK_USE_SLEEP, PARK_USE_SIGWAIT, PARK_USE_FUTEX, PARK_USE_IPC };
 
 struct park_fork {                  /* PARK_FORK_REGS, PARK_FORK_FPU, PARK_VFORK (the parent) */
     l4_word_t flags, stack, ptid, ctid, tls;    /* clone's arguments */
@@ -71,6 +71,14 @@ struct park_sleep {                 /* nanosleep, clock_nanosleep, their restart
 };
 struct park_sigwait {               /* rt_sigtimedwait */
     uint64_t deadline;              /* 0: none */
+};
+struct park_ipc {                   /* semop, msgsnd, msgrcv (ipc/) */
+    uint64_t deadline;              /* lx_now() when a semtimedop ends; 0: none */
+    void *q;                        /* its entry on the object's queue (NULL: none) */
+    void *msg;                      /* msgrcv: the message handed to it */
+    void *obj;                      /* semop: the set it waits in */
+    long status;                    /* the result a waker gave it ... */
+    bool done;                      /* ... once it has */
 };
 struct futex_q;
 #define PARK_FUTEX_CHUNK 64         /* futex_waitv's up to 128 entries: two kmalloc chunks */
@@ -129,6 +137,7 @@ struct park {
         struct park_sleep sleep;
         struct park_sigwait sigwait;
         struct park_futex futex;
+        struct park_ipc ipc;
     } u;
 };
 
@@ -172,6 +181,7 @@ PARK_SCRATCH(poll, poll, PARK_USE_POLL)
 PARK_SCRATCH(sleep, sleep, PARK_USE_SLEEP)
 PARK_SCRATCH(sigwait, sigwait, PARK_USE_SIGWAIT)
 PARK_SCRATCH(futex, futex, PARK_USE_FUTEX)
+PARK_SCRATCH(ipc, ipc, PARK_USE_IPC)
 #undef PARK_SCRATCH
 
 #endif

@@ -5,6 +5,7 @@
 #include "lib/errno.h"
 #include "signal/signal.h"
 #include "syscalls/handlers.h"
+#include "syscalls/sys_ipc.h"
 #include "task/cputime.h"
 #include <stdio.h>
 
@@ -48,6 +49,9 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [25] = PARTIAL(sys_mremap, "MREMAP_DONTUNMAP is EINVAL"),
     [26] = FULL(sys_msync, "shared file pages are the file's own: nothing to write back"),
     [28] = PARTIAL(sys_madvise, "MADV_DONTNEED acts; the other advice is checked and ignored"),
+    [29] = FULL(sys_shmget, "no huge pages: SHM_HUGETLB is ENOMEM"),
+    [30] = PARTIAL(sys_shmat, "an attachment inherited by fork does not set shm_atime/shm_lpid"),
+    [31] = FULL(sys_shmctl, "SHM_LOCK and SHM_UNLOCK set the flag only (nothing is swapped)"),
     [32] = FULL(sys_dup, ""),
     [33] = FULL(sys_dup2, ""),
     [34] = FULL(sys_pause, ""),
@@ -65,6 +69,14 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [61] = FULL(sys_wait4, ""),
     [62] = FULL(sys_kill, ""),
     [63] = FULL(sys_uname, ""),
+    [64] = FULL(sys_semget, ""),
+    [65] = FULL(sys_semop, ""),
+    [66] = FULL(sys_semctl, ""),
+    [67] = FULL(sys_shmdt, ""),
+    [68] = FULL(sys_msgget, ""),
+    [69] = FULL(sys_msgsnd, ""),
+    [70] = FULL(sys_msgrcv, ""),
+    [71] = FULL(sys_msgctl, ""),
     [72] = PARTIAL(sys_fcntl, "no F_SETOWN/F_SETSIG (SIGIO), leases, F_NOTIFY or seals; record locks without deadlock detection"),
     [73] = FULL(sys_flock, ""),
     [74] = FULL(sys_fsync, "everything is in memory"),
@@ -165,6 +177,7 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [217] = FULL(sys_getdents64, ""),
     [218] = FULL(sys_set_tid_address, ""),
     [219] = FULL(sys_restart_syscall, "the interrupted sleep, poll or timed futex wait goes on (its restart block)"),
+    [220] = FULL(sys_semtimedop, ""),
     [221] = FULL(sys_fadvise64, "checked; advice changes nothing in memory"),
     [227] = PARTIAL(sys_clock_settime, "CLOCK_REALTIME only"),
     [228] = FULL(sys_clock_gettime, ""),

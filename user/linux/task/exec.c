@@ -14,6 +14,7 @@
  * inode (a reference: it runs on after a rename or unlink) and the path it had, which
  * /proc/N/exe shows. */
 #include "task/exec.h"
+#include "ipc/util.h"
 #include "task/cputime.h"
 #include "fs/proc/proc.h"
 #include "vfs/file.h"
@@ -385,12 +386,14 @@ long sys_execve(struct thread *t, const struct sysargs *a)
     thread_kill_others(t);
     exec_take_leader(t);
     bool shared = t->mm->users > 1;
+    ipc_exit_begin(p);              /* shm attachments go with the old image */
     if (shared) {
         process_drop_task(p);
         mm_put(t->mm, false);
     } else {
         mm_put(t->mm, true);
     }
+    ipc_exit_end();
     t->mm = nm;
     set_exe(t->proc, path, file);   /* no path if memory is short */
     t->proc->execed = true;

@@ -4,6 +4,7 @@
  * of the message that ended them (exit_flush, from the receive loop): a handler's caller may
  * still look at its thread after the handler ended the process. */
 #include "task/process.h"
+#include "ipc/util.h"
 #include "lib/kmalloc.h"
 #include "lib/server.h"
 #include "mm/mm.h"
@@ -69,8 +70,10 @@ void process_release(struct process *p)
         if (err)
             printf("lx: pid %d: cannot delete its task (error %lu)\n", process_pid(p), err);
     }
+    ipc_exit_begin(p);              /* its attachments' shm_lpid */
     list_each(t, &p->threads, proc_link)
         thread_release(t, false);
+    ipc_process_exit(p);            /* SEM_UNDO, once its calls have left their queues */
     signal_process_exit(p);
     task_drop_exe(p);
 }

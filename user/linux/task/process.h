@@ -30,6 +30,7 @@
 struct rlimit64 { uint64_t cur, max; };
 
 enum process_state { PROCESS_LIVE, PROCESS_ZOMBIE };
+struct sem_undo_list;
 
 struct cred {                       /* one user (root) today; issue 14 brings more */
     unsigned uid, euid, suid, fsuid;
@@ -59,6 +60,7 @@ struct process {
     uint64_t cutime, cstime;        /* of its reaped children (TSC ticks) */
     uint64_t dead_utime, dead_stime;    /* of its threads that have ended (TSC ticks) */
     struct cred cred;
+    struct sem_undo_list *sysvsem;  /* ipc/sem.c: its SEM_UNDO adjustments (NULL: none) */
     unsigned membarrier;            /* membarrier's registrations (MEMBARRIER_CMD_REGISTER_*) */
     struct rlimit64 rlim[RLIM_NLIMITS]; /* set at its start (Linux's defaults), inherited */
 };

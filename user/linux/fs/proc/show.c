@@ -2,6 +2,7 @@
  * pool for meminfo, the processes for their files and loadavg, the mount table for
  * mounts, CPUID for cpuinfo, the L4 clock for uptime.  What lx does not measure (CPU time
  * per process, load, page faults) reads as 0. */
+#include "ipc/shm.h"
 #include "fs/proc/proc.h"
 #include "lib/errno.h"
 #include "signal/signal.h"
@@ -372,6 +373,8 @@ static void maps_line(struct out *o, struct process *p, struct mm *mm, const str
     const char *name = NULL;
     if (r->start == LX_SIGPAGE)
         name = "[vdso]";            /* the signal page (signal/sigpage.c): lx's counterpart */
+    else if (r->file && shm_maps_name(r->file, path, sizeof path))
+        name = path;                /* a SysV segment: "/SYSV%08x (deleted)" */
     else if (r->file && vfs_path_of(r->file, path, sizeof path) >= 0)
         name = path;                /* the program, its interpreter, mapped files */
     else if (r->fdata)

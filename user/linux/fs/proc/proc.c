@@ -26,6 +26,11 @@ static const struct entry root_entries[] = {
     { "mounts", P_MOUNTS_LINK, S_IFLNK | 0777 }, { "loadavg", P_LOADAVG, S_IFREG | 0444 },
     { "version", P_VERSION, S_IFREG | 0444 },  { "filesystems", P_FILESYSTEMS, S_IFREG | 0444 },
     { "stat", P_STAT, S_IFREG | 0444 },        { "lx", P_LX, S_IFDIR | 0555 },
+    { "sysvipc", P_SYSVIPC, S_IFDIR | 0555 },
+};
+static const struct entry sysvipc_entries[] = {
+    { "msg", P_SYSVIPC_MSG, S_IFREG | 0444 }, { "sem", P_SYSVIPC_SEM, S_IFREG | 0444 },
+    { "shm", P_SYSVIPC_SHM, S_IFREG | 0444 },
 };
 static const struct entry lx_entries[] = {
     { "syscalls", P_LX_SYSCALLS, S_IFREG | 0444 },
@@ -214,6 +219,8 @@ static struct inode *proc_lookup(struct thread *t, struct inode *dir, const char
     }
     case P_LX:
         return lookup_in(dir, lx_entries, N(lx_entries), 0, name, len);
+    case P_SYSVIPC:
+        return lookup_in(dir, sysvipc_entries, N(sysvipc_entries), 0, name, len);
     case P_PID:
         if (!process_by_pid(d->pid))
             return NULL;
@@ -265,6 +272,9 @@ static int proc_iterate(struct thread *t, struct file *f, struct dir_context *ct
         break;
     case P_LX:
         e = lx_entries, n = N(lx_entries);
+        break;
+    case P_SYSVIPC:
+        e = sysvipc_entries, n = N(sysvipc_entries);
         break;
     case P_PID:
         if (!process_by_pid(d->pid))

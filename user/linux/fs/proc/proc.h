@@ -12,6 +12,8 @@ enum proc_kind {
     P_FILESYSTEMS, P_STAT, P_LX,
     /* in /proc/lx */
     P_LX_SYSCALLS,
+    /* /proc/sysvipc and its listings (ipc/) */
+    P_SYSVIPC, P_SYSVIPC_SEM, P_SYSVIPC_SHM, P_SYSVIPC_MSG,
     /* in /proc/N */
     P_PID, P_CMDLINE, P_ENVIRON, P_COMM, P_CWD, P_EXE, P_FD, P_MAPS, P_PSTAT, P_STATM, P_STATUS,
     P_MOUNTS, P_MOUNTINFO, P_TASK,

@@ -2,6 +2,8 @@
  * pool for meminfo, the processes for their files and loadavg, the mount table for
  * mounts, CPUID for cpuinfo, the L4 clock for uptime.  What lx does not measure (CPU time
  * per process, load, page faults) reads as 0. */
+#include "ipc/msg.h"
+#include "ipc/sem.h"
 #include "ipc/shm.h"
 #include "fs/proc/proc.h"
 #include "lib/errno.h"
@@ -466,6 +468,9 @@ int proc_show(struct proc_inode *pi, struct out *o)
     case P_FILESYSTEMS: show_filesystems(o); break;
     case P_STAT: show_stat(o); break;
     case P_LX_SYSCALLS: show_syscalls(o); break;
+    case P_SYSVIPC_SEM: o->len += sem_proc_show(o->buf + o->len, o->cap - o->len); break;
+    case P_SYSVIPC_SHM: o->len += shm_proc_show(o->buf + o->len, o->cap - o->len); break;
+    case P_SYSVIPC_MSG: o->len += msg_proc_show(o->buf + o->len, o->cap - o->len); break;
     case P_COMM: out_printf(o, "%s\n", comm_of(p)); break;
     case P_TCOMM: case P_TSTAT: case P_TSTATUS: {
         struct thread *t = proc_thread_of(p, pi->fd);

@@ -11,7 +11,9 @@
 CORPUS_SRC    := tests/linux
 CORPUS_OUT    := $(BUILD)/linux/corpus
 CORPUS_NAMES  := $(basename $(notdir $(wildcard $(CORPUS_SRC)/progs/*.c)))
-CORPUS_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -MMD -MP
+# -s: the programs go into the initramfs without symbols (about 9% of each), so the archive
+# still fits the 128 MiB boots of the tests that use it.
+CORPUS_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -MMD -MP -s
 CORPUS_BINS   := $(CORPUS_OUT)/run \
                  $(foreach v,musl glibc,$(addprefix $(CORPUS_OUT)/$(v)/,$(CORPUS_NAMES)))
 

@@ -13,6 +13,7 @@
  * last one has ended, print the report of unimplemented calls and end QEMU
  * (isa-debug-exit), for tests.  console=serial: the console tty is the serial driver
  * (tty/console.c). */
+#include "ipc/util.h"
 #include "lib/errno.h"
 #include "lib/server.h"
 #include "mm/mm.h"
@@ -147,6 +148,7 @@ static void start_next(void)
         if (p->argv[0][0] == '/' || e != -ENOENT)     /* a missing module: said above */
             printf("lx: cannot run %s (error %d)\n", p->argv[0], -e);
     }
+    ipc_shutdown();                 /* System V objects live on until the last process */
     vfs_shutdown();                 /* the file system's pages too: the pool is complete */
     printf("lx: no processes left, %lu pages free\n", page_free_count());
     root_report();

@@ -53,6 +53,7 @@ struct msg_receiver {               /* a waiting msgrcv (park.u.ipc.q) */
     long type;
     int mode;
     long maxsize;
+    l4_word_t umsgp, bufsz;         /* where a message handed to it goes */
 };
 
 static long msg_bytes, msg_hdrs;    /* in every queue: MSG_INFO */
@@ -186,12 +187,17 @@ long msg_msgget(struct thread *t, int key, unsigned flag)
 
 /* --- waking ---------------------------------------------------------------------------------- */
 
+/* r's call ends with status, or with m: copied to the receiver's buffer at once (so a
+ * receiver that ends before it runs again holds nothing), the count or EFAULT its result. */
 static void receiver_done(struct msg_receiver *r, long status, struct msg_msg *m)
 {
     struct park_ipc *pi = &r->t->park.u.ipc;
     list_del(&r->link);
+    if (m) {
+        status = store_msg(r->t, r->umsgp, m, r->bufsz);
+        free_msg(m);
+    }
     pi->status = status;
-    pi->msg = m;
     pi->done = true;
     park_wake(r->t);
 }
@@ -321,34 +327,19 @@ static void rcv_leave(struct thread *t)
     pi->q = NULL;
 }
 
-/* A handed message is the call's result even when a signal comes. */
+/* A message handed over is the call's result even when a signal comes. */
 static long rcv_interrupted(struct thread *t)
 {
-    struct park_ipc *pi = &t->park.u.ipc;
-    if (!pi->done)
-        return -ERESTARTNOHAND;
-    struct msg_msg *m = pi->msg;
-    if (!m)
-        return pi->status;
-    pi->msg = NULL;
-    long n = store_msg(t, t->park.call.a[1], m, t->park.call.a[2]);
-    free_msg(m);
-    return n;
+    const struct park_ipc *pi = &t->park.u.ipc;
+    return pi->done ? pi->status : -ERESTARTNOHAND;
 }
 
 long msg_msgrcv(struct thread *t, int msqid, l4_word_t umsgp, l4_word_t bufsz, long msgtyp,
                 int flag)
 {
     struct park_ipc *pi = park_ipc(&t->park);
-    if (park_retrying(t) && pi->done) {
-        struct msg_msg *m = pi->msg;
-        if (!m)
-            return pi->status;
-        pi->msg = NULL;
-        long n = store_msg(t, umsgp, m, bufsz);
-        free_msg(m);
-        return n;
-    }
+    if (park_retrying(t) && pi->done)
+        return pi->status;
     if (msqid < 0 || (long)bufsz < 0)
         return -EINVAL;
     if (flag & MSG_COPY) {
@@ -400,9 +391,10 @@ long msg_msgrcv(struct thread *t, int msqid, l4_word_t umsgp, l4_word_t bufsz, l
     r->type = msgtyp;
     r->mode = mode;
     r->maxsize = flag & MSG_NOERROR ? INT_MAX : (long)bufsz;
+    r->umsgp = umsgp;
+    r->bufsz = bufsz;
     list_add_tail(&q->receivers, &r->link);
     pi->q = r;
-    pi->msg = NULL;
     pi->done = false;
     t->park.leave = rcv_leave;
     return park_call_fn(t, 0, rcv_interrupted);
@@ -466,7 +458,7 @@ long msg_msgctl(struct thread *t, int msqid, int cmd, l4_word_t ubuf)
     case MSG_STAT:
     case MSG_STAT_ANY: {
         struct ipc_perm_k *ip = cmd == IPC_STAT ? ipc_obtain_check(&msg_ids, msqid)
-                                                : ipc_obtain_idx(&msg_ids, msqid);
+                                 : ipc_obtain_idx(&msg_ids, msqid);
         if (!ip)
             return -EINVAL;
         if (cmd != MSG_STAT_ANY && ipc_perms(t, ip, 0444))
@@ -511,29 +503,29 @@ long msg_msgctl(struct thread *t, int msqid, int cmd, l4_word_t ubuf)
     return -EINVAL;
 }
 
+static void destroy_queue(struct ipc_perm_k *p)
+{
+    freeque(msq_of(p));
+}
+
+void msg_shutdown(void)
+{
+    ipc_each_remove(&msg_ids, destroy_queue);
+}
+
 /* --- /proc/sysvipc/msg ------------------------------------------------------------------------ */
 
-struct show_ctx {
-    char *buf;
-    size_t size, len;
-};
-
-static void show_one(struct ipc_perm_k *p, void *c)
+static void show_one(struct ipc_perm_k *p, struct ipc_show *s)
 {
-    struct show_ctx *s = c;
     struct msg_queue *q = msq_of(p);
-    if (s->len < s->size)
-        s->len += (size_t)snprintf(s->buf + s->len, s->size - s->len,
-                                   "%10d %10d  %4o  %10lu %10lu %5u %5u %5u %5u %5u %5u %10lld %10lld %10lld\n",
-                                   p->key, p->id, p->mode, q->cbytes, q->qnum, q->lspid, q->lrpid,
-                                   p->uid, p->gid, p->cuid, p->cgid, (long long)q->stime,
-                                   (long long)q->rtime, (long long)q->ctime);
+    ipc_show_printf(s,
+                    "%10d %10d  %4o  %10lu %10lu %5u %5u %5u %5u %5u %5u %10lld %10lld %10lld\n",
+                    p->key, p->id, p->mode, q->cbytes, q->qnum, q->lspid, q->lrpid,
+                    p->uid, p->gid, p->cuid, p->cgid, (long long)q->stime,
+                    (long long)q->rtime, (long long)q->ctime);
 }
 
 size_t msg_proc_show(char *buf, size_t size)
 {
-    struct show_ctx s = { buf, size, 0 };
-    s.len = (size_t)snprintf(buf, size, "       key      msqid perms      cbytes       qnum lspid lrpid   uid   gid  cuid  cgid      stime      rtime      ctime\n");
-    ipc_each(&msg_ids, show_one, &s);
-    return s.len < size ? s.len : size;
+    return ipc_proc_show(&msg_ids, "       key      msqid perms      cbytes       qnum lspid lrpid   uid   gid  cuid  cgid      stime      rtime      ctime\n", show_one, buf, size);
 }

@@ -14,5 +14,6 @@ long msg_msgrcv(struct thread *t, int msqid, l4_word_t umsgp, l4_word_t msgsz, l
                 int flag);
 long msg_msgctl(struct thread *t, int msqid, int cmd, l4_word_t ubuf);
 size_t msg_proc_show(char *buf, size_t size);
+void msg_shutdown(void);         /* every object gone (ipc_shutdown) */
 
 #endif

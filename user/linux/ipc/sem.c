@@ -645,7 +645,7 @@ static long semctl_info(struct thread *t, int cmd, l4_word_t arg)
 static long semctl_stat(struct thread *t, int semid, int cmd, l4_word_t arg)
 {
     struct ipc_perm_k *ip = cmd == IPC_STAT ? ipc_obtain_check(&sem_ids, semid)
-                                            : ipc_obtain_idx(&sem_ids, semid);
+                             : ipc_obtain_idx(&sem_ids, semid);
     if (!ip)
         return -EINVAL;
     if (cmd != SEM_STAT_ANY && ipc_perms(t, ip, 0444))
@@ -790,28 +790,28 @@ long sem_semctl(struct thread *t, int semid, int semnum, int cmd, l4_word_t arg)
     return -EINVAL;
 }
 
+static void destroy_set(struct ipc_perm_k *p)
+{
+    freeary(sem_of(p));
+}
+
+void sem_shutdown(void)
+{
+    ipc_each_remove(&sem_ids, destroy_set);
+}
+
 /* --- /proc/sysvipc/sem ------------------------------------------------------------------------ */
 
-struct show_ctx {
-    char *buf;
-    size_t size, len;
-};
-
-static void show_one(struct ipc_perm_k *p, void *c)
+static void show_one(struct ipc_perm_k *p, struct ipc_show *s)
 {
-    struct show_ctx *s = c;
     struct sem_array *sma = sem_of(p);
-    if (s->len < s->size)
-        s->len += (size_t)snprintf(s->buf + s->len, s->size - s->len,
-                                   "%10d %10d  %4o %10u %5u %5u %5u %5u %10lld %10lld\n", p->key,
-                                   p->id, p->mode, sma->nsems, p->uid, p->gid, p->cuid, p->cgid,
-                                   (long long)sma->otime, (long long)sma->ctime);
+    ipc_show_printf(s,
+                    "%10d %10d  %4o %10u %5u %5u %5u %5u %10lld %10lld\n", p->key,
+                    p->id, p->mode, sma->nsems, p->uid, p->gid, p->cuid, p->cgid,
+                    (long long)sma->otime, (long long)sma->ctime);
 }
 
 size_t sem_proc_show(char *buf, size_t size)
 {
-    struct show_ctx s = { buf, size, 0 };
-    s.len = (size_t)snprintf(buf, size, "       key      semid perms      nsems   uid   gid  cuid  cgid      otime      ctime\n");
-    ipc_each(&sem_ids, show_one, &s);
-    return s.len < size ? s.len : size;
+    return ipc_proc_show(&sem_ids, "       key      semid perms      nsems   uid   gid  cuid  cgid      otime      ctime\n", show_one, buf, size);
 }

@@ -22,5 +22,6 @@ long sem_semctl(struct thread *t, int semid, int semnum, int cmd, l4_word_t arg)
 void sem_exit(struct process *p);
 /* /proc/sysvipc/sem's text into buf (size bytes): its length (cut at size). */
 size_t sem_proc_show(char *buf, size_t size);
+void sem_shutdown(void);         /* every object gone (ipc_shutdown) */
 
 #endif

@@ -304,7 +304,7 @@ long shm_shmctl(struct thread *t, int shmid, int cmd, l4_word_t ubuf)
     case SHM_STAT:
     case SHM_STAT_ANY: {
         struct ipc_perm_k *ip = cmd == IPC_STAT ? ipc_obtain_check(&shm_ids, shmid)
-                                                : ipc_obtain_idx(&shm_ids, shmid);
+                                 : ipc_obtain_idx(&shm_ids, shmid);
         if (!ip)
             return -EINVAL;
         if (cmd != SHM_STAT_ANY && ipc_perms(t, ip, 0444))
@@ -367,6 +367,21 @@ long shm_shmctl(struct thread *t, int shmid, int cmd, l4_word_t ubuf)
     return -EINVAL;
 }
 
+static void destroy_segment(struct ipc_perm_k *p)
+{
+    shm_destroy(shm_of(p));
+}
+
+void shm_shutdown(void)
+{
+    ipc_each_remove(&shm_ids, destroy_segment);
+    if (shm_sb) {
+        vfs_kern_umount(shm_sb);
+        shm_sb = NULL;
+        mm_file_unmapped = NULL;
+    }
+}
+
 /* --- names ----------------------------------------------------------------------------------- */
 
 bool shm_maps_name(struct inode *i, char *buf, size_t size)
@@ -379,30 +394,20 @@ bool shm_maps_name(struct inode *i, char *buf, size_t size)
     return true;
 }
 
-struct show_ctx {
-    char *buf;
-    size_t size, len;
-};
-
-static void show_one(struct ipc_perm_k *p, void *c)
+static void show_one(struct ipc_perm_k *p, struct ipc_show *s)
 {
-    struct show_ctx *s = c;
     struct shmid_kernel *shp = shm_of(p);
     unsigned long rss = 0;
     add_rss(p, &rss);
-    if (s->len < s->size)
-        s->len += (size_t)snprintf(s->buf + s->len, s->size - s->len,
-                                   "%10d %10d  %4o %21lu %5u %5u  %5lu %5u %5u %5u %5u %10lld %10lld %10lld %21lu %21lu\n",
-                                   p->key, p->id, p->mode, shp->segsz, shp->cpid, shp->lpid,
-                                   nattch(shp), p->uid, p->gid, p->cuid, p->cgid,
-                                   (long long)shp->atime, (long long)shp->dtime,
-                                   (long long)shp->ctime, rss * LX_PAGE, 0ul);
+    ipc_show_printf(s,
+                    "%10d %10d  %4o %21lu %5u %5u  %5lu %5u %5u %5u %5u %10lld %10lld %10lld %21lu %21lu\n",
+                    p->key, p->id, p->mode, shp->segsz, shp->cpid, shp->lpid,
+                    nattch(shp), p->uid, p->gid, p->cuid, p->cgid,
+                    (long long)shp->atime, (long long)shp->dtime,
+                    (long long)shp->ctime, rss * LX_PAGE, 0ul);
 }
 
 size_t shm_proc_show(char *buf, size_t size)
 {
-    struct show_ctx s = { buf, size, 0 };
-    s.len = (size_t)snprintf(buf, size, "       key      shmid perms                  size  cpid  lpid nattch   uid   gid  cuid  cgid      atime      dtime      ctime                   rss                  swap\n");
-    ipc_each(&shm_ids, show_one, &s);
-    return s.len < size ? s.len : size;
+    return ipc_proc_show(&shm_ids, "       key      shmid perms                  size  cpid  lpid nattch   uid   gid  cuid  cgid      atime      dtime      ctime                   rss                  swap\n", show_one, buf, size);
 }

@@ -19,5 +19,6 @@ void shm_closing(int pid);
 /* Is i a segment's file?  Then its /proc/PID/maps name ("/SYSV%08x (deleted)") into buf. */
 bool shm_maps_name(struct inode *i, char *buf, size_t size);
 size_t shm_proc_show(char *buf, size_t size);
+void shm_shutdown(void);         /* every object gone (ipc_shutdown) */
 
 #endif

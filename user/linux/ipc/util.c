@@ -4,12 +4,15 @@
  * slot used again gives a new id. */
 #include "ipc/util.h"
 #include "lib/errno.h"
+#include "ipc/msg.h"
 #include "ipc/sem.h"
 #include "ipc/shm.h"
 #include "lib/kmalloc.h"
 #include "mm/page.h"
 #include "task/process.h"
 #include "time/clock.h"
+#include <stdarg.h>
+#include <stdio.h>
 
 struct ipc_limits ipc_lim = {
     .semmsl = 32000, .semmns = 32000 * 32000, .semopm = 500, .semmni = 32000,
@@ -124,7 +127,8 @@ void ipc_remove(struct ipc_ids *ids, struct ipc_perm_k *p)
         *slot = NULL;
     key_unlink(ids, p);
     p->deleted = true;
-    ids->in_use--;
+    if (!--ids->in_use)
+        radix_destroy(&ids->idx, NULL);     /* its nodes too: nothing is left in it */
     if (idx == ids->max_idx)
         while (ids->max_idx >= 0 && !radix_get(&ids->idx, (unsigned long)ids->max_idx))
             ids->max_idx--;
@@ -216,6 +220,42 @@ int64_t ipc_seconds(void)
     return (int64_t)(clock_realtime() / 1000000000ull);
 }
 
+/* --- /proc/sysvipc ------------------------------------------------------------------------- */
+
+void ipc_show_printf(struct ipc_show *s, const char *fmt, ...)
+{
+    if (s->len >= s->size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(s->buf + s->len, s->size - s->len, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        s->len += (size_t)n;
+}
+
+struct show_ctx {
+    void (*row)(struct ipc_perm_k *p, struct ipc_show *s);
+    struct ipc_show *s;
+};
+
+static void show_row(struct ipc_perm_k *p, void *c)
+{
+    struct show_ctx *x = c;
+    x->row(p, x->s);
+}
+
+size_t ipc_proc_show(struct ipc_ids *ids, const char *header,
+                     void (*row)(struct ipc_perm_k *p, struct ipc_show *s), char *buf,
+                     size_t size)
+{
+    struct ipc_show s = { buf, size, 0 };
+    ipc_show_printf(&s, "%s", header);
+    struct show_ctx x = { row, &s };
+    ipc_each(ids, show_row, &x);
+    return s.len < size ? s.len : size;
+}
+
 /* --- paged arrays -------------------------------------------------------------------------- */
 
 bool paged_init(struct paged *a, unsigned n, unsigned size)
@@ -263,4 +303,20 @@ void ipc_process_exit(struct process *p)
 {
     shm_closing(0);
     sem_exit(p);
+}
+
+void ipc_each_remove(struct ipc_ids *ids, void (*destroy)(struct ipc_perm_k *p))
+{
+    for (int idx = 0; ids->in_use && idx <= ids->max_idx; idx++) {
+        struct ipc_perm_k *p = radix_get(&ids->idx, (unsigned long)idx);
+        if (p)
+            destroy(p);
+    }
+}
+
+void ipc_shutdown(void)
+{
+    sem_shutdown();
+    msg_shutdown();
+    shm_shutdown();
 }

@@ -9,6 +9,7 @@
 #include "lib/radix.h"
 #include <libl4.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct thread;
@@ -67,6 +68,11 @@ struct ipc_limits {
     int msgmax, msgmnb, msgmni;
 };
 extern struct ipc_limits ipc_lim;
+/* /proc/sys/kernel/NAME (sem, shmmax, shmall, shmmni, msgmax, msgmnb, msgmni) as Linux
+ * shows it (sysctl.c): its length into buf, -ENOENT for another name; and a write of it with
+ * Linux's ranges: 0, -EINVAL or -ENOENT.  For the /proc/sys tree to call. */
+int ipc_sysctl_read(const char *name, char *buf, size_t size);
+int ipc_sysctl_write(const char *name, const char *text, size_t len);
 extern struct ipc_ids sem_ids, shm_ids, msg_ids;
 
 /* May t use the object as flag asks (the low nine bits, any of the three triples: Linux's
@@ -105,6 +111,18 @@ void ipc_to_user_perm(const struct ipc_perm_k *p, struct ipc64_perm *out);
 int64_t ipc_seconds(void);          /* the realtime clock's seconds (the *_time fields) */
 int ipc_tgid(struct thread *t);
 
+/* A /proc/sysvipc listing into buf (size bytes): the header, then row() for each object in
+ * index order, each writing through ipc_show_printf; its length (cut at size). */
+struct ipc_show {
+    char *buf;
+    size_t size, len;
+};
+size_t ipc_proc_show(struct ipc_ids *ids, const char *header,
+                     void (*row)(struct ipc_perm_k *p, struct ipc_show *s), char *buf,
+                     size_t size);
+void ipc_show_printf(struct ipc_show *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /* An array of n elements of size bytes in whole pages (a semaphore set's 32,000 values,
  * the undo adjustments): lx's kmalloc stops at a page. */
 struct paged {
@@ -127,5 +145,10 @@ struct process;
 void ipc_exit_begin(struct process *p);
 void ipc_exit_end(void);
 void ipc_process_exit(struct process *p);
+/* The last process has gone (the end of lx's run): every object goes, as Linux frees an IPC
+ * namespace with its last process (main.c, before the file systems go). */
+void ipc_shutdown(void);
+/* destroy(p) for each object of ids (it removes p from the table). */
+void ipc_each_remove(struct ipc_ids *ids, void (*destroy)(struct ipc_perm_k *p));
 
 #endif

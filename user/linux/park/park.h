@@ -75,7 +75,6 @@ struct park_sigwait {               /* rt_sigtimedwait */
 struct park_ipc {                   /* semop, msgsnd, msgrcv (ipc/) */
     uint64_t deadline;              /* lx_now() when a semtimedop ends; 0: none */
     void *q;                        /* its entry on the object's queue (NULL: none) */
-    void *msg;                      /* msgrcv: the message handed to it */
     void *obj;                      /* semop: the set it waits in */
     long status;                    /* the result a waker gave it ... */
     bool done;                      /* ... once it has */

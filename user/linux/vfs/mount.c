@@ -85,6 +85,11 @@ struct super_block *vfs_kern_mount(const struct fs_type *type, const char *data)
     return sb;
 }
 
+void vfs_kern_umount(struct super_block *sb)
+{
+    sb_free(sb);
+}
+
 int vfs_mount(const struct fs_type *type, struct inode *on, const char *source,
               unsigned long flags, const char *data)
 {

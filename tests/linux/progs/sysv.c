@@ -56,25 +56,44 @@ static long sop(int id, short num, short op, short flg)
     return semop(id, &b, 1);
 }
 
-/* A child that runs ops (after telling the parent it is about to) and exits with the
- * result: 0, or the errno + 100. */
-static pid_t blocker(int id, struct sembuf *ops, int n)
+/* Each child that blocks reports through a pipe of its own (two woken children write in
+ * any order): its read end, by pid. */
+static int result_fd[32768];
+
+/* Fork a child that is to block in a call: in the child 0, once it has told the parent it
+ * is about to call (*out: its report pipe); in the parent the child's pid, once it sleeps. */
+static pid_t fork_blocking(int *out)
 {
-    int p[2];
-    if (pipe(p))
+    int r[2], p[2];
+    if (pipe(r) || pipe(p))
         return -1;
     pid_t pid = fork();
     if (pid == 0) {
         close(p[0]);
+        close(r[0]);
+        *out = r[1];
         write(p[1], "x", 1);
-        int r = semop(id, ops, (size_t)n);
-        _exit(r ? 100 + errno : 0);
+        return 0;
     }
     close(p[1]);
+    close(r[1]);
+    result_fd[pid % 32768] = r[0];
     char c;
     read(p[0], &c, 1);
     close(p[0]);
     sleeping(pid, pid);
+    return pid;
+}
+
+/* A child that runs ops and exits with the result: 0, or the errno + 100. */
+static pid_t blocker(int id, struct sembuf *ops, int n)
+{
+    int out;
+    pid_t pid = fork_blocking(&out);
+    if (pid == 0) {
+        int r = semop(id, ops, (size_t)n);
+        _exit(r ? 100 + errno : 0);
+    }
     return pid;
 }
 
@@ -737,29 +756,12 @@ static void qstat(const char *what, int q)
            ds.msg_stime != 0, ds.msg_rtime != 0);
 }
 
-/* Each child reports through a pipe of its own (two woken children write in any order). */
-static int result_fd[32768];
-
-static int result_pipe(int *out)
+/* A child that receives (or sends) and reports "NAME: result" through its pipe. */
+static pid_t receiver(int q, const char *name, size_t size, long type, int flags)
 {
-    int r[2];
-    pipe(r);
-    *out = r[1];
-    return r[0];
-}
-
-/* A child that says it is about to call, then receives (or sends) and reports through its
- * pipe: "NAME: result". */
-static pid_t receiver(int q, const char *name, size_t size, long type, int flags, int unused)
-{
-    (void)unused;
-    int out, in = result_pipe(&out);
-    int p[2];
-    pipe(p);
-    pid_t pid = fork();
+    int out;
+    pid_t pid = fork_blocking(&out);
     if (pid == 0) {
-        close(p[0]);
-        write(p[1], "x", 1);
         struct m b = { 0, "" };
         long n = msgrcv(q, &b, size, type, flags);
         char line[128];
@@ -769,46 +771,26 @@ static pid_t receiver(int q, const char *name, size_t size, long type, int flags
         write(out, line, (size_t)len);
         _exit(0);
     }
-    close(p[1]);
-    close(out);
-    result_fd[pid % 32768] = in;
-    char c;
-    read(p[0], &c, 1);
-    close(p[0]);
-    sleeping(pid, pid);
     return pid;
 }
 
-static pid_t sender(int q, const char *name, long type, const char *text, int unused)
+static pid_t sender(int q, const char *name, long type, const char *text)
 {
-    (void)unused;
-    int out, in = result_pipe(&out);
-    int p[2];
-    pipe(p);
-    pid_t pid = fork();
+    int out;
+    pid_t pid = fork_blocking(&out);
     if (pid == 0) {
-        close(p[0]);
-        write(p[1], "x", 1);
         long r = snd(q, type, text, 0);
         char line[128];
         int len = snprintf(line, sizeof line, "%s: %s\n", name, r ? errname(errno) : "sent");
         write(out, line, (size_t)len);
         _exit(0);
     }
-    close(p[1]);
-    close(out);
-    result_fd[pid % 32768] = in;
-    char c;
-    read(p[0], &c, 1);
-    close(p[0]);
-    sleeping(pid, pid);
     return pid;
 }
 
 /* The report of child pid (read once it has ended, so the order is the parent's). */
-static void report(int unused, pid_t pid)
+static void report(pid_t pid)
 {
-    (void)unused;
     waitpid(pid, NULL, 0);
     char line[128];
     int in = result_fd[pid % 32768];
@@ -918,23 +900,21 @@ static void selection(void)
 
 static void blocking(void)
 {
-    int out[2];
-    pipe(out);
     int q = msgget(IPC_PRIVATE, 0600);
     /* receivers in line: each message goes to the first that takes its type */
-    pid_t r1 = receiver(q, "r1 (type 2)", 64, 2, 0, out[1]);
-    pid_t r2 = receiver(q, "r2 (any)", 64, 0, 0, out[1]);
-    pid_t r3 = receiver(q, "r3 (any, 2 bytes)", 2, 0, 0, out[1]);
-    pid_t r4 = receiver(q, "r4 (type <= 3)", 64, -3, 0, out[1]);
+    pid_t r1 = receiver(q, "r1 (type 2)", 64, 2, 0);
+    pid_t r2 = receiver(q, "r2 (any)", 64, 0, 0);
+    pid_t r3 = receiver(q, "r3 (any, 2 bytes)", 2, 0, 0);
+    pid_t r4 = receiver(q, "r4 (type <= 3)", 64, -3, 0);
     snd(q, 1, "first", 0);
-    report(out[0], r2);
+    report(r2);
     snd(q, 7, "second", 0);
-    report(out[0], r3);             /* first to take any type but too small: E2BIG */
+    report(r3);             /* first to take any type but too small: E2BIG */
     qstat("after second", q);
     snd(q, 2, "third", 0);
-    report(out[0], r1);
+    report(r1);
     snd(q, 3, "fourth", 0);
-    report(out[0], r4);
+    report(r4);
     rcv("left in the queue", q, 64, 0, IPC_NOWAIT);
     /* senders on a full queue */
     struct msqid_ds ds;
@@ -943,58 +923,58 @@ static void blocking(void)
     msgctl(q, IPC_SET, &ds);
     snd(q, 1, "12345678", 0);
     SHOW("full, IPC_NOWAIT", snd(q, 1, "abc", IPC_NOWAIT));
-    pid_t s1 = sender(q, "s1", 1, "abc", out[1]);
-    pid_t s2 = sender(q, "s2", 1, "x", out[1]);
+    pid_t s1 = sender(q, "s1", 1, "abc");
+    pid_t s2 = sender(q, "s2", 1, "x");
     rcv("make room", q, 64, 0, IPC_NOWAIT);
-    report(out[0], s1);
-    report(out[0], s2);
+    report(s1);
+    report(s2);
     qstat("both sent", q);
     rcv("then", q, 64, 0, IPC_NOWAIT);
     rcv("then", q, 64, 0, IPC_NOWAIT);
     /* IPC_SET with more room wakes a sender */
     snd(q, 1, "12345678", 0);
-    pid_t s3 = sender(q, "s3", 1, "grown", out[1]);
+    pid_t s3 = sender(q, "s3", 1, "grown");
     ds.msg_qbytes = 100;
     msgctl(q, IPC_SET, &ds);
-    report(out[0], s3);
+    report(s3);
     qstat("after growing", q);
     /* removal ends both kinds of waiter */
     ds.msg_qbytes = 1;
     msgctl(q, IPC_SET, &ds);
-    pid_t s4 = sender(q, "s4 at removal", 1, "y", out[1]);
+    pid_t s4 = sender(q, "s4 at removal", 1, "y");
     int q2 = msgget(IPC_PRIVATE, 0600);
-    pid_t r5 = receiver(q2, "r5 at removal", 64, 0, 0, out[1]);
+    pid_t r5 = receiver(q2, "r5 at removal", 64, 0, 0);
     msgctl(q, IPC_RMID, NULL);
     msgctl(q2, IPC_RMID, NULL);
-    report(out[0], s4);
-    report(out[0], r5);
+    report(s4);
+    report(r5);
     /* signals: EINTR even with SA_RESTART (no restart after a handler) */
     struct sigaction sa = { .sa_handler = on_usr1, .sa_flags = SA_RESTART };
     sigemptyset(&sa.sa_mask);
     sigaction(SIGUSR1, &sa, NULL);
     q = msgget(IPC_PRIVATE, 0600);
-    pid_t r6 = receiver(q, "r6 and SIGUSR1", 64, 0, 0, out[1]);
+    pid_t r6 = receiver(q, "r6 and SIGUSR1", 64, 0, 0);
     kill(r6, SIGUSR1);
-    report(out[0], r6);
+    report(r6);
     msgctl(q, IPC_STAT, &ds);
     ds.msg_qbytes = 1;
     msgctl(q, IPC_SET, &ds);
     snd(q, 1, "", 0);
-    pid_t s5 = sender(q, "s5 and SIGUSR1", 1, "z", out[1]);
+    pid_t s5 = sender(q, "s5 and SIGUSR1", 1, "z");
     kill(s5, SIGUSR1);
-    report(out[0], s5);
+    report(s5);
     /* a stop and SIGCONT without a handler: the call goes on */
     rcv("empty it", q, 64, 0, IPC_NOWAIT);
     ds.msg_qbytes = 100;
     msgctl(q, IPC_SET, &ds);
-    pid_t r7 = receiver(q, "r7 after SIGSTOP, SIGCONT", 64, 0, 0, out[1]);
+    pid_t r7 = receiver(q, "r7 after SIGSTOP, SIGCONT", 64, 0, 0);
     kill(r7, SIGSTOP);
     int st;
     waitpid(r7, &st, WUNTRACED);
     kill(r7, SIGCONT);
     sleeping(r7, r7);
     snd(q, 4, "late", 0);
-    report(out[0], r7);
+    report(r7);
     signal(SIGUSR1, SIG_DFL);
     msgctl(q, IPC_RMID, NULL);
 }

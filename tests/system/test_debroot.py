@@ -39,6 +39,11 @@ COMMANDS = [
     "sqlite3 :memory: 'create table t(x); insert into t values (6),(7);"
     " select \"sum=\" || sum(x) from t;'",
     "python3 -c 'import json, sys; print(json.dumps({\"py\": sys.version_info[0] * 7}))'",
+    # /bin/sh is Debian's dash: Python's subprocess (vfork + exec of sh)
+    "python3 -c 'import subprocess as s; print(s.run([\"sh\", \"-c\", \"echo sub$((6*7))\"],"
+    " capture_output=True).stdout)'",
+    "echo hello | openssl enc -aes-256-cbc -pbkdf2 -k pw | openssl enc -d -aes-256-cbc -pbkdf2"
+    " -k pw | tr h H",
 ]
 
 _cache = {}
@@ -121,3 +126,11 @@ def test_debroot_sqlite3():
 
 def test_debroot_python3():
     assert '{"py": 21}' in after(session(), COMMANDS[9])
+
+
+def test_debroot_python3_subprocess_runs_sh():
+    assert "b'sub42\\n'" in after(session(), COMMANDS[10])
+
+
+def test_debroot_openssl_round_trip():
+    assert "Hello" in after(session(), COMMANDS[11])

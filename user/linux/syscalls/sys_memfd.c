@@ -1,6 +1,6 @@
-/* memfd_create (Linux's mm/memfd.c, 6.1): an unnamed regular file on lx's own tmpfs (Linux's
- * shm_mnt: mounted nowhere, no size or inode limit), open for reading and writing, its seals
- * F_SEAL_SEAL unless MFD_ALLOW_SEALING.  The seals themselves are tmpfs's (fs/tmpfs/seals.c). */
+/* memfd_create (Linux's mm/memfd.c, 6.1): an unnamed regular file on lx's own tmpfs
+ * (vfs_shm_mount, Linux's shm_mnt: mounted nowhere, no size or inode limit), open for reading
+ * and writing, its seals F_SEAL_SEAL unless MFD_ALLOW_SEALING.  The seals themselves are tmpfs's (fs/tmpfs/seals.c). */
 #include "syscalls/handlers_more.h"
 #include "fs/tmpfs/tmpfs.h"
 #include "lib/errno.h"
@@ -19,8 +19,6 @@
 #define MFD_NAME_MAX      (NAME_MAX - (sizeof MFD_PREFIX - 1))
 #define F_ADD_SEALS       1033
 #define F_GET_SEALS       1034
-
-static struct super_block *shm_sb;  /* made at the first memfd, lives as long as lx */
 
 long sys_memfd_create(struct thread *t, const struct sysargs *a)
 {
@@ -49,11 +47,8 @@ long sys_memfd_create(struct thread *t, const struct sysargs *a)
         kfree(name);
         return fd;
     }
-    if (!shm_sb && !(shm_sb = vfs_kern_mount(&tmpfs_type, "size=0,nr_inodes=0"))) {
-        kfree(name);
-        return -ENOMEM;
-    }
-    struct tmpfs_node *n = tmpfs_new(shm_sb, S_IFREG | 0777);
+    struct super_block *sb = vfs_shm_mount();
+    struct tmpfs_node *n = sb ? tmpfs_new(sb, S_IFREG | 0777) : NULL;
     if (!n) {
         kfree(name);
         return -ENOMEM;

@@ -31,11 +31,15 @@ static long lock_range(struct thread *t, l4_word_t start, l4_word_t len, bool po
         return 0;
     if (!mm_range_mapped(t->mm, start, end))
         return -ENOMEM;
+    /* __mm_populate: a page it cannot bring in (PROT_NONE, past a file's end) is EFAULT,
+     * which mlock answers as ENOMEM (__mlock_posix_error_return; no memory: EAGAIN) */
     for (l4_word_t a = start; populate && a < end; a += LX_PAGE) {
         struct region *r = mm_find(t->mm, a);
         int e = 0;
-        if ((r->prot & PROT_RWX) && !mm_past_eof(r, a) && !mm_page(t->mm, r, a, &e))
-            return e == -ENOMEM ? -EAGAIN : -ENOMEM;  /* __mlock_posix_error_return */
+        if (!(r->prot & PROT_RWX) || mm_past_eof(r, a))
+            return -ENOMEM;
+        if (!mm_page(t->mm, r, a, &e))
+            return e == -ENOMEM ? -EAGAIN : -ENOMEM;
     }
     return 0;
 }
@@ -118,8 +122,10 @@ long sys_pkey_alloc(struct thread *t, const struct sysargs *a)
     return -ENOSPC;                 /* no key to hand out */
 }
 
+/* Key 0 is allocated from the start and may be freed (0); lx does not remember that it was,
+ * so a second free of 0 is 0 too (Linux: EINVAL).  Any other key was never allocated. */
 long sys_pkey_free(struct thread *t, const struct sysargs *a)
 {
-    (void)t, (void)a;
-    return -EINVAL;                 /* no key was allocated (key 0 is never freed) */
+    (void)t;
+    return (int)a->a[0] == 0 ? 0 : -EINVAL;
 }

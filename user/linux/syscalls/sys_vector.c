@@ -19,8 +19,9 @@
 
 /* do_iter_read/do_iter_write after import_iovec: the access mode, nothing for an empty
  * transfer, the flags (kiocb_set_rw_flags), then the common path.  RWF_NOWAIT needs a file
- * that can answer without waiting (Linux's FMODE_NOWAIT: pipes here; tmpfs got it in 6.6);
- * it and RWF_APPEND are the file's O_NONBLOCK and O_APPEND for this one call. */
+ * that can answer without waiting (FMODE_NOWAIT): Debian's 6.1 answers EOPNOTSUPP for
+ * tmpfs files and pipes alike, and so does lx for every file.  RWF_APPEND is the file's
+ * O_APPEND for this one call; HIPRI, DSYNC and SYNC change nothing in memory. */
 static long rw_flags(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos,
                      bool write, bool positioned, unsigned flags)
 {
@@ -31,16 +32,13 @@ static long rw_flags(struct thread *t, struct file *f, struct uio *u, l4_word_t 
         return 0;
     if (flags & ~(unsigned)RWF_SUPPORTED)
         return -EOPNOTSUPP;
-    if ((flags & RWF_NOWAIT) && !S_ISFIFO(f->inode->mode))
-        return -EOPNOTSUPP;
-    unsigned saved = f->flags;
     if (flags & RWF_NOWAIT)
-        f->flags |= O_NONBLOCK;
-    if ((flags & RWF_APPEND) && write)
-        f->flags |= O_APPEND;
+        return -EOPNOTSUPP;
+    if (!(flags & RWF_APPEND) || !write || (f->flags & O_APPEND))
+        return vfs_rw(t, f, u, pos, write, !positioned);
+    f->flags |= O_APPEND;
     long r = vfs_rw(t, f, u, pos, write, !positioned);
-    f->flags = (f->flags & ~(unsigned)(O_NONBLOCK | O_APPEND)) |
-               (saved & (O_NONBLOCK | O_APPEND));
+    f->flags &= ~(unsigned)O_APPEND;
     return r;
 }
 
@@ -127,8 +125,8 @@ long sys_fallocate(struct thread *t, const struct sysargs *a)
         return -EISDIR;
     if (!S_ISREG(m) && !S_ISBLK(m))
         return -ENODEV;
-    if (off + len < 0)
-        return -EFBIG;              /* past MAX_LFS_FILESIZE, or wrapped */
+    if ((l4_word_t)off + (l4_word_t)len > LX_MAX_LFS)
+        return -EFBIG;              /* past MAX_LFS_FILESIZE (both are below 2^63: no wrap) */
     if (!f->ops->fallocate)
         return -EOPNOTSUPP;
     return f->ops->fallocate(t, f, mode, (l4_word_t)off, (l4_word_t)len);

@@ -262,6 +262,7 @@ const struct fs_type *fs_type_nth(unsigned i);
 /* A super block of type with its root: the root file system (on NULL) or one that is not
  * mounted anywhere (pipefs, the anonymous inodes); NULL when it cannot be made. */
 struct super_block *vfs_kern_mount(const struct fs_type *type, const char *data);
+struct super_block *vfs_shm_mount(void);    /* memfd's tmpfs (NULL: no memory) */
 /* mount(2): type on directory on, with options data: 0 or -errno. */
 int vfs_mount(const struct fs_type *type, struct inode *on, const char *source,
               unsigned long flags, const char *data);

@@ -57,16 +57,12 @@ int tmpfs_seal_resize(struct inode *i, l4_word_t size)
     return 0;
 }
 
-/* Linux 6.1's mmap_region and shmem_mmap: under F_SEAL_WRITE no shared mapping of a
- * writable fd at all, even without PROT_WRITE (the mapping counts as writable: Linux 6.7
- * lets a read-only one through); under F_SEAL_FUTURE_WRITE no writable one, and the others
- * may not become writable (VM_MAYWRITE cleared: mprotect is EACCES). */
+/* Linux 6.1's shmem_mmap with the stable series' seal_check_write (Debian's 6.1.192): a
+ * write-sealed file (F_SEAL_WRITE or F_SEAL_FUTURE_WRITE) has no writable shared mapping,
+ * and its read-only ones may not become writable (VM_MAYWRITE cleared: mprotect is EACCES). */
 int tmpfs_mmap(struct thread *t, struct file *f, struct region *r)
 {
-    unsigned seals = seals_of(f->inode);
-    if (r->shared && !r->no_write && (seals & F_SEAL_WRITE))
-        return -EPERM;
-    if (r->shared && (seals & F_SEAL_FUTURE_WRITE)) {
+    if (r->shared && (seals_of(f->inode) & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE))) {
         if (r->prot & PROT_WRITE)
             return -EPERM;
         r->no_write = true;
@@ -118,7 +114,8 @@ static int zero_part(struct inode *i, l4_word_t from, l4_word_t to)
 }
 
 /* shmem_fallocate: allocate (pages for every hole of the range, the size grown unless
- * KEEP_SIZE) or PUNCH_HOLE|KEEP_SIZE (whole pages go, the partial ends are zeroed).  Other
+ * KEEP_SIZE) or PUNCH_HOLE|KEEP_SIZE (whole pages go, past the end too; the partial ends
+ * are zeroed).  Other
  * modes: EOPNOTSUPP.  A shared mapping keeps the pages it holds after a punch (Linux
  * unmaps them: the next touch reads zeros). */
 int tmpfs_fallocate(struct thread *t, struct file *f, int mode, l4_word_t off, l4_word_t len)
@@ -133,10 +130,7 @@ int tmpfs_fallocate(struct thread *t, struct file *f, int mode, l4_word_t off, l
     if (mode & FALLOC_FL_PUNCH_HOLE) {
         if (n->seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE))
             return -EPERM;
-        if (off >= i->size)
-            return 0;
-        if (end > i->size)
-            end = i->size;
+        /* shmem_truncate_range: pages past the end go too (KEEP_SIZE may have made them) */
         l4_word_t first = (off + LX_PAGE - 1) / LX_PAGE, last = end / LX_PAGE;
         if (off % LX_PAGE)
             e = zero_part(i, off, end < first * LX_PAGE ? end : first * LX_PAGE);

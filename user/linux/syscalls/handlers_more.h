@@ -43,4 +43,17 @@ long sys_pkey_mprotect(struct thread *, const struct sysargs *);
 long sys_pkey_alloc(struct thread *, const struct sysargs *);
 long sys_pkey_free(struct thread *, const struct sysargs *);
 
+/* syscalls/sys_pidfd.c: pidfds */
+struct process;
+long sys_pidfd_open(struct thread *, const struct sysargs *);
+long sys_pidfd_send_signal(struct thread *, const struct sysargs *);
+long sys_pidfd_getfd(struct thread *, const struct sysargs *);
+/* A pidfd naming p (O_NONBLOCK of flags kept), refs 1; NULL: no memory (clone's CLONE_PIDFD). */
+struct file *pidfd_file(struct process *p, unsigned flags);
+
+/* syscalls/sys_uts.c: the names uname reports (NUL-terminated, at most 64 bytes) */
+extern char uts_nodename[], uts_domainname[];
+long sys_sethostname(struct thread *, const struct sysargs *);
+long sys_setdomainname(struct thread *, const struct sysargs *);
+
 #endif

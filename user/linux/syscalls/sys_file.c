@@ -19,7 +19,6 @@
 #define MAX_RW_COUNT 0x7ffff000ul   /* Linux's largest single transfer */
 #define SEEK_MAX    4
 
-static char bounce[LX_PAGE];
 static struct uio_seg iovs[IOV_MAX];
 
 /* read/write/pread/pwrite of n bytes at buf. */
@@ -187,32 +186,7 @@ long sys_sendfile(struct thread *t, const struct sysargs *a)
         return -EINVAL;
     if (count > MAX_RW_COUNT)
         count = MAX_RW_COUNT;
-    l4_word_t done = 0;
-    long err = 0;
-    while (done < count) {
-        l4_word_t k = count - done < LX_PAGE ? count - done : LX_PAGE;
-        struct uio_seg seg = { (l4_word_t)bounce, k };
-        struct uio u;
-        uio_init(&u, NULL, &seg, 1);
-        long r = vfs_rw(t, in, &u, &pos, false, false);
-        if (r <= 0) {
-            err = r;
-            break;
-        }
-        seg.len = (l4_word_t)r;
-        uio_init(&u, NULL, &seg, 1);
-        long w = vfs_rw(t, out, &u, &out->pos, true, false);
-        if (w <= 0) {
-            err = w;
-            pos -= (l4_word_t)r;    /* what was read and not written is not consumed */
-            break;
-        }
-        if (w < r)
-            pos -= (l4_word_t)(r - w);
-        done += (l4_word_t)w;
-        if (w < r)
-            break;
-    }
+    long r = vfs_copy(t, in, &pos, out, &out->pos, count);
     if (a->a[2]) {
         long off = (long)pos;
         if (copy_to_user(t->mm, a->a[2], &off, sizeof off))
@@ -220,7 +194,7 @@ long sys_sendfile(struct thread *t, const struct sysargs *a)
     } else {
         in->pos = pos;
     }
-    return done ? (long)done : err;
+    return r;
 }
 
 /* --- calls that have nothing to do on a RAM file system ---------------------------------- */

@@ -134,40 +134,6 @@ long sys_fallocate(struct thread *t, const struct sysargs *a)
 
 /* --- copy_file_range ------------------------------------------------------------------------- */
 
-static char bounce[LX_PAGE];
-
-/* Bytes of in at *pin to out at *pout through lx, a page at a time: the count moved (the
- * positions advanced by it), or -errno if nothing moved. */
-static long copy_range(struct thread *t, struct file *in, l4_word_t *pin, struct file *out,
-                       l4_word_t *pout, l4_word_t count)
-{
-    l4_word_t done = 0;
-    long err = 0;
-    while (done < count) {
-        l4_word_t k = count - done < LX_PAGE ? count - done : LX_PAGE, p = *pin;
-        struct uio_seg seg = { (l4_word_t)bounce, k };
-        struct uio u;
-        uio_init(&u, NULL, &seg, 1);
-        long r = vfs_rw(t, in, &u, &p, false, false);
-        if (r <= 0) {
-            err = r;
-            break;
-        }
-        seg.len = (l4_word_t)r;
-        uio_init(&u, NULL, &seg, 1);
-        long w = vfs_rw(t, out, &u, pout, true, false);
-        if (w <= 0) {
-            err = w;
-            break;
-        }
-        *pin += (l4_word_t)w;
-        done += (l4_word_t)w;
-        if (w < r)
-            break;
-    }
-    return done ? (long)done : err;
-}
-
 /* copy_file_range (flags must be 0): between regular files, the positions from the pointers
  * or the files; the count cut at in's end; overlapping ranges of one file EINVAL. */
 long sys_copy_file_range(struct thread *t, const struct sysargs *a)
@@ -206,7 +172,7 @@ long sys_copy_file_range(struct thread *t, const struct sysargs *a)
     if (count > 0x7ffff000ul)
         count = 0x7ffff000ul;       /* MAX_RW_COUNT */
     l4_word_t p_in = (l4_word_t)pin, p_out = (l4_word_t)pout;
-    long r = copy_range(t, in, &p_in, out, &p_out, count);
+    long r = vfs_copy(t, in, &p_in, out, &p_out, count);
     if (r <= 0)
         return r;
     pin = (long)p_in, pout = (long)p_out;

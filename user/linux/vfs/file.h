@@ -116,6 +116,10 @@ bool dir_emit_dots(struct file *f, struct dir_context *ctx);
  * on where the last one stopped. */
 long vfs_rw(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos, bool write,
             bool resumable);
+/* count bytes of in at *pin to out at *pout (both moved by what was written) through lx, a
+ * page at a time (sendfile, copy_file_range): the count, or -errno if nothing moved. */
+long vfs_copy(struct thread *t, struct file *in, l4_word_t *pin, struct file *out,
+              l4_word_t *pout, l4_word_t count);
 /* getdents: the directory's entries from f->pos through ctx. */
 int vfs_iterate(struct thread *t, struct file *f, struct dir_context *ctx);
 

@@ -22,15 +22,15 @@ $(CORPUS_OUT)/run: $(CORPUS_SRC)/run.c $(CORPUS_SRC)/build.mk
 	@mkdir -p $(dir $@)
 	@command -v $(MUSL_GCC) >/dev/null || { echo "$(MUSL_GCC) not found: install Debian's musl-tools (make deps)" >&2; exit 1; }
 	@echo "  CC      $@"
-	@$(MUSL_GCC) $(CORPUS_CFLAGS) -static -o $@ $<
+	@$(MUSL_GCC) $(CORPUS_CFLAGS) -static -s -o $@ $<
 
 $(CORPUS_OUT)/musl/%: $(CORPUS_SRC)/progs/%.c $(CORPUS_SRC)/build.mk
 	@mkdir -p $(dir $@)
 	@command -v $(MUSL_GCC) >/dev/null || { echo "$(MUSL_GCC) not found: install Debian's musl-tools (make deps)" >&2; exit 1; }
 	@echo "  CC      $@"
-	@$(MUSL_GCC) $(CORPUS_CFLAGS) -static -o $@ $<
+	@$(MUSL_GCC) $(CORPUS_CFLAGS) -static -s -o $@ $<
 
 $(CORPUS_OUT)/glibc/%: $(CORPUS_SRC)/progs/%.c $(CORPUS_SRC)/build.mk
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
-	@$(CC) $(CORPUS_CFLAGS) -static -o $@ $<
+	@$(CC) $(CORPUS_CFLAGS) -static -s -o $@ $<

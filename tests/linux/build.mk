@@ -2,7 +2,8 @@
 # tools/build.mk.  Linux programs, never run on the host:
 #
 #   $(BUILD)/linux/corpus/run              the runner (musl, static)
-#   $(BUILD)/linux/corpus/musl/<prog>      tests/linux/progs/<prog>.c, musl-gcc -static
+#   $(BUILD)/linux/corpus/musl/<prog>      tests/linux/progs/<prog>.c, musl-gcc -static -s (stripped:
+#                                          the initramfs must fit the 128 MiB boots of test_lx_tty)
 #   $(BUILD)/linux/corpus/glibc/<prog>     the same, gcc -static (glibc)
 #
 # mkinitramfs.py --corpus puts them, the scripts (tests/linux/scripts/*.sh) and the data

@@ -4,6 +4,7 @@ user/linux/syscalls/table.c (number -> handler, status, note) and names.c (numbe
 
   tools/lx_syscalls.py            rewrite docs/linux/syscalls.md
   tools/lx_syscalls.py --check    exit 1 if it is out of date (tests/host/test_lx_syscalls.py)
+  tools/lx_syscalls.py --summary  the totals by status, and each reason for ENOSYS with its calls
 """
 import re
 import sys
@@ -78,7 +79,32 @@ def render():
     ])
 
 
+def summary():
+    """The totals by status and the numbers without a handler, grouped by their reason."""
+    ents, named = entries(), names()
+    counts = {"FULL": 0, "PARTIAL": 0, "STUB": 0, "NONE": 0}
+    reasons, missing = {}, []
+    for nr in sorted(named):
+        if nr not in ents:
+            missing.append(f"{named[nr]} ({nr})")
+            continue
+        status, _, note = ents[nr]
+        counts[status] += 1
+        if status == "NONE":
+            reasons.setdefault(note, []).append(f"{named[nr]} ({nr})")
+    out = [f"{len(named)} assigned numbers: " + ", ".join(
+        f"{n} {STATUS_WORD[k]}" for k, n in counts.items()) + f", {len(missing)} without an entry"]
+    for note, calls in sorted(reasons.items(), key=lambda kv: -len(kv[1])):
+        out.append(f"  ENOSYS, {note}: {', '.join(calls)}")
+    if missing:
+        out.append(f"  no entry yet: {', '.join(missing)}")
+    return "\n".join(out)
+
+
 def main():
+    if "--summary" in sys.argv:
+        print(summary())
+        return 0
     text = render()
     if "--check" in sys.argv:
         if not DOC.is_file() or DOC.read_text() != text:

@@ -2,7 +2,8 @@
 # tools/build.mk.  Linux programs, never run on the host:
 #
 #   $(BUILD)/linux/corpus/run              the runner (musl, static)
-#   $(BUILD)/linux/corpus/musl/<prog>      tests/linux/progs/<prog>.c, musl-gcc -static
+#   $(BUILD)/linux/corpus/musl/<prog>      tests/linux/progs/<prog>.c, musl-gcc -static -s (stripped:
+#                                          the initramfs must fit the 128 MiB boots of test_lx_tty)
 #   $(BUILD)/linux/corpus/glibc/<prog>     the same, gcc -static (glibc)
 #
 # mkinitramfs.py --corpus puts them, the scripts (tests/linux/scripts/*.sh) and the data
@@ -24,15 +25,15 @@ $(CORPUS_OUT)/run: $(CORPUS_SRC)/run.c $(CORPUS_SRC)/build.mk
 	@mkdir -p $(dir $@)
 	@command -v $(MUSL_GCC) >/dev/null || { echo "$(MUSL_GCC) not found: install Debian's musl-tools (make deps)" >&2; exit 1; }
 	@echo "  CC      $@"
-	@$(MUSL_GCC) $(CORPUS_CFLAGS) -static -o $@ $<
+	@$(MUSL_GCC) $(CORPUS_CFLAGS) -static -s -o $@ $<
 
 $(CORPUS_OUT)/musl/%: $(CORPUS_SRC)/progs/%.c $(CORPUS_SRC)/build.mk
 	@mkdir -p $(dir $@)
 	@command -v $(MUSL_GCC) >/dev/null || { echo "$(MUSL_GCC) not found: install Debian's musl-tools (make deps)" >&2; exit 1; }
 	@echo "  CC      $@"
-	@$(MUSL_GCC) $(CORPUS_CFLAGS) -static -o $@ $<
+	@$(MUSL_GCC) $(CORPUS_CFLAGS) -static -s -o $@ $<
 
 $(CORPUS_OUT)/glibc/%: $(CORPUS_SRC)/progs/%.c $(CORPUS_SRC)/build.mk
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
-	@$(CC) $(CORPUS_CFLAGS) -static -o $@ $<
+	@$(CC) $(CORPUS_CFLAGS) -static -s -o $@ $<

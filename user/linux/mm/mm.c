@@ -876,3 +876,17 @@ long mm_remap(struct mm *mm, l4_word_t old, l4_word_t old_len, l4_word_t new_len
         return -ENOMEM;
     return move_range(mm, old, old_len, new_addr, new_len);
 }
+
+bool mm_resident(struct mm *mm, const struct region *r, l4_word_t addr)
+{
+    l4_word_t *slot = pt_slot(mm, addr & LX_PAGE_MASK, false);
+    if (slot && *slot)
+        return true;
+    if (!r->file || addr < r->fstart)
+        return false;
+    /* Linux's mincore_page: a file's page is resident if the file has it (its page cache) */
+    int e;
+    l4_word_t off = r->foff + (addr & LX_PAGE_MASK) - r->fstart;
+    return off < r->file->size && r->file->iop && r->file->iop->get_page &&
+           r->file->iop->get_page(r->file, off / LX_PAGE, false, &e);
+}

@@ -86,6 +86,8 @@ long mm_remap(struct mm *mm, l4_word_t old, l4_word_t old_len, l4_word_t new_len
 int mm_discard(struct mm *mm, l4_word_t start, l4_word_t end);
 /* Is every page of [start, end) in some region? */
 bool mm_range_mapped(struct mm *mm, l4_word_t start, l4_word_t end);
+/* mincore: does the process have addr's page of r (or, for a file mapping, the file)? */
+bool mm_resident(struct mm *mm, const struct region *r, l4_word_t addr);
 /* Overcommit as Linux's heuristic: may one request of len bytes be promised at all? */
 bool mm_may_commit(l4_word_t len);
 

@@ -2,6 +2,7 @@
  * pipe sizes) and flock.  The fd table and the locks are the VFS's (vfs/fdtable.c,
  * vfs/lock.c). */
 #include "syscalls/handlers.h"
+#include "syscalls/handlers_more.h"
 #include "fs/pipe/pipe.h"
 #include "lib/errno.h"
 #include "task/process.h"
@@ -16,6 +17,8 @@
 #define F_DUPFD_CLOEXEC 1030
 #define F_SETPIPE_SZ    1031
 #define F_GETPIPE_SZ    1032
+#define F_ADD_SEALS     1033
+#define F_GET_SEALS     1034
 #define FD_CLOEXEC      1
 #define O_DIRECT        040000
 #define SETFL_MASK      (O_APPEND | O_NONBLOCK | O_NOATIME | O_DIRECT)
@@ -111,6 +114,9 @@ long sys_fcntl(struct thread *t, const struct sysargs *a)
     case F_SETPIPE_SZ:
     case F_GETPIPE_SZ:
         return pipe_fcntl(f, cmd, a->a[2]);
+    case F_ADD_SEALS:
+    case F_GET_SEALS:
+        return memfd_fcntl(f, cmd, a->a[2]);
     default:
         return -EINVAL;
     }

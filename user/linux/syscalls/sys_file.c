@@ -7,6 +7,7 @@
  * become a transfer (struct uio) and the VFS's common path does the rest (vfs/rw.c: access
  * modes, ranges, parking a blocking caller, the file's operation). */
 #include "syscalls/handlers.h"
+#include "syscalls/handlers_more.h"
 #include "lib/errno.h"
 #include "mm/usercopy.h"
 #include "task/process.h"
@@ -18,7 +19,6 @@
 #define MAX_RW_COUNT 0x7ffff000ul   /* Linux's largest single transfer */
 #define SEEK_MAX    4
 
-static char bounce[LX_PAGE];
 static struct uio_seg iovs[IOV_MAX];
 
 /* read/write/pread/pwrite of n bytes at buf. */
@@ -66,18 +66,13 @@ long sys_pwrite64(struct thread *t, const struct sysargs *a)
     return prw(t, a, true);
 }
 
-/* readv/writev: the iovecs copied in whole first, checked as Linux's import_iovec. */
-static long rwv(struct thread *t, const struct sysargs *a, bool write)
+/* The iovecs copied in whole and checked as Linux's import_iovec: u set up over them, 0 or
+ * -errno.  (One set at a time: lx serves one call at a time.) */
+long iov_import(struct thread *t, l4_word_t uvec, l4_word_t n, struct uio *u)
 {
-    struct file *f = fd_get(t, (long)(int)a->a[0]);
-    unsigned acc = f ? f->flags & O_ACCMODE : 0;
-    if (!f || (f->flags & O_PATH) || (write ? acc != O_WRONLY && acc != O_RDWR
-                                            : acc != O_RDONLY && acc != O_RDWR))
-        return -EBADF;
-    l4_word_t n = a->a[2];
     if (n > IOV_MAX)
         return -EINVAL;
-    if (n && copy_from_user(t->mm, iovs, a->a[1], n * sizeof iovs[0]))
+    if (n && copy_from_user(t->mm, iovs, uvec, n * sizeof iovs[0]))
         return -EFAULT;
     for (l4_word_t k = 0; k < n; k++)
         if ((long)iovs[k].len < 0)
@@ -91,9 +86,21 @@ static long rwv(struct thread *t, const struct sysargs *a, bool write)
             iovs[k].len = MAX_RW_COUNT - total;
         total += iovs[k].len;
     }
+    uio_init(u, t->mm, iovs, (unsigned)n);
+    return 0;
+}
+
+/* readv/writev */
+static long rwv(struct thread *t, const struct sysargs *a, bool write)
+{
+    struct file *f = fd_get(t, (long)(int)a->a[0]);
+    unsigned acc = f ? f->flags & O_ACCMODE : 0;
+    if (!f || (f->flags & O_PATH) || (write ? acc != O_WRONLY && acc != O_RDWR
+                                            : acc != O_RDONLY && acc != O_RDWR))
+        return -EBADF;
     struct uio u;
-    uio_init(&u, t->mm, iovs, (unsigned)n);
-    return vfs_rw(t, f, &u, &f->pos, write, true);
+    long e = iov_import(t, a->a[1], a->a[2], &u);
+    return e ? e : vfs_rw(t, f, &u, &f->pos, write, true);
 }
 
 long sys_readv(struct thread *t, const struct sysargs *a)
@@ -179,32 +186,7 @@ long sys_sendfile(struct thread *t, const struct sysargs *a)
         return -EINVAL;
     if (count > MAX_RW_COUNT)
         count = MAX_RW_COUNT;
-    l4_word_t done = 0;
-    long err = 0;
-    while (done < count) {
-        l4_word_t k = count - done < LX_PAGE ? count - done : LX_PAGE;
-        struct uio_seg seg = { (l4_word_t)bounce, k };
-        struct uio u;
-        uio_init(&u, NULL, &seg, 1);
-        long r = vfs_rw(t, in, &u, &pos, false, false);
-        if (r <= 0) {
-            err = r;
-            break;
-        }
-        seg.len = (l4_word_t)r;
-        uio_init(&u, NULL, &seg, 1);
-        long w = vfs_rw(t, out, &u, &out->pos, true, false);
-        if (w <= 0) {
-            err = w;
-            pos -= (l4_word_t)r;    /* what was read and not written is not consumed */
-            break;
-        }
-        if (w < r)
-            pos -= (l4_word_t)(r - w);
-        done += (l4_word_t)w;
-        if (w < r)
-            break;
-    }
+    long r = vfs_copy(t, in, &pos, out, &out->pos, count);
     if (a->a[2]) {
         long off = (long)pos;
         if (copy_to_user(t->mm, a->a[2], &off, sizeof off))
@@ -212,7 +194,7 @@ long sys_sendfile(struct thread *t, const struct sysargs *a)
     } else {
         in->pos = pos;
     }
-    return done ? (long)done : err;
+    return r;
 }
 
 /* --- calls that have nothing to do on a RAM file system ---------------------------------- */

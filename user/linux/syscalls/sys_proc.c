@@ -1,6 +1,7 @@
 /* System calls of processes and their identity: exit, ids, uname, arch_prctl, limits
  * (the signal calls are in sys_signal.c). */
 #include "syscalls/handlers.h"
+#include "syscalls/handlers_more.h"
 #include "lib/errno.h"
 #include "lib/random.h"
 #include "mm/usercopy.h"
@@ -99,11 +100,11 @@ long sys_uname(struct thread *t, const struct sysargs *a)
     char u[6][65];
     memset(u, 0, sizeof u);
     strcpy(u[0], "Linux");
-    strcpy(u[1], "pecan");
+    strcpy(u[1], uts_nodename);
     strcpy(u[2], "6.1.0-pecan");        /* glibc checks the release against its minimum */
     strcpy(u[3], "#1 lx");
     strcpy(u[4], "x86_64");
-    strcpy(u[5], "(none)");
+    strcpy(u[5], uts_domainname);
     return copy_to_user(t->mm, a->a[0], u, sizeof u);
 }
 

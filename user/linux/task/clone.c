@@ -29,6 +29,7 @@
 #include "signal/signal.h"
 #include "signal/sigpage.h"
 #include "syscalls/handlers.h"
+#include "syscalls/handlers_more.h"
 #include "task/exec.h"
 #include "task/process.h"
 #include "vfs/file.h"
@@ -295,15 +296,11 @@ static struct thread *new_thread(struct thread *p, l4_word_t flags)
     return c;
 }
 
-/* CLONE_PIDFD: an fd of p's (close-on-exec) naming cp, stored at clone's pidfd: 0 or -errno
- * (the fd closed again).  lx's pidfds name the process and do nothing else yet (no
- * pidfd_send_signal, poll or waitid P_PIDFD). */
-static const struct file_ops pidfd_ops = { .anon_name = "[pidfd]" };
-
+/* CLONE_PIDFD: an fd of p's (close-on-exec) naming cp (syscalls/sys_pidfd.c), stored at
+ * clone's pidfd: 0 or -errno (the fd closed again). */
 static int pidfd_new(struct thread *p, struct process *cp)
 {
-    (void)cp;
-    struct file *f = anon_file(&pidfd_ops, NULL, O_RDWR);
+    struct file *f = pidfd_file(cp, 0);
     if (!f)
         return -ENOMEM;
     int fd = fd_install(p, f, 0, true);

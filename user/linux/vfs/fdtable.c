@@ -282,26 +282,47 @@ static bool copy_chunk(void **slot, unsigned long index, void *p)
     return true;
 }
 
+/* A copy of src holding the same open files (Linux's dup_fd), refs 1; NULL: no memory. */
+static struct fdtable *table_copy(struct fdtable *src)
+{
+    struct fdtable *ft = kmalloc(sizeof *ft);
+    if (!ft)
+        return NULL;
+    ft->refs = 1;
+    ft->next_fd = src->next_fd;
+    struct copy_ctx cc = { ft, -1, false };
+    radix_each(&src->chunks, 0, copy_chunk, &cc);
+    /* Linux's dup_fd sizes the copy by the highest open fd. */
+    ft->max_fds = cc.high >= NR_OPEN_DEFAULT ? linux_size((unsigned long)cc.high) : 0;
+    if (cc.failed) {
+        closing = ft;
+        radix_destroy(&ft->chunks, put_chunk);
+        kfree(ft);
+        return NULL;
+    }
+    return ft;
+}
+
+bool fd_unshare(struct thread *t)
+{
+    if (t->files->refs == 1)
+        return true;
+    struct fdtable *ft = table_copy(t->files);
+    if (!ft)
+        return false;
+    t->files->refs--;
+    t->files = ft;
+    return true;
+}
+
 bool vfs_task_fork(struct thread *child, struct thread *parent, bool share_files, bool share_fs)
 {
     child->files = parent->files;
     child->fs = parent->fs;
-    if (share_files) {
+    if (share_files)
         parent->files->refs++;
-    } else if ((child->files = kmalloc(sizeof *child->files))) {
-        child->files->refs = 1;
-        child->files->next_fd = parent->files->next_fd;
-        struct copy_ctx cc = { child->files, -1, false };
-        radix_each(&parent->files->chunks, 0, copy_chunk, &cc);
-        /* Linux's dup_fd sizes the copy by the highest open fd. */
-        child->files->max_fds = cc.high >= NR_OPEN_DEFAULT ? linux_size((unsigned long)cc.high) : 0;
-        if (cc.failed) {
-            closing = child->files;
-            radix_destroy(&child->files->chunks, put_chunk);
-            kfree(child->files);
-            child->files = NULL;
-        }
-    }
+    else
+        child->files = table_copy(parent->files);
     if (share_fs) {
         parent->fs->refs++;
     } else if ((child->fs = kmalloc(sizeof *child->fs))) {

@@ -72,6 +72,9 @@ struct file_ops {
     int (*mmap)(struct thread *t, struct file *f, struct region *r);
     int (*fsync)(struct thread *t, struct file *f, bool datasync);    /* NULL: EINVAL */
     int (*iterate)(struct thread *t, struct file *f, struct dir_context *ctx); /* NULL: ENOTDIR */
+    /* fallocate's mode (FALLOC_FL_*, checked by the VFS) over [off, off + len): 0 or -errno;
+     * NULL: EOPNOTSUPP */
+    int (*fallocate)(struct thread *t, struct file *f, int mode, l4_word_t off, l4_word_t len);
     const char *anon_name;          /* an anonymous file's name: "[eventpoll]" */
 };
 
@@ -113,6 +116,10 @@ bool dir_emit_dots(struct file *f, struct dir_context *ctx);
  * on where the last one stopped. */
 long vfs_rw(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos, bool write,
             bool resumable);
+/* count bytes of in at *pin to out at *pout (both moved by what was written) through lx, a
+ * page at a time (sendfile, copy_file_range): the count, or -errno if nothing moved. */
+long vfs_copy(struct thread *t, struct file *in, l4_word_t *pin, struct file *out,
+              l4_word_t *pout, l4_word_t count);
 /* getdents: the directory's entries from f->pos through ctx. */
 int vfs_iterate(struct thread *t, struct file *f, struct dir_context *ctx);
 
@@ -134,6 +141,8 @@ unsigned long fd_limit(struct thread *t);     /* RLIMIT_NOFILE's soft limit */
 /* The next open fd >= from, or -1: for walks over a table (/proc/N/fd, select). */
 long fd_next(struct thread *t, unsigned long from);
 unsigned long fd_table_size(struct thread *t);    /* the fds the table has room for now */
+/* t's own copy of a table it shares (CLONE_FILES): close_range's UNSHARE; false: no memory. */
+bool fd_unshare(struct thread *t);
 
 /* The process hooks: a new process gets fds 0-2 on the console and / as cwd. */
 bool vfs_task_init(struct thread *t);

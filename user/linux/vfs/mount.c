@@ -90,6 +90,18 @@ void vfs_kern_umount(struct super_block *sb)
     sb_free(sb);
 }
 
+/* Linux's shm_mnt: the tmpfs of memfd_create, mounted nowhere, without size or inode limits;
+ * made at its first use, freed at the end of the run. */
+static struct super_block *shm_sb;
+
+struct super_block *vfs_shm_mount(void)
+{
+    int err;
+    if (!shm_sb)
+        shm_sb = sb_make(&tmpfs_type, 0, "tmpfs", "size=0,nr_inodes=0", &err);
+    return shm_sb;
+}
+
 int vfs_mount(const struct fs_type *type, struct inode *on, const char *source,
               unsigned long flags, const char *data)
 {
@@ -177,6 +189,9 @@ void vfs_umount_all(void)
 void vfs_shutdown(void)
 {
     vfs_umount_all();
+    if (shm_sb)
+        sb_free(shm_sb);
+    shm_sb = NULL;
     anon_shutdown();
 }
 

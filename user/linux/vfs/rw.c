@@ -79,6 +79,39 @@ long vfs_rw(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos, boo
     return r < 0 ? r : 0;
 }
 
+/* sendfile and copy_file_range: through one page of lx's */
+static char bounce[LX_PAGE];
+
+long vfs_copy(struct thread *t, struct file *in, l4_word_t *pin, struct file *out,
+              l4_word_t *pout, l4_word_t count)
+{
+    l4_word_t done = 0;
+    long err = 0;
+    while (done < count) {
+        l4_word_t k = count - done < LX_PAGE ? count - done : LX_PAGE, p = *pin;
+        struct uio_seg seg = { (l4_word_t)bounce, k };
+        struct uio u;
+        uio_init(&u, NULL, &seg, 1);
+        long r = vfs_rw(t, in, &u, &p, false, false);
+        if (r <= 0) {
+            err = r;
+            break;
+        }
+        seg.len = (l4_word_t)r;
+        uio_init(&u, NULL, &seg, 1);
+        long w = vfs_rw(t, out, &u, pout, true, false);
+        if (w <= 0) {
+            err = w;
+            break;
+        }
+        *pin += (l4_word_t)w;
+        done += (l4_word_t)w;
+        if (w < r)
+            break;
+    }
+    return done ? (long)done : err;
+}
+
 void poll_wait(struct poll_table *pt, struct waitq *q)
 {
     if (pt)

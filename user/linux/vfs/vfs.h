@@ -263,6 +263,7 @@ const struct fs_type *fs_type_nth(unsigned i);
  * mounted anywhere (pipefs, the anonymous inodes); NULL when it cannot be made. */
 struct super_block *vfs_kern_mount(const struct fs_type *type, const char *data);
 void vfs_kern_umount(struct super_block *sb);   /* one of those, nothing of it in use */
+struct super_block *vfs_shm_mount(void);    /* memfd's tmpfs (NULL: no memory) */
 /* mount(2): type on directory on, with options data: 0 or -errno. */
 int vfs_mount(const struct fs_type *type, struct inode *on, const char *source,
               unsigned long flags, const char *data);

@@ -8,6 +8,7 @@
 #include "lib/errno.h"
 #include "lib/kmalloc.h"
 #include "mm/mm.h"
+#include "syscalls/handlers_more.h"
 #include "task/exec.h"
 #include "task/process.h"
 #include "vfs/lock.h"
@@ -354,7 +355,7 @@ int proc_file_name(struct file *f, char *buf, size_t size)
 {
     struct inode *i = f->inode;
     int n = vfs_path_of(i, buf, size);
-    if (n >= 0)
+    if (n >= 0 || (n = memfd_file_name(f, buf, size)) >= 0)
         return n;
     if (f->ops->anon_name)
         return snprintf(buf, size, "anon_inode:%s", f->ops->anon_name);

@@ -202,3 +202,28 @@ int tmpfs_parse_options(struct tmpfs_sb *ts, const char *data, bool remount)
     }
     return 0;
 }
+
+/* --- fallocate's holes ---------------------------------------------------------------------- */
+
+struct punch {
+    struct tmpfs_node *n;
+    l4_word_t last;
+};
+
+static bool punch_page(void **slot, unsigned long index, void *ctx)
+{
+    struct punch *p = ctx;
+    if (index > p->last)
+        return false;
+    return put_page(slot, index, p->n);
+}
+
+int tmpfs_punch_pages(struct tmpfs_node *n, l4_word_t first, l4_word_t last)
+{
+    int e = own_pages(n);
+    if (e || first > last)
+        return e;
+    struct punch p = { n, last };
+    radix_each(&n->pages, first, punch_page, &p);
+    return 0;
+}

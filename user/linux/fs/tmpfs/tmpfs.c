@@ -41,6 +41,7 @@ struct tmpfs_node *tmpfs_new(struct super_block *sb, unsigned mode)
     n->i.iop = &tmpfs_iops;
     n->i.fop = S_ISDIR(mode) ? &tmpfs_dir_ops : S_ISREG(mode) ? &tmpfs_file_ops : NULL;
     n->next_cookie = 2;
+    n->seals = F_SEAL_SEAL;
     return n;
 }
 
@@ -297,7 +298,9 @@ static int setattr(struct thread *t, struct inode *i, const struct iattr *ia)
 {
     (void)t;
     if (ia->valid & ATTR_SIZE) {
-        int e = tmpfs_resize(tmpfs_node(i), ia->size);
+        int e = tmpfs_seal_resize(i, ia->size);
+        if (!e)
+            e = tmpfs_resize(tmpfs_node(i), ia->size);
         if (e)
             return e;
     }
@@ -393,8 +396,8 @@ const struct file_ops tmpfs_dir_ops = {
 };
 
 const struct file_ops tmpfs_file_ops = {
-    .read = generic_file_read, .write = generic_file_write, .llseek = generic_file_llseek,
-    .mmap = generic_file_mmap, .fsync = generic_file_fsync,
+    .read = generic_file_read, .write = tmpfs_write, .llseek = generic_file_llseek,
+    .mmap = tmpfs_mmap, .fsync = generic_file_fsync, .fallocate = tmpfs_fallocate,
 };
 
 /* --- the type ---------------------------------------------------------------------------------- */
@@ -404,6 +407,7 @@ static void evict(struct inode *i)
     struct tmpfs_node *n = tmpfs_node(i);
     tmpfs_drop_pages(n);
     kfree(n->target);
+    kfree(n->memfd_name);
     xattr_list_free(&n->xattrs);
     tmpfs_sb(i->sb)->used_inodes--;
     kfree(n);

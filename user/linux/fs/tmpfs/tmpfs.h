@@ -9,6 +9,8 @@
 #include "vfs/xattr.h"
 
 struct tmpfs_node;
+struct uio;
+struct region;
 
 struct tmpfs_dirent {               /* one name in a directory */
     struct tmpfs_dirent *next;      /* the directory's names, in creation order */
@@ -32,6 +34,10 @@ struct tmpfs_node {
     /* a symlink */
     char *target;
     struct tmpfs_dirent *names;     /* its names (aliases), for paths */
+    /* a regular file: its F_SEAL_* (seals.c); F_SEAL_SEAL from the start except for a
+     * memfd made with MFD_ALLOW_SEALING, as Linux's shmem */
+    unsigned seals;
+    char *memfd_name;               /* a memfd's "memfd:NAME" (/proc/N/fd), else NULL */
     struct xattr_list xattrs;
 };
 
@@ -67,7 +73,24 @@ int tmpfs_set_target(struct tmpfs_node *n, const char *target, size_t len);
 void *tmpfs_get_page(struct inode *i, l4_word_t index, bool alloc, int *err);
 int tmpfs_resize(struct tmpfs_node *n, l4_word_t size);
 void tmpfs_drop_pages(struct tmpfs_node *n);
+/* Pages [first, last] go (fallocate's PUNCH_HOLE): holes again; 0 or -ENOSPC (a file still
+ * in the initramfs module could not get pages of its own). */
+int tmpfs_punch_pages(struct tmpfs_node *n, l4_word_t first, l4_word_t last);
 /* Parse a mount's options (size=, nr_inodes=, mode=, uid=, gid=) into ts: 0 or -EINVAL. */
 int tmpfs_parse_options(struct tmpfs_sb *ts, const char *data, bool remount);
+
+/* seals.c: memfd's seals (F_SEAL_*), enforced on write, truncate, fallocate and mmap */
+#define F_SEAL_SEAL         0x0001
+#define F_SEAL_SHRINK       0x0002
+#define F_SEAL_GROW         0x0004
+#define F_SEAL_WRITE        0x0008
+#define F_SEAL_FUTURE_WRITE 0x0010
+long tmpfs_write(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos);
+int tmpfs_mmap(struct thread *t, struct file *f, struct region *r);
+int tmpfs_fallocate(struct thread *t, struct file *f, int mode, l4_word_t off, l4_word_t len);
+/* F_ADD_SEALS (add) or F_GET_SEALS of f, a tmpfs regular file: the seals, 0 or -errno. */
+long tmpfs_seal_fcntl(struct file *f, bool add, unsigned seals);
+/* May i's size change from its size to size (F_SEAL_SHRINK, F_SEAL_GROW): 0 or -EPERM. */
+int tmpfs_seal_resize(struct inode *i, l4_word_t size);
 
 #endif

@@ -73,6 +73,8 @@ struct file_ops {
     int (*fsync)(struct thread *t, struct file *f, bool datasync);    /* NULL: EINVAL */
     int (*iterate)(struct thread *t, struct file *f, struct dir_context *ctx); /* NULL: ENOTDIR */
     const char *anon_name;          /* an anonymous file's name: "[eventpoll]" */
+    bool waits_itself;              /* read/write park their caller themselves: -EAGAIN is
+                                       their answer (a socket's timeout), never a wait */
 };
 
 struct file {                       /* an open file description */

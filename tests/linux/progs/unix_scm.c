@@ -4,6 +4,7 @@
  * bad fds and too many), SCM_CREDENTIALS (SO_PASSCRED, a sender's claimed credentials as
  * Linux checks them) and SO_PEERCRED (a pair, a connection, an unconnected socket). */
 #include <fcntl.h>
+#include <sys/syscall.h>
 #include "unixsock.h"
 
 static int send_fds(int s, const int *fds, int n, const char *data)
@@ -18,7 +19,7 @@ static int send_fds(int s, const int *fds, int n, const char *data)
     c->cmsg_type = SCM_RIGHTS;
     c->cmsg_len = CMSG_LEN(sizeof(int) * n);
     memcpy(CMSG_DATA(c), fds, sizeof(int) * n);
-    return (int)sendmsg(s, &m, 0);
+    return (int)syscall(SYS_sendmsg, s, &m, 0);    /* musl's sendmsg copies at most 1 KiB */
 }
 
 /* Receive with room for `room` fds; the fds into out (count returned), flags printed. */
@@ -107,7 +108,7 @@ static void rights(void)
         many[k] = fds[k % 8];
     SSHOW("254 fds", send_fds(sv[0], many, 254, "many"));
     SSHOW("253 fds", send_fds(sv[0], many, 253, "many"));
-    n = recv_fds("recv 253", sv[1], got, 256, 0);
+    n = recv_fds("recv 253", sv[1], got, 256, MSG_DONTWAIT);
     for (int k = 0; k < n; k++)
         close(got[k]);
     for (int k = 0; k < 8; k++)

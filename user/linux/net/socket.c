@@ -50,7 +50,7 @@ struct socket *sock_create(struct thread *t, int family, int type, int protocol,
         *err = -EAFNOSUPPORT;
         return NULL;
     }
-    if (type < 0 || (type & SOCK_TYPE_MASK) != type) {
+    if (type < 0 || type >= SOCK_MAX) {
         *err = -EINVAL;
         return NULL;
     }
@@ -210,12 +210,15 @@ long sock_transfer(struct thread *t, struct socket *s, struct sock_msg *m, int f
     struct uio *u = m->u;
     if (own_io && io->done)
         uio_skip(u, io->done);      /* a rerun goes on after what earlier runs moved */
+    struct uio before = *u;
     l4_word_t start = u->done;
     bool nb = nonblocking(s, flags) ||
               (send ? s->sndtimeo : s->rcvtimeo) == 0;  /* a negative timeout set: no wait */
     if (nb)
         flags |= MSG_DONTWAIT;
     long r = send ? s->ops->sendmsg(t, s, m, flags) : s->ops->recvmsg(t, s, m, flags);
+    if (r < 0 && r != -EAGAIN)
+        *u = before;                /* a failed call moved nothing (what it copied is not sent) */
     l4_word_t moved = u->done - start;
     if (r == -EAGAIN && !nb) {
         long w = sock_wait(t, s, m->wait, send);

@@ -44,6 +44,7 @@
 #define SOCK_RAW       3
 #define SOCK_SEQPACKET 5
 #define SOCK_TYPE_MASK 0xf
+#define SOCK_MAX       11
 #define SOCK_NONBLOCK  O_NONBLOCK
 #define SOCK_CLOEXEC   O_CLOEXEC
 
@@ -124,7 +125,8 @@ struct proto_ops {
     unsigned (*poll)(struct socket *s, struct poll_table *pt);
     long (*ioctl)(struct thread *t, struct socket *s, unsigned cmd, l4_word_t arg);
     int (*shutdown)(struct socket *s, int how);
-    /* One run: the count, or -errno (-EAGAIN: it would wait; m->u->done says what moved). */
+    /* One run: the count, or -errno (-EAGAIN: it would wait; m->u->done says what moved and
+     * counts; after another error the core forgets what moved). */
     long (*sendmsg)(struct thread *t, struct socket *s, struct sock_msg *m, int flags);
     long (*recvmsg)(struct thread *t, struct socket *s, struct sock_msg *m, int flags);
 };

@@ -165,15 +165,17 @@ long sys_listen(struct thread *t, const struct sysargs *a)
 
 static long do_accept(struct thread *t, const struct sysargs *a, int flags)
 {
+    if (!fd_get(t, (long)(int)a->a[0]))
+        return -EBADF;
     if (flags & ~(SOCK_CLOEXEC | SOCK_NONBLOCK))
         return -EINVAL;
+    int fd = fd_unused(t, 0);
+    if (fd < 0)
+        return fd;
     int err;
     struct socket *s = lookup(t, a->a[0], &err);
     if (!s)
         return err;
-    int fd = fd_unused(t, 0);
-    if (fd < 0)
-        return fd;
     if (!s->ops->accept)
         return -EOPNOTSUPP;
     struct socket *ns;

@@ -141,6 +141,7 @@ long unix_dgram_sendmsg(struct thread *t, struct socket *s, struct sock_msg *m, 
         sock_get(&other->sock);
     }
     l4_word_t len = m->u->resid;
+    struct uio before = *m->u;      /* a datagram goes whole or not at all */
     if (SO_BOOL(s, SO_PASSCRED) && (err = unix_autobind(u)))
         goto out;
     err = -EMSGSIZE;
@@ -192,8 +193,10 @@ long unix_dgram_sendmsg(struct thread *t, struct socket *s, struct sock_msg *m, 
     skb = NULL;
     err = (int)len;
 out:
-    if (skb)
+    if (skb) {
         unix_skb_free(skb);
+        *m->u = before;
+    }
     if (other)
         sock_put(&other->sock);
     return err;

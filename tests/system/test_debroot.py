@@ -39,6 +39,10 @@ COMMANDS = [
     "sqlite3 :memory: 'create table t(x); insert into t values (6),(7);"
     " select \"sum=\" || sum(x) from t;'",
     "python3 -c 'import json, sys; print(json.dumps({\"py\": sys.version_info[0] * 7}))'",
+    # AF_UNIX through Python's socket module (docs/linux/sockets.md)
+    "python3 -c 'import socket; a, b = socket.socketpair(); a.sendall(b\"ping\");"
+    " print(\"sock=\" + b.recv(4).decode() + str(a.getsockopt(socket.SOL_SOCKET,"
+    " socket.SO_TYPE)))'",
 ]
 
 _cache = {}
@@ -121,3 +125,8 @@ def test_debroot_sqlite3():
 
 def test_debroot_python3():
     assert '{"py": 21}' in after(session(), COMMANDS[9])
+
+
+def test_debroot_python3_socketpair():
+    """Python's socket.socketpair: an AF_UNIX stream pair, bytes through it, SO_TYPE."""
+    assert "sock=ping1" in after(session(), COMMANDS[10])

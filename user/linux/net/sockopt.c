@@ -77,6 +77,19 @@ static int set_timeout(struct thread *t, uint64_t *timeo, l4_word_t uval, unsign
     return 0;
 }
 
+/* Linux's sock_set_sndbuf/__sock_set_rcvbuf: clamped to the sysctl maximum (not when
+ * forced: root's SO_*BUFFORCE), doubled for the bookkeeping overhead, at least min. */
+static int buf_size(int val, bool force, int max, int min)
+{
+    if (!force)
+        val = (unsigned)val > (unsigned)max ? max : val;
+    else if (val < 0)
+        val = 0;
+    if (val > INT_MAX_ / 2)
+        val = INT_MAX_ / 2;
+    return val * 2 > min ? val * 2 : min;
+}
+
 static void set_bool(struct socket *s, int opt, int val)
 {
     s->opts = val ? s->opts | 1u << opt : s->opts & ~(1u << opt);
@@ -101,24 +114,12 @@ long sock_setsockopt(struct thread *t, struct socket *s, int level, int name, l4
         return 0;
     case SO_SNDBUF:
     case SO_SNDBUFFORCE:
-        if (name == SO_SNDBUF)
-            val = (unsigned)val > WMEM_MAX ? WMEM_MAX : val;
-        else if (val < 0)
-            val = 0;
-        if (val > INT_MAX_ / 2)
-            val = INT_MAX_ / 2;
-        s->sndbuf = val * 2 > SOCK_MIN_SNDBUF ? val * 2 : SOCK_MIN_SNDBUF;
+        s->sndbuf = buf_size(val, name == SO_SNDBUFFORCE, WMEM_MAX, SOCK_MIN_SNDBUF);
         waitq_wake(&s->wq);         /* room for writers, maybe */
         return 0;
     case SO_RCVBUF:
     case SO_RCVBUFFORCE:
-        if (name == SO_RCVBUF)
-            val = (unsigned)val > RMEM_MAX ? RMEM_MAX : val;
-        else if (val < 0)
-            val = 0;
-        if (val > INT_MAX_ / 2)
-            val = INT_MAX_ / 2;
-        s->rcvbuf = val * 2 > SOCK_MIN_RCVBUF ? val * 2 : SOCK_MIN_RCVBUF;
+        s->rcvbuf = buf_size(val, name == SO_RCVBUFFORCE, RMEM_MAX, SOCK_MIN_RCVBUF);
         return 0;
     case SO_PRIORITY:
         s->priority = val;          /* any value: every process is privileged here */

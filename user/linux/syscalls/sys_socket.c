@@ -415,6 +415,20 @@ long sys_recvmsg(struct thread *t, const struct sysargs *a)
     return recvmsg1(t, s, a->a[1], (int)a->a[2], &u);
 }
 
+/* One entry of sendmmsg or recvmmsg: the message, its length into msg_len. */
+static long mmsg_one(struct thread *t, struct socket *s, l4_word_t vec, unsigned n, int flags,
+                     bool send, struct uio *u)
+{
+    l4_word_t entry = vec + n * sizeof(struct user_mmsghdr);
+    long r = send ? sendmsg1(t, s, entry, flags, u) : recvmsg1(t, s, entry, flags, u);
+    if (r < 0)
+        return r;
+    unsigned len = (unsigned)r;
+    if (copy_to_user(t->mm, entry + offsetof(struct user_mmsghdr, len), &len, sizeof len))
+        return -EFAULT;
+    return r;
+}
+
 /* sendmmsg and recvmmsg: the first message as its call would (waiting if it must), the
  * rest without waiting (docs/linux/sockets.md: Linux waits for each). */
 long sys_sendmmsg(struct thread *t, const struct sysargs *a)
@@ -428,21 +442,14 @@ long sys_sendmmsg(struct thread *t, const struct sysargs *a)
     long r = 0;
     unsigned n = 0;
     for (; n < vlen; n++) {
-        l4_word_t entry = a->a[1] + n * sizeof(struct user_mmsghdr);
         struct uio u;
-        r = sendmsg1(t, s, entry, n ? flags | MSG_DONTWAIT : flags, &u);
-        if (r < 0)
+        if ((r = mmsg_one(t, s, a->a[1], n, n ? flags | MSG_DONTWAIT : flags, true, &u)) < 0)
             break;
-        unsigned len = (unsigned)r;
-        if (copy_to_user(t->mm, entry + offsetof(struct user_mmsghdr, len), &len, sizeof len)) {
-            r = -EFAULT;
-            break;
-        }
-        if (u.resid)
+        if (u.resid) {
+            n++;
             break;                  /* a stream socket took only part */
+        }
     }
-    if (n && r == LX_PARK)
-        return n;
     return n ? (long)n : r;
 }
 
@@ -468,20 +475,13 @@ long sys_recvmmsg(struct thread *t, const struct sysargs *a)
     long r = 0;
     unsigned n = 0;
     for (; n < a->a[2]; n++) {
-        l4_word_t entry = a->a[1] + n * sizeof(struct user_mmsghdr);
         struct uio u;
-        r = recvmsg1(t, s, entry, n ? flags | MSG_DONTWAIT : flags, &u);
-        if (r < 0)
+        if ((r = mmsg_one(t, s, a->a[1], n, n ? flags | MSG_DONTWAIT : flags, false, &u)) < 0)
             break;
-        unsigned len = (unsigned)r;
-        if (copy_to_user(t->mm, entry + offsetof(struct user_mmsghdr, len), &len, sizeof len)) {
-            r = -EFAULT;
-            break;
-        }
     }
     if (!n)
         return r;
-    if (r < 0 && r != -EAGAIN && r != LX_PARK)
+    if (r < 0 && r != -EAGAIN)
         s->err = (int)-r;           /* reported by the next call, as Linux does */
     return n;
 }

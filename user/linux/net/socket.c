@@ -134,8 +134,10 @@ struct file *sock_file(struct socket *s, unsigned flags)
 {
     int err;
     struct file *f = file_open(NULL, &s->inode, O_RDWR | (flags & O_NONBLOCK), &sock_fops, &err);
-    if (!f)
+    if (!f) {
+        sock_put(s);                /* the caller's reference goes with the failed open */
         return NULL;
+    }
     f->priv = s;
     s->file = f;
     sock_put(s);                    /* the file's reference is the socket's now */

@@ -166,7 +166,8 @@ struct socket {
 /* --- the core (socket.c) ------------------------------------------------------------------ */
 /* A new socket of family/type (nothing installed): NULL with *err. */
 struct socket *sock_create(struct thread *t, int family, int type, int protocol, int *err);
-/* An open file for s (its reference moves into the file), O_RDWR | flags' O_NONBLOCK. */
+/* An open file for s (its reference moves into the file, or is dropped: NULL when memory
+ * is out), O_RDWR | flags' O_NONBLOCK. */
 struct file *sock_file(struct socket *s, unsigned flags);
 void sock_get(struct socket *s);
 void sock_put(struct socket *s);

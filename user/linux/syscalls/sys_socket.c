@@ -102,10 +102,14 @@ long sys_socketpair(struct thread *t, const struct sysargs *a)
         sock_put(sb);
         return sa->ops->socketpair ? err : -EOPNOTSUPP;
     }
-    struct file *fa = sock_file(sa, (unsigned)flags), *fb = fa ? sock_file(sb, (unsigned)flags) : NULL;
+    struct file *fa = sock_file(sa, (unsigned)flags);
+    if (!fa) {
+        sock_put(sb);
+        return -ENOMEM;
+    }
+    struct file *fb = sock_file(sb, (unsigned)flags);
     if (!fb) {
-        if (fa)
-            file_put(fa);
+        file_put(fa);
         return -ENOMEM;
     }
     bool cloexec = flags & SOCK_CLOEXEC;

@@ -44,6 +44,10 @@ COMMANDS = [
     " capture_output=True).stdout)'",
     "echo hello | openssl enc -aes-256-cbc -pbkdf2 -k pw | openssl enc -d -aes-256-cbc -pbkdf2"
     " -k pw | tr h H",
+    # AF_UNIX through Python's socket module (docs/linux/sockets.md)
+    "python3 -c 'import socket; a, b = socket.socketpair(); a.sendall(b\"ping\");"
+    " print(\"sock=\" + b.recv(4).decode() + str(a.getsockopt(socket.SOL_SOCKET,"
+    " socket.SO_TYPE)))'",
 ]
 
 _cache = {}
@@ -134,3 +138,8 @@ def test_debroot_python3_subprocess_runs_sh():
 
 def test_debroot_openssl_round_trip():
     assert "Hello" in after(session(), COMMANDS[11])
+
+
+def test_debroot_python3_socketpair():
+    """Python's socket.socketpair: an AF_UNIX stream pair, bytes through it, SO_TYPE."""
+    assert "sock=ping1" in after(session(), COMMANDS[12])

@@ -7,6 +7,7 @@
 #include "syscalls/handlers.h"
 #include "syscalls/sys_ipc.h"
 #include "syscalls/handlers_more.h"
+#include "syscalls/sys_socket.h"
 #include "task/cputime.h"
 #include <stdio.h>
 
@@ -63,6 +64,21 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [38] = PARTIAL(sys_setitimer, "ITIMER_REAL only"),
     [39] = FULL(sys_getpid, ""),
     [40] = PARTIAL(sys_sendfile, "never waits for a full pipe"),
+    [41] = PARTIAL(sys_socket, "AF_UNIX only (other families: EAFNOSUPPORT)"),
+    [42] = FULL(sys_connect, ""),
+    [43] = FULL(sys_accept, ""),
+    [44] = FULL(sys_sendto, ""),
+    [45] = FULL(sys_recvfrom, ""),
+    [46] = PARTIAL(sys_sendmsg, "no MSG_OOB"),
+    [47] = PARTIAL(sys_recvmsg, "no MSG_OOB, SO_PEEK_OFF or SCM_PIDFD"),
+    [48] = FULL(sys_shutdown, ""),
+    [49] = FULL(sys_bind, ""),
+    [50] = FULL(sys_listen, ""),
+    [51] = FULL(sys_getsockname, ""),
+    [52] = FULL(sys_getpeername, ""),
+    [53] = PARTIAL(sys_socketpair, "AF_UNIX only (other families: EAFNOSUPPORT)"),
+    [54] = PARTIAL(sys_setsockopt, "SOL_SOCKET only; SO_PEEK_OFF, SO_ATTACH_FILTER and the like: ENOPROTOOPT"),
+    [55] = PARTIAL(sys_getsockopt, "SOL_SOCKET only; no SO_PEERSEC, SO_PEERGROUPS, SO_PEERPIDFD"),
     [56] = PARTIAL(sys_clone, "namespaces: EINVAL; a new thread starts with the initial FPU state"),
     [57] = FULL(sys_fork, ""),
     [58] = FULL(sys_vfork, ""),
@@ -279,6 +295,7 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [280] = FULL(sys_utimensat, ""),
     [281] = PARTIAL(sys_epoll_pwait, "level-triggered only"),
     [285] = PARTIAL(sys_fallocate, "tmpfs: allocate and PUNCH_HOLE|KEEP_SIZE (the modes Linux's tmpfs has); a punched page a shared mapping holds stays in it"),
+    [288] = FULL(sys_accept4, ""),
     [291] = FULL(sys_epoll_create1, ""),
     [292] = FULL(sys_dup3, ""),
     [293] = PARTIAL(sys_pipe2, "O_DIRECT (packet mode) is EINVAL"),
@@ -286,6 +303,7 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [296] = FULL(sys_pwritev, ""),
     [297] = NONE("not yet: a pending signal carries no sigval (signal/sigstate.h) to queue"),
     [298] = NONE("no performance counters for processes: as a kernel without CONFIG_PERF_EVENTS"),
+    [299] = PARTIAL(sys_recvmmsg, "messages after the first never wait; the timeout is checked, not applied"),
     [300] = NONE("no fanotify: as a kernel without CONFIG_FANOTIFY"),
     [301] = NONE("no fanotify: as a kernel without CONFIG_FANOTIFY"),
     [302] = PARTIAL(sys_prlimit64, "kept; only RLIMIT_NOFILE and RLIMIT_CORE act"),
@@ -293,6 +311,7 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [304] = NONE("no file handles: tmpfs's export operations are not built"),
     [305] = NONE("the clock is lx's: no NTP discipline to set or read"),
     [306] = FULL(sys_syncfs, "everything is in memory"),
+    [307] = PARTIAL(sys_sendmmsg, "messages after the first never wait"),
     [308] = NONE("no namespaces"),
     [309] = FULL(sys_getcpu, "CPU 0, node 0"),
     [310] = NONE("not yet: copies between processes"),

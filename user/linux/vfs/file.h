@@ -76,6 +76,8 @@ struct file_ops {
      * NULL: EOPNOTSUPP */
     int (*fallocate)(struct thread *t, struct file *f, int mode, l4_word_t off, l4_word_t len);
     const char *anon_name;          /* an anonymous file's name: "[eventpoll]" */
+    bool waits_itself;              /* read/write park their caller themselves: -EAGAIN is
+                                       their answer (a socket's timeout), never a wait */
 };
 
 struct file {                       /* an open file description */

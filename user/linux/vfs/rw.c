@@ -59,7 +59,7 @@ long vfs_rw(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos, boo
     long r = op(t, f, u, pos);
     l4_word_t moved = u->done;
     if (r == LX_PARK || (r == -EAGAIN && resumable && !(f->flags & O_NONBLOCK) &&
-                         f->ops->poll && (write || !moved))) {
+                         f->ops->poll && !f->ops->waits_itself && (write || !moved))) {
         /* A read never parks after moving bytes: it answers them, as Linux does. */
         if (io)
             io->done += moved;

@@ -39,6 +39,15 @@ COMMANDS = [
     "sqlite3 :memory: 'create table t(x); insert into t values (6),(7);"
     " select \"sum=\" || sum(x) from t;'",
     "python3 -c 'import json, sys; print(json.dumps({\"py\": sys.version_info[0] * 7}))'",
+    # a second bash on a pty (glibc's forkpty through python3), and ps's tty column
+    "printf 'import os, pty\\npid, fd = pty.fork()\\nif pid == 0:\\n"
+    "    os.execlp(\"bash\", \"bash\", \"-c\", \"tty; ps -o tty=,comm= -p $$\")\\n"
+    "out = b\"\"\\nwhile True:\\n    try:\\n        d = os.read(fd, 1024)\\n"
+    "    except OSError:\\n        break\\n    if not d:\\n        break\\n    out += d\\n"
+    "print(\"pty=\" + \"|\".join(\" \".join(l.split()) for l in out.decode().splitlines()),"
+    " os.waitpid(pid, 0)[1])\\n' > /tmp/onpty.py && python3 /tmp/onpty.py",
+    # util-linux's script on a pty
+    "script -qc 'tty; echo script-$((6*7))' /dev/null",
 ]
 
 _cache = {}
@@ -121,3 +130,16 @@ def test_debroot_sqlite3():
 
 def test_debroot_python3():
     assert '{"py": 21}' in after(session(), COMMANDS[9])
+
+
+def test_debroot_bash_on_a_pty():
+    out = after(session(), COMMANDS[10])
+    assert "pty=/dev/pts/0|pts/0 ps 0" in out, repr(out)     # bash -c execs its last command
+
+
+@pytest.mark.xfail(reason="util-linux's script needs signalfd (issue 14 item 2, task C): "
+                          "'script: failed to create pseudo-terminal: Function not implemented'",
+                   strict=True)
+def test_debroot_script():
+    out = after(session(), COMMANDS[11])
+    assert "/dev/pts/0" in out and "script-42" in out, repr(out)

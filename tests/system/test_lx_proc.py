@@ -100,7 +100,7 @@ def busybox_initramfs():
 
 @pytest.mark.skipif(not INITRAMFS.is_file(), reason=f"{INITRAMFS} not built (make initramfs)")
 def test_busybox_proc_tools():
-    result = boot("root", cmdline="kdb=batch",
+    result = boot("root", cmdline="kdb=batch", memory=256,     # the whole initramfs
                   extra_modules=[(LX, f"{LX_ARGS} initrd=lxproc-busybox.cpio "
                                       "init=/bin/sh /init"),
                                  (busybox_initramfs(), "data")])

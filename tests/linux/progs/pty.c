@@ -316,6 +316,22 @@ static void session(void)
         say(line);
         snprintf(line, sizeof line, "TIOCSCTTY again: %d\n", ioctl(s, TIOCSCTTY, 0));
         say(line);
+        pg = 30000;
+        n = ioctl(s, TIOCSPGRP, &pg);
+        snprintf(line, sizeof line, "TIOCSPGRP of no process: %d %s\n", n, errname(errno));
+        say(line);
+        pg = getppid();             /* the parent's group: another session's */
+        n = ioctl(s, TIOCSPGRP, &pg);
+        snprintf(line, sizeof line, "TIOCSPGRP of another session's group: %d %s\n", n,
+                 errname(errno));
+        say(line);
+        n = ioctl(s, TIOCSPGRP, BAD);
+        snprintf(line, sizeof line, "TIOCSPGRP from a bad pointer: %d %s\n", n, errname(errno));
+        say(line);
+        pg = -1;
+        n = ioctl(s, TIOCSPGRP, &pg);
+        snprintf(line, sizeof line, "TIOCSPGRP -1: %d %s\n", n, errname(errno));
+        say(line);
         int m2 = open_master(), s2 = open(ptsname(m2), O_RDWR | O_NOCTTY);
         n = ioctl(s2, TIOCSCTTY, 0);
         snprintf(line, sizeof line, "TIOCSCTTY of a second pty: %d %s\n", n,
@@ -364,7 +380,7 @@ static void session(void)
     }
     close(rp[1]);
     close(go[0]);
-    for (int k = 0; k < 6; k++)
+    for (int k = 0; k < 10; k++)
         heard(rp[0]);
     int v = -1;
     SHOW("TIOCGPGRP through the master", ioctl(m, TIOCGPGRP, &v));

@@ -416,9 +416,11 @@ static long jobctrl_ioctl(struct thread *t, struct tty *tty, struct tty *real, u
             return -EFAULT;
         if (pgrp < 0)
             return -EINVAL;
+        if (!pid_find(pgrp))
+            return -ESRCH;
         struct pid *g = group_in_session(pgrp, t->proc->session);
         if (!g)
-            return -EPERM;
+            return -EPERM;          /* no group of the caller's session */
         set_ctty(real, real->session, g);
         waitq_wake(&real->readers); /* a parked background reader is one no longer */
         return 0;

@@ -252,6 +252,8 @@ static void basics(void)
     SHOW("TIOCGPGRP on a slave that is no ctty", ioctl(s, TIOCGPGRP, &n));
     SHOW("TIOCGSID on a slave that is no ctty", ioctl(s, TIOCGSID, &n));
     SHOW("TIOCSPGRP on a slave that is no ctty", ioctl(s, TIOCSPGRP, &n));
+    SHOW("TIOCSPGRP on a slave that is no ctty, a bad pointer", ioctl(s, TIOCSPGRP, BAD));
+    SHOW("TIOCSPGRP on a slave that is no ctty, -1", ioctl(s, TIOCSPGRP, (int[]){ -1 }));
     SHOW("TIOCNOTTY on a slave that is no ctty", ioctl(s, TIOCNOTTY));
     SHOW("TIOCGPGRP through a master of no session", ioctl(m, TIOCGPGRP, &n));
     printf("pgrp: %d\n", n);

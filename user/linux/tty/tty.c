@@ -401,8 +401,6 @@ static long jobctrl_ioctl(struct thread *t, struct tty *tty, struct tty *real, u
     }
     case TIOCSPGRP: {
         int pgrp;
-        if (!is_ctty(real, t))
-            return -ENOTTY;
         if (background(real, t)) {  /* as Linux: SIGTTOU unless ignored or blocked */
             int c = signal_tty_stop_check(t, SIGTTOU);
             if (c < 0)
@@ -415,7 +413,9 @@ static long jobctrl_ioctl(struct thread *t, struct tty *tty, struct tty *real, u
         if (copy_from_user(mm, &pgrp, arg, sizeof pgrp))
             return -EFAULT;
         if (pgrp < 0)
-            return -EINVAL;
+            return -EINVAL;         /* both before the terminal's check, as Linux */
+        if (!is_ctty(real, t))
+            return -ENOTTY;
         if (!pid_find(pgrp))
             return -ESRCH;
         struct pid *g = group_in_session(pgrp, t->proc->session);

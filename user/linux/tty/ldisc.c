@@ -460,10 +460,8 @@ long ldisc_read(struct thread *t, struct tty *tty, struct file *f, struct uio *u
             ready = avail >= need;
         }
     }
-    if (!ready && !avail && tty->other_closed)
+    if (tty->other_closed && !ldisc_readable(tty))
         return -EIO;                /* a master whose slave has gone: nothing will come */
-    if (!ready && tty->hungup)
-        return 0;
     if (!ready) {
         if (f->flags & O_NONBLOCK) {
             if (!avail || canonical(tty))

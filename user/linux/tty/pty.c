@@ -97,35 +97,42 @@ static long open_peer(struct thread *t, struct pty *p, unsigned flags)
     return fd_install(t, f, 0, flags & O_CLOEXEC);
 }
 
+/* An int flag from the caller (TIOCSPTLCK, TIOCPKT): 0 or -EFAULT. */
+static long get_flag(struct mm *mm, l4_word_t arg, bool *flag)
+{
+    int v;
+    if (copy_from_user(mm, &v, arg, sizeof v))
+        return -EFAULT;
+    *flag = v != 0;
+    return 0;
+}
+
+static long put_int(struct mm *mm, l4_word_t arg, int v)
+{
+    return copy_to_user(mm, arg, &v, sizeof v);
+}
+
 static long master_ioctl(struct thread *t, struct tty *tty, struct file *f, unsigned cmd,
                          l4_word_t arg)
 {
     (void)f;
     struct pty *p = pty_of(tty);
     struct mm *mm = t->mm;
-    int v;
+    bool was_packet = tty->packet;
+    long r;
     switch (cmd) {
     case TIOCGPTN:
-        v = p->index;
-        return copy_to_user(mm, arg, &v, sizeof v);
+        return put_int(mm, arg, p->index);
     case TIOCSPTLCK:
-        if (copy_from_user(mm, &v, arg, sizeof v))
-            return -EFAULT;
-        tty->locked = v != 0;
-        return 0;
+        return get_flag(mm, arg, &tty->locked);
     case TIOCGPTLCK:
-        v = tty->locked;
-        return copy_to_user(mm, arg, &v, sizeof v);
+        return put_int(mm, arg, tty->locked);
     case TIOCPKT:
-        if (copy_from_user(mm, &v, arg, sizeof v))
-            return -EFAULT;
-        if (v && !tty->packet)
-            p->slave.pktstatus = 0;
-        tty->packet = v != 0;
-        return 0;
+        if (!(r = get_flag(mm, arg, &tty->packet)) && tty->packet && !was_packet)
+            p->slave.pktstatus = 0;     /* no event from before */
+        return r;
     case TIOCGPKT:
-        v = tty->packet;
-        return copy_to_user(mm, arg, &v, sizeof v);
+        return put_int(mm, arg, tty->packet);
     case TIOCSIG:
         if (arg != SIGINT && arg != SIGQUIT && arg != SIGTSTP)
             return -EINVAL;

@@ -300,6 +300,20 @@ long tty_read(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos)
     return ldisc_read(t, tty, f, u);
 }
 
+/* A background process changes the terminal (a TOSTOP write, TIOCSPGRP): as Linux, one that
+ * ignores or blocks SIGTTOU goes ahead (0); an orphaned group gets `orphaned`; else SIGTTOU
+ * for its group and the call restarts after SIGCONT. */
+static long background_change(struct thread *t, long orphaned)
+{
+    int c = signal_tty_stop_check(t, SIGTTOU);
+    if (c < 0)
+        return orphaned;
+    if (c)
+        return 0;
+    signal_raise_pgrp(t->proc->pgrp, SIGTTOU);
+    return -ERESTARTSYS;
+}
+
 /* write(2): a TOSTOP background writer first (job control), then the output processing. */
 long tty_write(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos)
 {
@@ -308,15 +322,9 @@ long tty_write(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos)
     if (tty->hungup)
         return -EIO;
     if ((tty->tio.c_lflag & TOSTOP) && t && background(tty, t)) {
-        /* As Linux: a writer that ignores or blocks SIGTTOU writes; an orphaned group
-         * gets EIO; else SIGTTOU for the group and the write restarts after SIGCONT. */
-        int c = signal_tty_stop_check(t, SIGTTOU);
-        if (c < 0)
-            return -EIO;
-        if (!c) {
-            signal_raise_pgrp(t->proc->pgrp, SIGTTOU);
-            return -ERESTARTSYS;
-        }
+        long r = background_change(t, -EIO);
+        if (r)
+            return r;
     }
     return ldisc_write(tty, u);
 }
@@ -401,14 +409,10 @@ static long jobctrl_ioctl(struct thread *t, struct tty *tty, struct tty *real, u
     }
     case TIOCSPGRP: {
         int pgrp;
-        if (background(real, t)) {  /* as Linux: SIGTTOU unless ignored or blocked */
-            int c = signal_tty_stop_check(t, SIGTTOU);
-            if (c < 0)
-                return -ENOTTY;
-            if (!c) {
-                signal_raise_pgrp(t->proc->pgrp, SIGTTOU);
-                return -ERESTARTSYS;
-            }
+        if (background(real, t)) {
+            long r = background_change(t, -ENOTTY);
+            if (r)
+                return r;
         }
         if (copy_from_user(mm, &pgrp, arg, sizeof pgrp))
             return -EFAULT;
@@ -570,8 +574,6 @@ static struct chrdev tty_devices[] = {
     { .major = 5, .minor = 0, .count = 2, .ops = &console_ops },
     { .major = 4, .minor = 64, .count = 1, .ops = &console_ops },
 };
-
-void pty_init(void);
 
 void tty_init(void)
 {

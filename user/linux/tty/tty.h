@@ -84,6 +84,8 @@ struct tty {
  * /dev/ptmx (5,2), the slaves (136,N). */
 void tty_init(void);
 
+void pty_init(void);                /* /dev/ptmx and the slaves' numbers (pty.c) */
+
 /* A process ends: if it led the session of a terminal, the foreground group gets SIGHUP
  * and SIGCONT and the session loses the terminal (Linux's disassociate_ctty). */
 void tty_task_exit(struct process *p);

@@ -258,13 +258,12 @@ void tty_task_exit(struct process *p)
     if (p->pid != p->session)
         return;
     struct tty *tty = session_tty(p->session);
-    if (tty) {
+    if (tty)
         disassociate(tty, p);
-        return;
-    }
     for (unsigned k = 0; k < sizeof old_pgrps / sizeof old_pgrps[0]; k++)
         if (old_pgrps[k].session == p->pid) {
-            hup_group(old_pgrps[k].pgrp, p, true);
+            if (!tty)               /* a terminal of its own again: that one's group only */
+                hup_group(old_pgrps[k].pgrp, p, true);
             pid_put(old_pgrps[k].session);
             pid_put(old_pgrps[k].pgrp);
             old_pgrps[k].session = old_pgrps[k].pgrp = NULL;

@@ -58,6 +58,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "tools" / "linuxref"))
 sys.path.insert(0, str(ROOT / "tools" / "initramfs"))
 
+import macrobench  # noqa: E402  (the compile and multi-user benchmarks)
 import qemu_run  # noqa: E402
 import run as linuxref  # noqa: E402  (tools/linuxref/run.py)
 import linuxref_run  # noqa: E402  (tools/initramfs/linuxref_run.py)
@@ -71,6 +72,8 @@ DOC = ROOT / "docs" / "performance.md"
 DOC_PLOTS = ROOT / "docs" / "perf"
 DOC_BEGIN = "<!-- bench:begin -->"
 DOC_END = "<!-- bench:end -->"
+MACRO_BEGIN = "<!-- macro:begin -->"
+MACRO_END = "<!-- macro:end -->"
 
 GUEST = "guest_instructions"    # under icount: TSC delta per op == guest instructions per op
 WALL = "tcg_ns"                 # without icount: wall-clock ns per op in the emulator
@@ -714,14 +717,30 @@ def make_plots(results: pathlib.Path, out_dir: pathlib.Path) -> list:
     return [pathlib.Path(p) for p in r.stdout.split()]
 
 
+def make_macro_plots(out_dir: pathlib.Path) -> list:
+    """macro_users.png from macro.json (tools/macrobench.py --plot, with a Python that has
+    matplotlib)."""
+    py = ensure_matplotlib()
+    data = out_dir / "macro.json"
+    if not py or not data.is_file():
+        return []
+    r = subprocess.run([py, str(ROOT / "tools" / "macrobench.py"), "--plot", str(data),
+                        "--out", str(out_dir)], capture_output=True, text=True)
+    if r.returncode != 0:
+        log(f"WARNING: macrobench.py --plot failed:\n{r.stderr.strip()}")
+        return []
+    return [pathlib.Path(p) for p in r.stdout.split()]
+
+
 # --------------------------------------------------------------------------- docs
 
-def replace_section(text: str, body: str) -> str:
-    """text with everything between DOC_BEGIN and DOC_END replaced by body."""
-    begin, end = text.find(DOC_BEGIN), text.find(DOC_END)
+def replace_section(text: str, body: str, begin_mark: str = DOC_BEGIN,
+                    end_mark: str = DOC_END) -> str:
+    """text with everything between the two markers replaced by body."""
+    begin, end = text.find(begin_mark), text.find(end_mark)
     if begin < 0 or end < begin:
-        raise ValueError(f"markers {DOC_BEGIN} ... {DOC_END} missing or out of order")
-    return text[:begin + len(DOC_BEGIN)] + "\n" + body.strip("\n") + "\n" + text[end:]
+        raise ValueError(f"markers {begin_mark} ... {end_mark} missing or out of order")
+    return text[:begin + len(begin_mark)] + "\n" + body.strip("\n") + "\n" + text[end:]
 
 
 def render_doc(meta: dict, records: list, bars: list, plots: list) -> str:
@@ -748,7 +767,7 @@ def render_doc(meta: dict, records: list, bars: list, plots: list) -> str:
     return "\n".join(out) + "\n"
 
 
-def update_docs(meta, records, bars, plots) -> None:
+def update_docs(meta, records, bars, plots, macro: Optional[dict] = None) -> None:
     DOC_PLOTS.mkdir(parents=True, exist_ok=True)
     names = {p.name for p in plots}
     for old in DOC_PLOTS.glob("*.png"):
@@ -756,7 +775,13 @@ def update_docs(meta, records, bars, plots) -> None:
             old.unlink()                # e.g. vm.png from a run that had vmbench
     for p in plots:
         shutil.copyfile(p, DOC_PLOTS / p.name)
-    DOC.write_text(replace_section(DOC.read_text(), render_doc(meta, records, bars, plots)))
+    text = replace_section(DOC.read_text(), render_doc(meta, records, bars, plots))
+    if macro is not None:
+        body = macrobench.doc_section(macro)
+        body += "".join(f"\n![Multi-user mix](perf/{p.name})\n" for p in plots
+                        if p.name.startswith("macro_"))
+        text = replace_section(text, body, MACRO_BEGIN, MACRO_END)
+    DOC.write_text(text)
 
 
 # --------------------------------------------------------------------------- kernel bounds
@@ -873,6 +898,8 @@ def main(argv: Optional[list] = None) -> int:
                          "(implies --quick --no-linux)")
     ap.add_argument("--no-lx", action="store_true",
                     help="skip the Linux personality's rows (lxbench under lx and on Linux)")
+    ap.add_argument("--no-macro", action="store_true",
+                    help="skip the macro benchmarks (compile, multi-user: tools/macrobench.py)")
     ap.add_argument("--repeat", type=int, default=1, metavar="N",
                     help="wall-clock boots per system; the minimum per benchmark counts")
     ap.add_argument("--no-docs", action="store_true", help="leave docs/performance.md alone")
@@ -909,6 +936,17 @@ def main(argv: Optional[list] = None) -> int:
         if linux is not None:
             linux[GUEST].update(lx_linux)
 
+    macro = None
+    if args.no_macro or args.pingpong:
+        skipped.append("macro: " + ("--no-macro" if args.no_macro else "--pingpong"))
+    else:
+        macro = macrobench.measure(out_dir, quick=args.quick, linux=linux is not None)
+        for f in macro["failures"]:
+            runner.fail("macro", f)
+        for r in macro["runs"]:
+            runner.runs.append(RunLog(f"macro {r['system']} {r['mode']}", round(r["seconds"], 1),
+                                      r["command"], True))
+
     records = build_records(pecan, linux)
     bars = evaluate_bars(records)
     results = out_dir / "results.json"
@@ -928,9 +966,14 @@ def main(argv: Optional[list] = None) -> int:
         print(format_text(LINUX_HEADER, lrows))
 
     plots = make_plots(results, out_dir)
+    if macro is not None:
+        print()
+        print(macrobench.table(macro["records"], macrobench.bar_tuples(macro)))
+        plots += make_macro_plots(out_dir)
     meta.update({
         "options": {"quick": args.quick, "no_linux": args.no_linux, "repeat": args.repeat,
-                    "pingpong": args.pingpong, "no_lx": args.no_lx},
+                    "pingpong": args.pingpong, "no_lx": args.no_lx,
+                    "no_macro": args.no_macro},
         "runs": [vars(r) for r in runner.runs],
         "bars": [{"bar": b.key, "text": b.text, "measured": b.measured, "verdict": b.verdict}
                  for b in bars],
@@ -947,7 +990,7 @@ def main(argv: Optional[list] = None) -> int:
         log(f"{DOC.relative_to(ROOT)} not updated (it keeps the figures of complete runs: "
             f"no --quick, no --no-linux, no failed run)")
     else:
-        update_docs(meta, records, bars, plots)
+        update_docs(meta, records, bars, plots, macro)
         log(f"updated {DOC.relative_to(ROOT)}"
             + (f" and {DOC_PLOTS.relative_to(ROOT)}/" if plots else ""))
 

@@ -4,11 +4,12 @@ tests/system/test_lx_fuzz.py over many seeds, several seeds per boot.
 
   tools/lxfuzz.py --seeds 100 --first-seed 1000 --children 40 --calls 1000
   make lxfuzz LXFUZZ_ARGS="--seeds 200"
-  tools/lxfuzz.py --threads ...            the fuzzer's threads=1 (clone threads, futex):
-                                           lx has neither yet (issue 13)
+  tools/lxfuzz.py --threads ...            the fuzzer's threads=1: children also clone
+                                           threads and make futex calls (make test runs
+                                           three seeds of it: test_lx_fuzz.py)
   tools/lxfuzz.py --linux --threads ...    the same seeds on native Linux (Debian's kernel in
                                            QEMU, the lx initramfs plus the fuzzer): the
-                                           option's own check until lx has threads
+                                           option's own check on the reference
 
 Prints one line per boot; a failing boot prints its seeds (rerun them with --first-seed S
 --seeds 1) and the tail of its console, and the exit status is 1."""
@@ -54,7 +55,7 @@ def main():
     ap.add_argument("--calls", type=int, default=1000)
     ap.add_argument("--per-boot", type=int, default=10, help="seeds per boot")
     ap.add_argument("--threads", action="store_true",
-                    help="threads=1: clone threads and futex calls (lx has neither yet)")
+                    help="threads=1: clone threads and futex calls")
     ap.add_argument("--linux", action="store_true",
                     help="run on native Linux in QEMU instead of lx")
     args = ap.parse_args()

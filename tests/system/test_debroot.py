@@ -39,6 +39,11 @@ COMMANDS = [
     "sqlite3 :memory: 'create table t(x); insert into t values (6),(7);"
     " select \"sum=\" || sum(x) from t;'",
     "python3 -c 'import json, sys; print(json.dumps({\"py\": sys.version_info[0] * 7}))'",
+    # /bin/sh is Debian's dash: Python's subprocess (vfork + exec of sh)
+    "python3 -c 'import subprocess as s; print(s.run([\"sh\", \"-c\", \"echo sub$((6*7))\"],"
+    " capture_output=True).stdout)'",
+    "echo hello | openssl enc -aes-256-cbc -pbkdf2 -k pw | openssl enc -d -aes-256-cbc -pbkdf2"
+    " -k pw | tr h H",
     # a second bash on a pty (glibc's forkpty through python3), and ps's tty column
     "printf 'import os, pty\\npid, fd = pty.fork()\\nif pid == 0:\\n"
     "    os.execlp(\"bash\", \"bash\", \"-c\", \"tty; ps -o tty=,comm= -p $$\")\\n"
@@ -132,8 +137,16 @@ def test_debroot_python3():
     assert '{"py": 21}' in after(session(), COMMANDS[9])
 
 
+def test_debroot_python3_subprocess_runs_sh():
+    assert "b'sub42\\n'" in after(session(), COMMANDS[10])
+
+
+def test_debroot_openssl_round_trip():
+    assert "Hello" in after(session(), COMMANDS[11])
+
+
 def test_debroot_bash_on_a_pty():
-    out = after(session(), COMMANDS[10])
+    out = after(session(), COMMANDS[12])
     assert "pty=/dev/pts/0|pts/0 ps 0" in out, repr(out)     # bash -c execs its last command
 
 
@@ -141,5 +154,5 @@ def test_debroot_bash_on_a_pty():
                           "'script: failed to create pseudo-terminal: Function not implemented'",
                    strict=True)
 def test_debroot_script():
-    out = after(session(), COMMANDS[11])
+    out = after(session(), COMMANDS[13])
     assert "/dev/pts/0" in out and "script-42" in out, repr(out)

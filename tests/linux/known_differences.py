@@ -39,6 +39,8 @@ _KERNEL_LOG = (r"(?m)^\[ *\d+\.\d+\] [^\n]*\n", "")
 NORMALISE: dict[str, list[tuple[str, str]]] = {
     "musl/tmpfs": [_KERNEL_LOG],
     "glibc/tmpfs": [_KERNEL_LOG],
+    "musl/pty": [_KERNEL_LOG],      # devpts's "called with bogus options"
+    "glibc/pty": [_KERNEL_LOG],
     # ash prints a job's end (`Killed`) only when the `wait` builtin's own waitpid reaps it
     # after waiting; a job already dead when `wait` starts is reaped by a nonblocking
     # waitpid first and nothing is printed (lx's wait4 trace: `sh -c 'sleep 1 & kill -KILL

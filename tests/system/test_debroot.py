@@ -48,6 +48,15 @@ COMMANDS = [
     "python3 -c 'import socket; a, b = socket.socketpair(); a.sendall(b\"ping\");"
     " print(\"sock=\" + b.recv(4).decode() + str(a.getsockopt(socket.SOL_SOCKET,"
     " socket.SO_TYPE)))'",
+    # a second bash on a pty (glibc's forkpty through python3), and ps's tty column
+    "printf 'import os, pty\\npid, fd = pty.fork()\\nif pid == 0:\\n"
+    "    os.execlp(\"bash\", \"bash\", \"-c\", \"tty; ps -o tty=,comm= -p $$\")\\n"
+    "out = b\"\"\\nwhile True:\\n    try:\\n        d = os.read(fd, 1024)\\n"
+    "    except OSError:\\n        break\\n    if not d:\\n        break\\n    out += d\\n"
+    "print(\"pty=\" + \"|\".join(\" \".join(l.split()) for l in out.decode().splitlines()),"
+    " os.waitpid(pid, 0)[1])\\n' > /tmp/onpty.py && python3 /tmp/onpty.py",
+    # util-linux's script on a pty
+    "script -qc 'tty; echo script-$((6*7))' /dev/null",
 ]
 
 _cache = {}
@@ -143,3 +152,16 @@ def test_debroot_openssl_round_trip():
 def test_debroot_python3_socketpair():
     """Python's socket.socketpair: an AF_UNIX stream pair, bytes through it, SO_TYPE."""
     assert "sock=ping1" in after(session(), COMMANDS[12])
+
+
+def test_debroot_bash_on_a_pty():
+    out = after(session(), COMMANDS[13])
+    assert "pty=/dev/pts/0|pts/0 ps 0" in out, repr(out)     # bash -c execs its last command
+
+
+@pytest.mark.xfail(reason="util-linux's script needs signalfd (issue 14 item 2, task C): "
+                          "'script: failed to create pseudo-terminal: Function not implemented'",
+                   strict=True)
+def test_debroot_script():
+    out = after(session(), COMMANDS[14])
+    assert "/dev/pts/0" in out and "script-42" in out, repr(out)

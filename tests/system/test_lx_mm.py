@@ -73,7 +73,8 @@ def test_exhaustion_ends_the_largest_process():
     if not OOM.is_file() or not INITRAMFS.is_file():
         pytest.skip("make initramfs builds busybox's initramfs and user/linux/tests/oom.c")
     cpio = initramfs("lxoom.cpio", INITRAMFS.read_bytes())
-    out = boot_lx(cpio, OOM_HEAP_MIB, "init=/bin/sh /test/oom.sh", timeout=600)
+    out = boot_lx(cpio, OOM_HEAP_MIB, "init=/bin/sh /test/oom.sh", timeout=600,
+                  memory=256)           # the whole initramfs (lx's pool is heap= still)
     for line in ("eat: status 137", "hold: status 137",
                  "hold: the small child touched 16 fresh pages",
                  "sibling: 300 rounds of 16 fresh pages", "background sibling: status 0",

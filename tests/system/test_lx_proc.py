@@ -68,8 +68,9 @@ def test_proc_selftest():
 BUSYBOX_COMMANDS = [
     ("grep proc /proc/mounts", r"^proc /proc proc rw,relatime 0 0$"),     # /init mounted it
     ("mount -t tmpfs -o nosuid scratch /tmp", None),
-    ("mount", r"^proc on /proc type proc \(rw,relatime\)\nscratch on /tmp type tmpfs "
-              r"\(rw,nosuid,relatime,inode64\)$"),
+    ("mount", r"^proc on /proc type proc \(rw,relatime\)\n"
+              r"devpts on /dev/pts type devpts \(rw,relatime,gid=5,mode=620,ptmxmode=000\)\n"
+              r"scratch on /tmp type tmpfs \(rw,nosuid,relatime,inode64\)$"),
     ("cat /proc/meminfo", r"^MemTotal: +\d+ kB\nMemFree: +\d+ kB$"),
     ("free", r"^Mem: +\d+ +\d+ +\d+ +0 +0 +\d+$"),
     ("df", r"^scratch +\d+ +\d+ +\d+ +\d+% /tmp$"),
@@ -100,7 +101,7 @@ def busybox_initramfs():
 
 @pytest.mark.skipif(not INITRAMFS.is_file(), reason=f"{INITRAMFS} not built (make initramfs)")
 def test_busybox_proc_tools():
-    result = boot("root", cmdline="kdb=batch",
+    result = boot("root", cmdline="kdb=batch", memory=256,     # the whole initramfs
                   extra_modules=[(LX, f"{LX_ARGS} initrd=lxproc-busybox.cpio "
                                       "init=/bin/sh /init"),
                                  (busybox_initramfs(), "data")])

@@ -215,7 +215,7 @@ def test_busybox_shell_traps_and_kills():
     BB_CPIO.parent.mkdir(parents=True, exist_ok=True)
     BB_CPIO.write_bytes(INITRAMFS.read_bytes() +
                         newc.pack([newc.regular("sigtest.sh", SCRIPT, 0o755)]))
-    result = boot("root", cmdline="kdb=batch",
+    result = boot("root", cmdline="kdb=batch", memory=256,     # the whole initramfs
                   extra_modules=[(LX, f"{LX_ARGS} initrd=lxsignal-bb.cpio "
                                       "init=/bin/sh /sigtest.sh"),
                                  (BB_CPIO.relative_to(ROOT), "data")])

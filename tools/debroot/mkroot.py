@@ -108,6 +108,8 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/r
 export TERM=${PECAN_TERM:-xterm} SHELL=/bin/bash
 umask 022
 mount -t proc proc /proc 2>/dev/null || echo "init: cannot mount /proc" >&2
+mount -t devpts -o gid=5,mode=620,ptmxmode=000 devpts /dev/pts 2>/dev/null ||
+    echo "init: cannot mount /dev/pts" >&2
 [ -x /etc/init.d/rcS ] && /etc/init.d/rcS
 cd /root
 exec setsid --ctty /bin/bash --login </dev/ttyS0 >/dev/ttyS0 2>&1

@@ -8,7 +8,8 @@ programs (user/linux/tests/build.mk) and the small files in tools/initramfs/root
   /sbin -> bin, /usr/bin -> ../bin, /usr/sbin -> ../bin
   /init                                  the init script (rootfs/init)
   /etc/{passwd,group,profile}
-  /dev/{console,ttyS0,tty,null,zero,full,random,urandom}   character devices (Linux numbers)
+  /dev/{console,ttyS0,tty,null,zero,full,random,urandom,ptmx}   character devices (Linux numbers)
+  /dev/pts                               where /init mounts devpts
   /proc /root /tmp                       empty directories (/tmp is 1777)
   /test/<variant>/<program>              variant: glibc, glibc-pie, musl
   /test/corpus/...                       with --corpus: the Linux comparison corpus (corpus.py)
@@ -61,7 +62,7 @@ DEVICES = [
     ("console", 5, 1, 0o600), ("ttyS0", 4, 64, 0o600), ("tty", 5, 0, 0o666),
     ("null", 1, 3, 0o666),
     ("zero", 1, 5, 0o666), ("full", 1, 7, 0o666), ("random", 1, 8, 0o666),
-    ("urandom", 1, 9, 0o666),
+    ("urandom", 1, 9, 0o666), ("ptmx", 5, 2, 0o666),
 ]
 ETC_FILES = ("passwd", "group", "profile")
 
@@ -133,6 +134,7 @@ def entries(debs: Path, tests: Path, corpus: Path | None = None) -> list[newc.En
         add(newc.regular(f"etc/{f}", _read(ROOTFS / f, "rootfs"), perm=0o644))
     for name, major, minor, perm in DEVICES:
         add(newc.chardev(f"dev/{name}", major, minor, perm))
+    add(newc.directory("dev/pts"))
 
     for variant in TEST_VARIANTS:
         vdir = tests / variant

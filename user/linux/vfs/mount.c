@@ -7,11 +7,12 @@
  * Paths of inodes (getcwd, /proc/N/fd, /proc/mounts) are made here, through each file
  * system's name operation. */
 #include "vfs/file.h"
+#include "fs/devpts/devpts.h"
 #include "lib/errno.h"
 #include "lib/kmalloc.h"
 #include <string.h>
 
-static const struct fs_type *const types[] = { &tmpfs_type, &proc_type };
+static const struct fs_type *const types[] = { &tmpfs_type, &proc_type, &devpts_type };
 
 struct super_block *root_sb;
 static struct super_block *mounts;  /* root_sb first, in mount order */

@@ -4,7 +4,8 @@
  * Decision: /dev is a directory of the root tmpfs, not a file system of its own.  The
  * initramfs may bring device nodes (tools/initramfs/mkinitramfs.py does); at boot lx adds,
  * like devtmpfs, the standard ones it lacks, through the VFS, so every run has the same
- * /dev whatever the archive held.  The tty's numbers are the tty's (tty/tty.c). */
+ * /dev whatever the archive held.  The tty's numbers are the tty's (tty/tty.c, tty/pty.c);
+ * /dev/pts is made empty, for a devpts mount (fs/devpts). */
 #include "vfs/file.h"
 #include "lib/errno.h"
 #include "lib/random.h"
@@ -100,7 +101,8 @@ static const struct node nodes[] = {
     { "null", S_IFCHR | 0666, 1, 3, NULL },    { "zero", S_IFCHR | 0666, 1, 5, NULL },
     { "full", S_IFCHR | 0666, 1, 7, NULL },    { "random", S_IFCHR | 0666, 1, 8, NULL },
     { "urandom", S_IFCHR | 0666, 1, 9, NULL }, { "tty", S_IFCHR | 0666, 5, 0, NULL },
-    { "console", S_IFCHR | 0600, 5, 1, NULL }, { "fd", S_IFLNK | 0777, 0, 0, "/proc/self/fd" },
+    { "console", S_IFCHR | 0600, 5, 1, NULL }, { "ptmx", S_IFCHR | 0666, 5, 2, NULL },
+    { "fd", S_IFLNK | 0777, 0, 0, "/proc/self/fd" },
     { "stdin", S_IFLNK | 0777, 0, 0, "/proc/self/fd/0" },
     { "stdout", S_IFLNK | 0777, 0, 0, "/proc/self/fd/1" },
     { "stderr", S_IFLNK | 0777, 0, 0, "/proc/self/fd/2" },
@@ -120,6 +122,8 @@ void dev_populate(void)
         dev = path_walk(NULL, root, "dev", false, &err);
     if (!dev || !S_ISDIR(dev->mode))
         return;
+    if (!vfs_lookup(NULL, dev, "pts", 3))
+        vfs_mkdir(NULL, dev, "pts", false, 0755);   /* devpts's place (tty/pty.c) */
     for (unsigned k = 0; k < sizeof nodes / sizeof nodes[0]; k++) {
         const struct node *n = &nodes[k];
         if (vfs_lookup(NULL, dev, n->name, strlen(n->name)))

@@ -6,6 +6,7 @@
 #include "ipc/sem.h"
 #include "ipc/shm.h"
 #include "fs/proc/proc.h"
+#include "tty/tty.h"
 #include "lib/errno.h"
 #include "signal/signal.h"
 #include "signal/sigpage.h"
@@ -297,11 +298,12 @@ static void show_pstat_of(struct out *o, struct process *p, const struct thread 
 {
     struct mm *mm = process_mm(p);
     unsigned long start = (unsigned long)p->start_us / (1000000 / HZ);
-    out_printf(o, "%d (%s) %c %d %d %d 0 -1 %u 0 0 0 0 0 0 0 0 20 0 %u 0 %lu %lu %lu "
+    out_printf(o, "%d (%s) %c %d %d %d %u %d %u 0 0 0 0 0 0 0 0 20 0 %u 0 %lu %lu %lu "
                "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 %d 0 0 0 0 0 0 0 0 0 0 0 0 0 %d\n",
                t ? t->tid->nr : process_pid(p), t ? t->comm : "",
                p->state == PROCESS_LIVE ? thread_state(t) : 'Z', process_ppid(p),
-               process_pgid(p), process_sid(p), 0u /* no PF_* flag lx knows */, p->nthreads,
+               process_pgid(p), process_sid(p), tty_nr_of(p), tty_tpgid_of(p),
+               0u /* no PF_* flag lx knows */, p->nthreads,
                start, vm_size(mm), mm ? mm->pages : 0, p->exit_signal,
                p->state == PROCESS_ZOMBIE ? exit_status_word(p->exit) : 0);
 }

@@ -1,9 +1,9 @@
 """The Debian root of `make run` (tools/debroot/mkroot.py, docs/linux/debian-root.md): Pecan
 with lx boots build/debroot/root.cpio into `bash --login` on the serial console, and a user
 types commands at its prompt: a pipeline, line editing, job control, `ls --color`, gcc, git,
-sqlite3 and python3.  Each command is typed only after bash's prompt has appeared (qemu_run's
-expect list) under -icount, so the run repeats exactly.  Skips without the root (`make
-debroot` needs apt and Debian's mirror once).
+sqlite3, python3 and setpriv to nobody.  Each command is typed only after bash's prompt has
+appeared (qemu_run's expect list) under -icount, so the run repeats exactly.  Skips without
+the root (`make debroot` needs apt and Debian's mirror once).
 
 The expected strings never appear in the typed command lines (the terminal echoes them).
 """
@@ -39,6 +39,8 @@ COMMANDS = [
     "sqlite3 :memory: 'create table t(x); insert into t values (6),(7);"
     " select \"sum=\" || sum(x) from t;'",
     "python3 -c 'import json, sys; print(json.dumps({\"py\": sys.version_info[0] * 7}))'",
+    # several users (docs/linux/users.md): nobody may not write in root's 0700 home
+    "setpriv --reuid=nobody --regid=nogroup --clear-groups sh -c 'id; touch /root/x'",
 ]
 
 _cache = {}
@@ -121,3 +123,9 @@ def test_debroot_sqlite3():
 
 def test_debroot_python3():
     assert '{"py": 21}' in after(session(), COMMANDS[9])
+
+
+def test_debroot_setpriv_nobody():
+    out = after(session(), COMMANDS[10])
+    assert "uid=65534(nobody) gid=65534(nogroup) groups=65534(nogroup)" in out, out
+    assert "touch: cannot touch '/root/x': Permission denied" in out, out

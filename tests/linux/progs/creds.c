@@ -1,8 +1,9 @@
 /* Credentials: every set*id call's rules and errors as root and as other users (each in a
  * child, since the changes cannot be undone), getgroups/setgroups up to NGROUPS_MAX, the
- * file-system ids, capget/capset and PR_CAPBSET_READ, /proc/self/status's id lines, and the
- * exec of a set-user-ID and set-group-ID file made by root (saved ids, AT_SECURE,
- * dumpable; no_new_privs and nosuid keep the ids). */
+ * file-system ids, capget/capset (dropping, keepcaps across setresuid, the file-system set
+ * following fsuid) and PR_CAPBSET_READ, /proc/self/status's id lines, root-only calls
+ * (mount, clock_settime), and the exec of a set-user-ID and set-group-ID file made by root
+ * (saved ids, AT_SECURE, dumpable; no_new_privs and nosuid keep the ids). */
 #include <fcntl.h>
 #include <grp.h>
 #include <sys/auxv.h>
@@ -10,6 +11,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include "corpus.h"
 
 /* linux/capability.h's, which musl's headers lack */
@@ -20,6 +22,18 @@ struct __user_cap_data_struct { unsigned effective, permitted, inheritable; };
 #ifndef PR_CAPBSET_READ
 #define PR_CAPBSET_READ 23
 #endif
+#define CAP(n) (1ull << (n))
+#define FULL ((1ull << 41) - 1)
+
+static long set_caps(unsigned long long eff, unsigned long long prm, unsigned long long inh)
+{
+    struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+    struct __user_cap_data_struct d[2] = {
+        { (unsigned)eff, (unsigned)prm, (unsigned)inh },
+        { (unsigned)(eff >> 32), (unsigned)(prm >> 32), (unsigned)(inh >> 32) },
+    };
+    return syscall(SYS_capset, &h, d);
+}
 
 static void ids(const char *what)
 {
@@ -165,6 +179,72 @@ static void to_user(void)
     SHOW("capset raise", syscall(SYS_capset, &h, d));
     memset(d, 0, sizeof d);
     SHOW("capset empty", syscall(SYS_capset, &h, d));
+    SHOW("mount as user", mount("none", ".", "tmpfs", 0, NULL));
+    SHOW("umount as user", umount("/proc"));
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    SHOW("clock_settime as user", clock_settime(CLOCK_REALTIME, &now));
+    SHOW("settimeofday(NULL, NULL) as user", syscall(SYS_settimeofday, NULL, NULL));
+}
+
+/* setpriv's way: keep the permitted set across setresuid, make it effective again, then
+ * change groups as the new user; exec takes it all away. */
+static void keepcaps(void)
+{
+    SHOW("PR_GET_KEEPCAPS", prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0));
+    SHOW("PR_SET_KEEPCAPS 2", prctl(PR_SET_KEEPCAPS, 2, 0, 0, 0));
+    SHOW("PR_SET_KEEPCAPS 1", prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0));
+    SHOW("setresuid(1000, 1000, 1000)", syscall(SYS_setresuid, 1000, 1000, 1000));
+    caps("kept");
+    SHOW("setgid(5) without CAP_SETGID effective", syscall(SYS_setgid, 5));
+    SHOW("capset effective = permitted", set_caps(FULL, FULL, 0));
+    caps("raised");
+    SHOW("setresgid(5, 5, 5)", syscall(SYS_setresgid, 5, 5, 5));
+    gid_t g[1] = { 9 };
+    SHOW("setgroups", setgroups(1, g));
+    SHOW("setuid(0) with CAP_SETUID", syscall(SYS_setuid, 0));
+    ids("after");
+    caps("after");
+    status_lines("after");
+    SHOW("PR_GET_KEEPCAPS", prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0));
+}
+
+static void keepcaps_exec(void)
+{
+    prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0);
+    syscall(SYS_setresuid, 1000, 1000, 1000);
+    set_caps(FULL, FULL, CAP(5));
+    caps("before exec");
+    execl("/proc/self/exe", "creds", "--ids", "keepcaps exec", NULL);
+    printf("execl: %s\n", errname(errno));
+}
+
+static void capset_drop(void)
+{
+    SHOW("capset drop CAP_SETUID", set_caps(FULL & ~CAP(7), FULL & ~CAP(7), 0));
+    caps("dropped");
+    SHOW("setuid(1000) without CAP_SETUID", syscall(SYS_setuid, 1000));
+    SHOW("capset raise it again", set_caps(FULL, FULL, 0));
+    SHOW("capset effective beyond permitted", set_caps(FULL, FULL & ~CAP(7), 0));
+    SHOW("capset inheritable within permitted", set_caps(FULL & ~CAP(7), FULL & ~CAP(7), CAP(5)));
+    SHOW("capset inheritable beyond, with CAP_SETPCAP", set_caps(FULL & ~CAP(7), FULL & ~CAP(7), CAP(7)));
+    SHOW("capset drop CAP_SETPCAP", set_caps(FULL & ~CAP(7) & ~CAP(8), FULL & ~CAP(7) & ~CAP(8), CAP(5)));
+    SHOW("capset inheritable beyond, no CAP_SETPCAP", set_caps(FULL & ~CAP(7) & ~CAP(8), FULL & ~CAP(7) & ~CAP(8), CAP(7)));
+    status_lines("dropped");
+    SHOW("setuid(0) to itself without CAP_SETUID", syscall(SYS_setuid, 0));
+    SHOW("setresuid(0, 1000, 0) without CAP_SETUID", syscall(SYS_setresuid, 0, 1000, 0));
+    caps("after");
+}
+
+static void fs_caps(void)
+{
+    SHOW("setfsuid(1000)", syscall(SYS_setfsuid, 1000));
+    caps("fsuid 1000");
+    SHOW("setfsuid(0)", syscall(SYS_setfsuid, 0));
+    caps("fsuid 0");
+    SHOW("setresuid(-1, 1000, 0)", syscall(SYS_setresuid, -1, 1000, 0));
+    SHOW("setfsuid(0) as euid 1000", syscall(SYS_setfsuid, 0));
+    caps("euid 1000 fsuid 0");
 }
 
 static void saved_id(void)
@@ -311,8 +391,8 @@ int main(int argc, char **argv)
     corpus_init();
     if (argc == 3 && !strcmp(argv[1], "--ids")) {
         ids(argv[2]);
-        printf("%s: AT_SECURE %lu dumpable %d\n", argv[2], getauxval(AT_SECURE),
-               prctl(PR_GET_DUMPABLE, 0, 0, 0, 0));
+        printf("%s: AT_SECURE %lu dumpable %d keepcaps %d\n", argv[2], getauxval(AT_SECURE),
+               prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0));
         caps(argv[2]);
         return 0;
     }
@@ -325,6 +405,10 @@ int main(int argc, char **argv)
     run_child("setreuid saved", reuid_saved);
     run_child("gids", gids);
     run_child("fork", threads_share);
+    run_child("keepcaps", keepcaps);
+    run_child("keepcaps exec", keepcaps_exec);
+    run_child("capset drop", capset_drop);
+    run_child("fs capabilities", fs_caps);
     copy_self("suid", 06755, 1000, 1001);
     struct stat st;
     stat("suid", &st);

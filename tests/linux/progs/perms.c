@@ -268,6 +268,25 @@ static void root_override(void)
     mode_of("root: after chown -1 -1", "rootchown2");
 }
 
+/* Root without CAP_DAC_OVERRIDE reads anything (CAP_DAC_READ_SEARCH) but writes only by the
+ * mode bits; without both, it is a user like others. */
+static void root_dropped(void)
+{
+    struct { unsigned version; int pid; } h = { 0x20080522, 0 };
+    struct { unsigned eff, prm, inh; } d[2] = { { ~2u, ~2u, 0 }, { 0x1ff, 0x1ff, 0 } };
+    TRY("capset drop DAC_OVERRIDE", syscall(SYS_capset, &h, d));
+    opens("read 0000", "none", O_RDONLY);
+    opens("write 0000", "none", O_WRONLY);
+    struct stat st;
+    TRY("stat in dir 0000", stat("rootdir000/f", &st));
+    TRY("access R_OK 0000 (real root: all of permitted)", access("none", R_OK | W_OK));
+    d[0].eff = d[0].prm = ~6u;
+    TRY("capset drop DAC_READ_SEARCH too", syscall(SYS_capset, &h, d));
+    opens("read 0000", "none", O_RDONLY);
+    TRY("stat in dir 0000", stat("rootdir000/f", &st));
+    opens("read own 0600", "root600", O_RDONLY);
+}
+
 static void user_proc(void)
 {
     char path[64];
@@ -319,6 +338,7 @@ int main(int argc, char **argv)
     run_child("exec", u_exec);
     run_child("access", access_ids);
     run_child("root", root_override);
+    run_child("root without DAC capabilities", root_dropped);
     run_child("proc", u_proc);
     run_child("exec as user", exec_user_proc);
     return 0;

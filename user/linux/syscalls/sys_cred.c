@@ -117,8 +117,8 @@ long sys_setgroups(struct thread *t, const struct sysargs *a)
 {
     struct cred *c = cred_of(t);
     int size = (int)a->a[0];
-    if (!cred_capable(c))
-        return -EPERM;              /* CAP_SETGID */
+    if (!cred_capable(c, CAP_SETGID))
+        return -EPERM;
     if ((unsigned)size > NGROUPS_MAX)
         return -EINVAL;
     struct group_info *g = size ? groups_alloc((unsigned)size) : NULL;
@@ -143,7 +143,7 @@ long sys_setgroups(struct thread *t, const struct sysargs *a)
     return 0;
 }
 
-/* --- capabilities: the sets follow from the ids (task/cred.c) --------------------------- */
+/* --- capabilities ---------------------------------------------------------------------- */
 
 #define CAP_V1 0x19980330u
 #define CAP_V2 0x20071026u
@@ -185,17 +185,17 @@ long sys_capget(struct thread *t, const struct sysargs *a)
     struct process *p = pid ? process_by_pid(pid) : t->proc;
     if (!p)
         return -ESRCH;
-    uint64_t eff = cred_cap_effective(&p->cred), prm = cred_cap_permitted(&p->cred);
+    const struct cred *c = &p->cred;
     struct cap_data d[2] = {
-        { (uint32_t)eff, (uint32_t)prm, 0 },
-        { (uint32_t)(eff >> 32), (uint32_t)(prm >> 32), 0 },
+        { (uint32_t)c->cap_eff, (uint32_t)c->cap_prm, (uint32_t)c->cap_inh },
+        { (uint32_t)(c->cap_eff >> 32), (uint32_t)(c->cap_prm >> 32),
+          (uint32_t)(c->cap_inh >> 32) },
     };
     return copy_to_user(t->mm, a->a[1], d, count * sizeof d[0]);
 }
 
-/* capset: Linux's rules (permitted only shrinks, effective within permitted, inheritable
- * within inheritable | permitted and the bounding set); a request that would change the sets
- * is EPERM, a difference: lx keeps no sets of its own (docs/linux/users.md). */
+/* capset: the caller's own sets (another pid EPERM), bits past the last capability
+ * ignored; the rules are task/cred.c's. */
 long sys_capset(struct thread *t, const struct sysargs *a)
 {
     unsigned count;
@@ -213,11 +213,5 @@ long sys_capset(struct thread *t, const struct sysargs *a)
     uint64_t eff = (d[0].effective | (uint64_t)d[1].effective << 32) & CAP_FULL_SET;
     uint64_t prm = (d[0].permitted | (uint64_t)d[1].permitted << 32) & CAP_FULL_SET;
     uint64_t inh = (d[0].inheritable | (uint64_t)d[1].inheritable << 32) & CAP_FULL_SET;
-    const struct cred *c = cred_of(t);
-    uint64_t old_prm = cred_cap_permitted(c);
-    if ((inh & ~old_prm) || (prm & ~old_prm) || (eff & ~prm))
-        return -EPERM;
-    if (eff != cred_cap_effective(c) || prm != old_prm || inh)
-        return -EPERM;              /* a change lx cannot keep */
-    return 0;
+    return cred_capset(cred_of(t), eff, prm, inh);
 }

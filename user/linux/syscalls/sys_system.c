@@ -28,6 +28,8 @@
 #define PR_GET_NAME      16
 #define PR_SET_NO_NEW_PRIVS 38
 #define PR_GET_NO_NEW_PRIVS 39
+#define PR_GET_KEEPCAPS  7
+#define PR_SET_KEEPCAPS  8
 #define PR_CAPBSET_READ  23
 #define CAP_LAST_CAP     40
 
@@ -49,7 +51,7 @@ static long do_prlimit(struct thread *t, struct process *target, unsigned res,
             return -EINVAL;
         if (res == RLIMIT_NOFILE && lim[1] > LX_NR_OPEN)
             return -EPERM;          /* beyond fs.nr_open */
-        if (lim[1] > old[1] && !cred_capable(&t->proc->cred))
+        if (lim[1] > old[1] && !cred_capable(&t->proc->cred, CAP_SYS_RESOURCE))
             return -EPERM;
         target->rlim[res].cur = lim[0];
         target->rlim[res].max = lim[1];
@@ -214,7 +216,7 @@ long sys_setpriority(struct thread *t, const struct sysargs *a)
     struct process *p = a->a[0] == PRIO_PROCESS ? sched_target(t, a->a[1]) : NULL;
     if (p && !cred_may_change_sched(t->proc, p))
         return -EPERM;
-    if (p && (int)a->a[2] < 0 && !cred_capable(&t->proc->cred))
+    if (p && (int)a->a[2] < 0 && !cred_capable(&t->proc->cred, CAP_SYS_NICE))
         return -EACCES;
     return 0;
 }
@@ -294,6 +296,13 @@ long sys_prctl(struct thread *t, const struct sysargs *a)
         return 0;
     case PR_GET_NO_NEW_PRIVS:
         return a->a[1] || a->a[2] || a->a[3] || a->a[4] ? -EINVAL : t->proc->cred.no_new_privs;
+    case PR_GET_KEEPCAPS:
+        return t->proc->cred.keepcaps;
+    case PR_SET_KEEPCAPS:
+        if (a->a[1] > 1)
+            return -EINVAL;
+        t->proc->cred.keepcaps = a->a[1];
+        return 0;
     case PR_CAPBSET_READ:           /* the bounding set is full (docs/linux/users.md) */
         return a->a[1] <= CAP_LAST_CAP ? 1 : -EINVAL;
     default:

@@ -1,5 +1,6 @@
 /* Credentials: Linux's set*id rules (kernel/sys.c), the supplementary groups, the change at
- * execve, and the capability sets as they follow from the ids (docs/linux/users.md). */
+ * execve, and the capability sets with Linux's fix-ups (security/commoncap.c)
+ * (docs/linux/users.md). */
 #include "task/cred.h"
 #include "lib/errno.h"
 #include "lib/kmalloc.h"
@@ -7,22 +8,42 @@
 
 #define NOID 0xFFFFFFFFu            /* "unchanged" (and never a valid id) */
 
-/* The sets Linux's cap_emulate_setxuid and the fsuid fix-ups leave without capset: root
- * (any of the real, effective, saved uids 0) keeps every permitted capability, euid 0 has
- * them effective, and the file-system ones go with fsuid. */
-uint64_t cred_cap_permitted(const struct cred *c)
+void cred_init_root(struct cred *c)
 {
-    return c->uid == 0 || c->euid == 0 || c->suid == 0 ? CAP_FULL_SET : 0;
+    *c = (struct cred){ .cap_prm = CAP_FULL_SET, .cap_eff = CAP_FULL_SET };
 }
 
-uint64_t cred_cap_effective(const struct cred *c)
+/* Linux's cap_emulate_setxuid: leaving uid 0 altogether drops every capability (unless
+ * keepcaps keeps the permitted ones), leaving euid 0 the effective ones, and coming back to
+ * euid 0 makes the permitted ones effective. */
+static void fix_setuid(struct cred *c, const struct cred *old)
 {
-    uint64_t e = c->euid == 0 ? CAP_FULL_SET : 0;
-    if (c->fsuid == 0)
-        e |= cred_cap_permitted(c) & CAP_FS_MASK;
-    else
-        e &= ~CAP_FS_MASK;
-    return e;
+    bool was_root = !old->uid || !old->euid || !old->suid;
+    if (was_root && c->uid && c->euid && c->suid && !c->keepcaps)
+        c->cap_prm = c->cap_eff = 0;
+    if (!old->euid && c->euid)
+        c->cap_eff = 0;
+    if (old->euid && !c->euid)
+        c->cap_eff = c->cap_prm;
+}
+
+/* ... and for setfsuid: the file-system capabilities follow fsuid 0. */
+static void fix_setfsuid(struct cred *c, unsigned old_fsuid)
+{
+    if (!old_fsuid && c->fsuid)
+        c->cap_eff &= ~CAP_FS_MASK;
+    if (old_fsuid && !c->fsuid)
+        c->cap_eff |= c->cap_prm & CAP_FS_MASK;
+}
+
+int cred_capset(struct cred *c, uint64_t eff, uint64_t prm, uint64_t inh)
+{
+    if (!cred_capable(c, CAP_SETPCAP) && (inh & ~(c->cap_inh | c->cap_prm)))
+        return -EPERM;
+    if ((prm & ~c->cap_prm) || (eff & ~prm))
+        return -EPERM;
+    c->cap_eff = eff, c->cap_prm = prm, c->cap_inh = inh;
+    return 0;
 }
 
 uint32_t groups_at(const struct group_info *g, unsigned k)
@@ -135,13 +156,15 @@ void cred_release(struct cred *c)
 
 int cred_setuid(struct cred *c, unsigned uid)
 {
+    struct cred old = *c;
     if (uid == NOID)
         return -EINVAL;
-    if (cred_capable(c))
+    if (cred_capable(c, CAP_SETUID))
         c->uid = c->suid = uid;
     else if (uid != c->uid && uid != c->suid)
         return -EPERM;
     c->euid = c->fsuid = uid;
+    fix_setuid(c, &old);
     return 0;
 }
 
@@ -149,7 +172,7 @@ int cred_setgid(struct cred *c, unsigned gid)
 {
     if (gid == NOID)
         return -EINVAL;
-    if (cred_capable(c))
+    if (cred_capable(c, CAP_SETGID))
         c->gid = c->sgid = gid;
     else if (gid != c->gid && gid != c->sgid)
         return -EPERM;
@@ -182,12 +205,16 @@ static int set_re(bool cap, unsigned *real, unsigned *eff, unsigned *saved, unsi
 
 int cred_setreuid(struct cred *c, unsigned r, unsigned e)
 {
-    return set_re(cred_capable(c), &c->uid, &c->euid, &c->suid, &c->fsuid, r, e);
+    struct cred old = *c;
+    int err = set_re(cred_capable(c, CAP_SETUID), &c->uid, &c->euid, &c->suid, &c->fsuid, r, e);
+    if (!err)
+        fix_setuid(c, &old);
+    return err;
 }
 
 int cred_setregid(struct cred *c, unsigned r, unsigned e)
 {
-    return set_re(cred_capable(c), &c->gid, &c->egid, &c->sgid, &c->fsgid, r, e);
+    return set_re(cred_capable(c, CAP_SETGID), &c->gid, &c->egid, &c->sgid, &c->fsgid, r, e);
 }
 
 /* setresuid and setresgid: without the capability each new id is one of the three old. */
@@ -207,17 +234,20 @@ static int set_res(bool cap, unsigned *ids, unsigned *fs, const unsigned *want)
 
 int cred_setresuid(struct cred *c, unsigned r, unsigned e, unsigned s)
 {
+    struct cred old = *c;
     unsigned ids[3] = { c->uid, c->euid, c->suid }, want[3] = { r, e, s };
-    int err = set_res(cred_capable(c), ids, &c->fsuid, want);
-    if (!err)
+    int err = set_res(cred_capable(c, CAP_SETUID), ids, &c->fsuid, want);
+    if (!err) {
         c->uid = ids[0], c->euid = ids[1], c->suid = ids[2];
+        fix_setuid(c, &old);
+    }
     return err;
 }
 
 int cred_setresgid(struct cred *c, unsigned r, unsigned e, unsigned s)
 {
     unsigned ids[3] = { c->gid, c->egid, c->sgid }, want[3] = { r, e, s };
-    int err = set_res(cred_capable(c), ids, &c->fsgid, want);
+    int err = set_res(cred_capable(c, CAP_SETGID), ids, &c->fsgid, want);
     if (!err)
         c->gid = ids[0], c->egid = ids[1], c->sgid = ids[2];
     return err;
@@ -228,16 +258,18 @@ int cred_setresgid(struct cred *c, unsigned r, unsigned e, unsigned s)
 unsigned cred_setfsuid(struct cred *c, unsigned uid)
 {
     unsigned old = c->fsuid;
-    if (uid != NOID && (cred_capable(c) || uid == c->uid || uid == c->euid ||
-                        uid == c->suid || uid == c->fsuid))
+    if (uid != NOID && (cred_capable(c, CAP_SETUID) || uid == c->uid || uid == c->euid ||
+                        uid == c->suid || uid == c->fsuid)) {
         c->fsuid = uid;
+        fix_setfsuid(c, old);
+    }
     return old;
 }
 
 unsigned cred_setfsgid(struct cred *c, unsigned gid)
 {
     unsigned old = c->fsgid;
-    if (gid != NOID && (cred_capable(c) || gid == c->gid || gid == c->egid ||
+    if (gid != NOID && (cred_capable(c, CAP_SETGID) || gid == c->gid || gid == c->egid ||
                         gid == c->sgid || gid == c->fsgid))
         c->fsgid = gid;
     return old;
@@ -253,19 +285,18 @@ void cred_changed(struct cred *c, const struct cred *old)
 void cred_exec(struct cred *c, unsigned mode, unsigned fuid, unsigned fgid, bool nosuid,
                bool *secure)
 {
-    bool gained = false;
     if (!nosuid && !c->no_new_privs) {
-        if (mode & 04000) {
-            gained |= c->euid != fuid;
+        if (mode & 04000)
             c->euid = fuid;
-        }
-        if ((mode & 02010) == 02010) {      /* set-group-ID with group execute */
-            gained |= c->egid != fgid;
+        if ((mode & 02010) == 02010)        /* set-group-ID with group execute */
             c->egid = fgid;
-        }
     }
     c->suid = c->fsuid = c->euid;
     c->sgid = c->fsgid = c->egid;
-    *secure = gained || c->euid != c->uid || c->egid != c->gid;
-    c->nondumpable = c->euid != c->uid || c->egid != c->gid;   /* begin_new_exec's rule */
+    /* No file capabilities: root gets the bounding set (all), others nothing. */
+    c->cap_prm = !c->euid || !c->uid ? CAP_FULL_SET : 0;
+    c->cap_eff = !c->euid ? c->cap_prm : 0;
+    c->keepcaps = false;
+    *secure = c->euid != c->uid || c->egid != c->gid;
+    c->nondumpable = *secure;               /* begin_new_exec's rule */
 }

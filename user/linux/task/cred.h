@@ -1,10 +1,10 @@
 /* Credentials (cred.c): who a process is, Linux's struct cred in the model of
- * docs/linux/users.md.  The real, effective, saved and file-system user and group ids and the
- * supplementary groups belong to the process (every thread of a thread group has the same:
- * Linux keeps them per thread, but glibc's and musl's set*id broadcast each change to all
- * threads, so per process is what a program sees).  Capabilities are not kept: they follow
- * from the ids as Linux's setuid fix-ups make them (cred_cap_*), and a capability check is
- * "euid 0" (cred_capable), a file-system one "fsuid 0" (vfs/permission.c). */
+ * docs/linux/users.md.  The real, effective, saved and file-system user and group ids, the
+ * supplementary groups and the capability sets belong to the process (every thread of a
+ * thread group has the same: Linux keeps them per thread, but glibc's and musl's set*id
+ * broadcast each change to all threads, so per process is what a program sees).  The
+ * capability sets move with the ids as Linux's setuid fix-ups move them; the bounding set is
+ * always full and the ambient set empty. */
 #ifndef LX_TASK_CRED_H
 #define LX_TASK_CRED_H
 
@@ -27,19 +27,31 @@ struct cred {
     unsigned uid, euid, suid, fsuid;
     unsigned gid, egid, sgid, fsgid;
     struct group_info *groups;      /* NULL: none */
+    uint64_t cap_inh, cap_prm, cap_eff; /* inheritable, permitted, effective (bit n: cap n) */
+    bool keepcaps;                  /* PR_SET_KEEPCAPS: permitted survives leaving uid 0 */
     bool no_new_privs;              /* prctl(PR_SET_NO_NEW_PRIVS): exec grants nothing */
     bool nondumpable;               /* Linux's mm dumpable flag, cleared: /proc/PID is root's,
                                        and only root may look inside (ptrace's rule) */
 };
 
-/* Capability sets as capget shows them (bit n: capability n; Linux 6.1 has 41). */
+/* Capabilities (Linux 6.1 has 41: bits 0 to 40) and the ones lx checks. */
 #define CAP_FULL_SET  ((1ull << 41) - 1)
 #define CAP_FS_MASK   0x10800021full  /* Linux's CAP_FS_SET: CHOWN, DAC_OVERRIDE, DAC_READ_SEARCH,
                                           FOWNER, FSETID, LINUX_IMMUTABLE, MKNOD, MAC_OVERRIDE */
-uint64_t cred_cap_effective(const struct cred *c);
-uint64_t cred_cap_permitted(const struct cred *c);
+enum {
+    CAP_CHOWN = 0, CAP_DAC_OVERRIDE = 1, CAP_DAC_READ_SEARCH = 2, CAP_FOWNER = 3,
+    CAP_FSETID = 4, CAP_KILL = 5, CAP_SETGID = 6, CAP_SETUID = 7, CAP_SETPCAP = 8,
+    CAP_SYS_PTRACE = 19, CAP_SYS_ADMIN = 21, CAP_SYS_NICE = 23, CAP_SYS_RESOURCE = 24,
+    CAP_SYS_TIME = 25, CAP_MKNOD = 27,
+};
 
-static inline bool cred_capable(const struct cred *c) { return c->euid == 0; }
+static inline bool cred_capable(const struct cred *c, int cap)
+{
+    return (c->cap_eff >> cap) & 1;
+}
+void cred_init_root(struct cred *c);    /* the programs lx starts: root, every capability */
+/* capset's change, with Linux's rules (cap_capset): 0 or -EPERM. */
+int cred_capset(struct cred *c, uint64_t eff, uint64_t prm, uint64_t inh);
 /* Linux's in_group_p: the file-system group or a supplementary one (in_egroup_p: egid). */
 bool cred_in_group(const struct cred *c, unsigned gid);
 bool cred_in_egroup(const struct cred *c, unsigned gid);
@@ -58,8 +70,8 @@ int cred_setresuid(struct cred *c, unsigned r, unsigned e, unsigned s);
 int cred_setresgid(struct cred *c, unsigned r, unsigned e, unsigned s);
 unsigned cred_setfsuid(struct cred *c, unsigned uid);      /* the old fsuid */
 unsigned cred_setfsgid(struct cred *c, unsigned gid);
-/* After a set*id: a change of the effective or file-system ids makes the process
- * non-dumpable, as Linux's commit_creds (suid_dumpable 0). */
+/* After a set*id or capset (old: before it): a change of the effective or file-system ids
+ * makes the process non-dumpable, as Linux's commit_creds (suid_dumpable 0). */
 void cred_changed(struct cred *c, const struct cred *old);
 /* A new sorted list of n ids (the caller fills page by page with groups_alloc, then
  * groups_sort); setgroups installs it (its reference moves in). */
@@ -70,7 +82,9 @@ void cred_set_groups(struct cred *c, struct group_info *g);
 
 /* execve's change (Linux's bprm creds): set-user-ID / set-group-ID of the file (mode, uid,
  * gid) unless nosuid (the mount's MS_NOSUID or no_new_privs), then saved := effective and
- * fs := effective.  *secure: AT_SECURE (the ids differ, or privileges were gained). */
+ * fs := effective; every capability permitted for root (real or effective uid 0) and
+ * effective for euid 0, none for others; keepcaps off.  *secure: AT_SECURE (the effective
+ * ids are not the real ones). */
 void cred_exec(struct cred *c, unsigned mode, unsigned fuid, unsigned fgid, bool nosuid,
                bool *secure);
 

@@ -1,14 +1,10 @@
 /* Attribute changes: the owner rules of chmod/chown/utimes (CAP_FOWNER, CAP_CHOWN,
- * CAP_FSETID: fsuid 0, vfs/permission.c) and the changes themselves through the file
- * system's setattr. */
+ * CAP_FSETID: vfs/permission.c) and the changes themselves through the file system's
+ * setattr. */
 #include "vfs/vfs.h"
 #include "vfs/permission.h"
 #include "lib/errno.h"
-
-static bool is_root(struct thread *t)
-{
-    return vfs_fs_capable(t);
-}
+#include "task/cred.h"
 
 static bool in_group(struct thread *t, unsigned gid)
 {
@@ -49,7 +45,7 @@ int vfs_chmod(struct thread *t, struct inode *i, unsigned mode)
         return -EPERM;
     struct iattr ia = { .valid = ATTR_MODE, .mode = mode & 07777 };
     /* Linux: set-group-ID goes if the caller is not in the file's group (and not root). */
-    if (!is_root(t) && !in_group(t, i->gid))
+    if (!in_group(t, i->gid) && !vfs_capable(t, CAP_FSETID))
         ia.mode &= ~(unsigned)S_ISGID;
     return setattr(t, i, &ia);
 }
@@ -64,7 +60,7 @@ int vfs_chown(struct thread *t, struct inode *i, long uid, long gid)
     /* Only root gives files away; the owner may change the group to one of its own
      * (Linux's chown_ok and chgrp_ok). */
     bool owner = vfs_fsuid(t) == i->uid;
-    if (!is_root(t) && (((ia.valid & ATTR_UID) && (!owner || ia.uid != i->uid)) ||
+    if (!vfs_capable(t, CAP_CHOWN) && (((ia.valid & ATTR_UID) && (!owner || ia.uid != i->uid)) ||
                         ((ia.valid & ATTR_GID) &&
                          (!owner || (ia.gid != i->gid && !in_group(t, ia.gid))))))
         return -EPERM;

@@ -8,6 +8,7 @@
 #include "lib/errno.h"
 #include "task/process.h"
 #include "vfs/permission.h"
+#include "task/cred.h"
 #include <string.h>
 
 enum last_type { LAST_NORM, LAST_ROOT, LAST_DOT, LAST_DOTDOT };
@@ -70,8 +71,8 @@ static int may_delete(struct thread *t, struct inode *dir, struct inode *victim,
     if (e)
         return e;
     /* The sticky bit: only the owner of the file or of the directory (or root). */
-    if ((dir->mode & S_ISVTX) && vfs_fsuid(t) != 0 && vfs_fsuid(t) != victim->uid &&
-        vfs_fsuid(t) != dir->uid)
+    if ((dir->mode & S_ISVTX) && vfs_fsuid(t) != victim->uid && vfs_fsuid(t) != dir->uid &&
+        !vfs_capable(t, CAP_FOWNER))
         return -EPERM;
     if (isdir && !S_ISDIR(victim->mode))
         return -ENOTDIR;
@@ -114,8 +115,8 @@ int vfs_mknod(struct thread *t, struct inode *dir, const char *name, bool traili
     if (e)
         return e;
     unsigned type = mode & S_IFMT;
-    if ((type == S_IFCHR || type == S_IFBLK) && vfs_fsuid(t) != 0)
-        return -EPERM;              /* CAP_MKNOD */
+    if ((type == S_IFCHR || type == S_IFBLK) && !vfs_capable(t, CAP_MKNOD))
+        return -EPERM;
     struct inode *i;
     return dir->iop->create(t, dir, name, strlen(name), new_mode(t, dir, type, mode), major, minor,
                             &i);

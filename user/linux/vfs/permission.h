@@ -4,6 +4,7 @@
 #define LX_VFS_PERMISSION_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct thread;
 struct inode;
@@ -11,8 +12,8 @@ struct process;
 
 /* Linux's in_group_p: the caller's fsgid or one of its supplementary groups. */
 bool vfs_in_group(struct thread *t, unsigned gid);
-/* fsuid 0: the file-system capabilities (DAC_OVERRIDE, FOWNER, FSETID, CHOWN, MKNOD). */
-bool vfs_fs_capable(struct thread *t);
+/* Has the caller capability cap (task/cred.h's CAP_*) in its effective set? */
+bool vfs_capable(struct thread *t, int cap);
 /* Linux's file_remove_privs: a write or truncate by a caller without CAP_FSETID takes
  * set-user-ID, and set-group-ID as should_drop_sgid says, off a regular file. */
 void file_remove_privs(struct thread *t, struct inode *i);
@@ -24,7 +25,7 @@ bool should_drop_sgid(struct thread *t, struct inode *i);
 unsigned mode_strip_sgid(struct thread *t, struct inode *dir, unsigned mode);
 /* access and faccessat check with the real ids (AT_EACCESS: the effective ones): run
  * inode_permission-based checks between these two with the fs ids swapped. */
-struct access_ids { unsigned fsuid, fsgid; };
+struct access_ids { unsigned fsuid, fsgid; uint64_t cap_eff; };
 void access_override_begin(struct thread *t, struct access_ids *saved);
 void access_override_end(struct thread *t, const struct access_ids *saved);
 

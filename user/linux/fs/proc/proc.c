@@ -90,7 +90,7 @@ static struct inode *owned(struct proc_inode *p)
 static int may_look_inside(struct thread *t, int pid)
 {
     struct process *o = process_by_pid(pid);
-    if (!t || !o || o == t->proc || cred_capable(&t->proc->cred))
+    if (!t || !o || o == t->proc || cred_capable(&t->proc->cred, CAP_SYS_PTRACE))
         return 0;
     return !o->cred.nondumpable && cred_may_read_proc(t->proc, o) ? 0 : -EACCES;
 }

@@ -338,14 +338,15 @@ static void show_status_of(struct out *o, struct process *p, const struct thread
                    8192ul, 0ul, 0ul, 0ul, 0ul);
     out_printf(o, "Threads:\t%u\nSigQ:\t0/0\nSigPnd:\t%016llx\nShdPnd:\t%016llx\n"
                "SigBlk:\t%016llx\nSigIgn:\t0000000000000000\n"
-               "SigCgt:\t0000000000000000\nCapInh:\t0000000000000000\n"
+               "SigCgt:\t0000000000000000\nCapInh:\t%016llx\n"
                "CapPrm:\t%016llx\nCapEff:\t%016llx\n"
                "CapBnd:\t%016llx\nCapAmb:\t0000000000000000\nNoNewPrivs:\t%d\n"
                "Seccomp:\t0\nvoluntary_ctxt_switches:\t0\nnonvoluntary_ctxt_switches:\t0\n",
                p->nthreads, (unsigned long long)(shown ? shown->sig.pending.set : 0),
                (unsigned long long)p->sig.shared.set,
                (unsigned long long)(shown ? shown->sig.blocked : 0),
-               (unsigned long long)cred_cap_permitted(c), (unsigned long long)cred_cap_effective(c),
+               (unsigned long long)c->cap_inh, (unsigned long long)c->cap_prm,
+               (unsigned long long)c->cap_eff,
                (unsigned long long)CAP_FULL_SET, c->no_new_privs);
 }
 

@@ -465,9 +465,9 @@ static struct inode *proc_follow(struct thread *t, struct inode *i, int *err)
  * proc_fd_permission). */
 static int proc_permission(struct thread *t, struct inode *i, int mask)
 {
-    int e = generic_permission(t, i, mask);
-    struct process *o = pi_of(i)->kind == P_FD ? process_by_pid(pi_of(i)->pid) : NULL;
-    return e && t && o == t->proc ? 0 : e;
+    if (pi_of(i)->kind == P_FD && t && process_by_pid(pi_of(i)->pid) == t->proc)
+        return 0;
+    return generic_permission(t, i, mask);
 }
 
 static int proc_name(struct inode *i, struct inode **dir, char *buf)

@@ -1,9 +1,9 @@
 """The Debian root of `make run` (tools/debroot/mkroot.py, docs/linux/debian-root.md): Pecan
 with lx boots build/debroot/root.cpio into `bash --login` on the serial console, and a user
 types commands at its prompt: a pipeline, line editing, job control, `ls --color`, gcc, git,
-sqlite3 and python3.  Each command is typed only after bash's prompt has appeared (qemu_run's
-expect list) under -icount, so the run repeats exactly.  Skips without the root (`make
-debroot` needs apt and Debian's mirror once).
+sqlite3, python3 and setpriv to nobody.  Each command is typed only after bash's prompt has
+appeared (qemu_run's expect list) under -icount, so the run repeats exactly.  Skips without
+the root (`make debroot` needs apt and Debian's mirror once).
 
 The expected strings never appear in the typed command lines (the terminal echoes them).
 """
@@ -57,6 +57,8 @@ COMMANDS = [
     " os.waitpid(pid, 0)[1])\\n' > /tmp/onpty.py && python3 /tmp/onpty.py",
     # util-linux's script on a pty
     "script -qc 'tty; echo script-$((6*7))' /dev/null",
+    # several users (docs/linux/users.md): nobody may not write in root's 0700 home
+    "setpriv --reuid=nobody --regid=nogroup --clear-groups sh -c 'id; touch /root/x'",
 ]
 
 _cache = {}
@@ -165,3 +167,9 @@ def test_debroot_bash_on_a_pty():
 def test_debroot_script():
     out = after(session(), COMMANDS[14])
     assert "/dev/pts/0" in out and "script-42" in out, repr(out)
+
+
+def test_debroot_setpriv_nobody():
+    out = after(session(), COMMANDS[15])
+    assert "uid=65534(nobody) gid=65534(nogroup) groups=65534(nogroup)" in out, out
+    assert "touch: cannot touch '/root/x': Permission denied" in out, out

@@ -104,6 +104,20 @@ static inline void show_status(const char *what, int st)
         printf("%s: status %#x\n", what, st);
 }
 
+/* fn in a forked child (for changes that cannot be undone, such as dropping privileges),
+ * then how it ended. */
+static inline void run_child(const char *what, void (*fn)(void))
+{
+    pid_t p = fork();
+    if (p == 0) {
+        fn();
+        exit(0);
+    }
+    int st;
+    waitpid(p, &st, 0);
+    show_status(what, st);
+}
+
 /* Unbuffered output, so that a child's lines and its parent's come in the order written. */
 static inline void corpus_init(void)
 {

@@ -5,6 +5,7 @@
 #define LX_SYSCALLS_HANDLERS_H
 
 #include "park/park.h"
+#include "syscalls/cred_handlers.h"
 
 struct thread;
 
@@ -141,7 +142,6 @@ long sys_exit_group(struct thread *, const struct sysargs *);
 long sys_getpid(struct thread *, const struct sysargs *);
 long sys_gettid(struct thread *, const struct sysargs *);
 long sys_getppid(struct thread *, const struct sysargs *);
-long sys_getuid(struct thread *, const struct sysargs *);
 long sys_set_tid_address(struct thread *, const struct sysargs *);
 long sys_set_robust_list(struct thread *, const struct sysargs *);
 long sys_arch_prctl(struct thread *, const struct sysargs *);
@@ -165,14 +165,7 @@ long sys_alarm(struct thread *, const struct sysargs *);
 long sys_getitimer(struct thread *, const struct sysargs *);
 long sys_setitimer(struct thread *, const struct sysargs *);
 
-/* syscalls/sys_system.c: users, limits, scheduling, the system */
-long sys_setuid(struct thread *, const struct sysargs *);
-long sys_setreuid(struct thread *, const struct sysargs *);
-long sys_setresuid(struct thread *, const struct sysargs *);
-long sys_getresuid(struct thread *, const struct sysargs *);
-long sys_setfsuid(struct thread *, const struct sysargs *);
-long sys_getgroups(struct thread *, const struct sysargs *);
-long sys_setgroups(struct thread *, const struct sysargs *);
+/* syscalls/sys_system.c: limits, scheduling, the system */
 long sys_prlimit64(struct thread *, const struct sysargs *);
 long sys_getrlimit(struct thread *, const struct sysargs *);
 long sys_setrlimit(struct thread *, const struct sysargs *);

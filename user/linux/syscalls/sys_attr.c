@@ -6,6 +6,7 @@
 #include "syscalls/fs_common.h"
 #include "task/process.h"
 #include "vfs/file.h"
+#include "vfs/permission.h"
 #include <string.h>
 
 #define AT_STATX_SYNC_TYPE 0x6000
@@ -23,11 +24,9 @@ static struct file *fd_file(struct thread *t, long fd)
 
 /* --- access ------------------------------------------------------------------------------ */
 
-static long do_access(struct thread *t, long dirfd, l4_word_t upath, unsigned mode,
-                      unsigned flags)
+static int access_check(struct thread *t, long dirfd, l4_word_t upath, unsigned mode,
+                        unsigned flags)
 {
-    if (mode & ~7u || flags & ~(unsigned)(AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
-        return -EINVAL;
     int err;
     struct inode *i = resolve_at(t, dirfd, upath, flags, &err);
     if (!i)
@@ -41,6 +40,21 @@ static long do_access(struct thread *t, long dirfd, l4_word_t upath, unsigned mo
                                                      S_ISLNK(i->mode)))
         return -EROFS;
     return 0;
+}
+
+static long do_access(struct thread *t, long dirfd, l4_word_t upath, unsigned mode,
+                      unsigned flags)
+{
+    if (mode & ~7u || flags & ~(unsigned)(AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+        return -EINVAL;
+    /* The real ids, walk included (Linux's access_override_creds), unless AT_EACCESS. */
+    struct access_ids saved;
+    if (!(flags & AT_EACCESS))
+        access_override_begin(t, &saved);
+    int err = access_check(t, dirfd, upath, mode, flags);
+    if (!(flags & AT_EACCESS))
+        access_override_end(t, &saved);
+    return err;
 }
 
 long sys_access(struct thread *t, const struct sysargs *a)

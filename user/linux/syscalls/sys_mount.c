@@ -7,6 +7,8 @@
 #include "mm/usercopy.h"
 #include "task/process.h"
 #include "vfs/file.h"
+#include "task/cred.h"
+#include "vfs/permission.h"
 #include <string.h>
 
 #define MS_REMOUNT    32ul
@@ -53,6 +55,8 @@ long sys_mount(struct thread *t, const struct sysargs *a)
     struct inode *on = path_walk(t, NULL, target, true, &err);
     if (!on)
         return err;
+    if (!vfs_capable(t, CAP_SYS_ADMIN))
+        return -EPERM;
     bool is_root = on == on->sb->root;
     if (flags & (MS_SHARED | MS_PRIVATE | MS_SLAVE | MS_UNBINDABLE))
         return is_root ? 0 : -EINVAL;   /* one namespace: propagation changes nothing */
@@ -98,6 +102,8 @@ long sys_umount2(struct thread *t, const struct sysargs *a)
     struct inode *i = path_walk(t, NULL, target, !(flags & UMOUNT_NOFOLLOW), &err);
     if (!i)
         return err;
+    if (!vfs_capable(t, CAP_SYS_ADMIN))
+        return -EPERM;
     if (flags & MNT_EXPIRE)
         return i == i->sb->root ? -EAGAIN : -EINVAL;  /* first call: only marked */
     return vfs_umount(i, flags);

@@ -48,12 +48,6 @@ long sys_getppid(struct thread *t, const struct sysargs *a)
     return process_ppid(t->proc);
 }
 
-long sys_getuid(struct thread *t, const struct sysargs *a)
-{
-    (void)t, (void)a;
-    return 0;                       /* one user: root */
-}
-
 long sys_set_tid_address(struct thread *t, const struct sysargs *a)
 {
     t->clear_child_tid = a->a[0];

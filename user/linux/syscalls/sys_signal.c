@@ -8,6 +8,7 @@
 #include "signal/sigframe.h"
 #include "signal/signal.h"
 #include "time/clock.h"
+#include "vfs/permission.h"
 #include <string.h>
 
 #define SIG_BLOCK   0
@@ -129,7 +130,26 @@ long sys_sigaltstack(struct thread *t, const struct sysargs *a)
     return 0;
 }
 
-/* kill's targets: a process (zombies count: the signal goes nowhere), a group, or all. */
+/* Linux's check_kill_permission: kill_ok_by_cred (vfs/permission.h), or SIGCONT within
+ * the sender's session. */
+static int kill_permission(struct thread *t, struct process *p, int sig)
+{
+    if (p == t->proc || cred_may_signal(t->proc, p))
+        return 0;
+    return sig == SIGCONT && p->session == t->proc->session ? 0 : -EPERM;
+}
+
+/* One process of kill's: 0 or -EPERM. */
+static int kill_one(struct thread *t, struct process *p, int sig, struct k_siginfo *info)
+{
+    int e = kill_permission(t, p, sig);
+    if (!e && sig)
+        signal_send(p, sig, info);
+    return e;
+}
+
+/* kill's targets: a process (zombies count: the signal goes nowhere), a group (0 if any
+ * member got it, else the error), or all (0 even when every one was EPERM, as Linux). */
 long sys_kill(struct thread *t, const struct sysargs *a)
 {
     int pid = (int)a->a[0], sig = (int)a->a[1];
@@ -140,9 +160,7 @@ long sys_kill(struct thread *t, const struct sysargs *a)
     if (pid > 0) {
         if (!(p = process_by_pid(pid)))
             return -ESRCH;
-        if (sig)
-            signal_send(p, sig, &info);
-        return 0;
+        return kill_one(t, p, sig, &info);
     }
     if (pid == (int)0x80000000)
         return -ESRCH;
@@ -151,19 +169,19 @@ long sys_kill(struct thread *t, const struct sysargs *a)
         list_each_safe(p, n, &process_all, all_link)
             if (process_pid(p) > 1 && p != t->proc) {
                 count++;
-                if (sig)
-                    signal_send(p, sig, &info);
+                kill_one(t, p, sig, &info);
             }
         return count ? 0 : -ESRCH;
     }
     struct pid *pgrp = pid == 0 ? t->proc->pgrp : pid_find(-pid);
+    int err = -ESRCH;
+    bool sent = false;
     if (pgrp)
         list_each_safe(p, n, &pgrp->pgrp, pgrp_link) {
-            count++;
-            if (sig)
-                signal_send(p, sig, &info);
+            err = kill_one(t, p, sig, &info);
+            sent |= !err;
         }
-    return count ? 0 : -ESRCH;
+    return sent ? 0 : err;
 }
 
 static long thread_kill(struct thread *t, long tgid, long tid, long sig)
@@ -176,9 +194,10 @@ static long thread_kill(struct thread *t, long tgid, long tid, long sig)
     if (!target || (tgid > 0 && thread_pid(target) != tgid))
         return -ESRCH;
     struct k_siginfo info = { .code = SI_TKILL, .pid = thread_pid(t) };
-    if (sig)
+    int e = kill_permission(t, target->proc, (int)sig);
+    if (!e && sig)
         signal_send_thread(target, (int)sig, &info);
-    return 0;
+    return e;
 }
 
 long sys_tkill(struct thread *t, const struct sysargs *a)

@@ -9,6 +9,7 @@
 #include "task/process.h"
 #include "time/clock.h"
 #include "vfs/file.h"
+#include "vfs/permission.h"
 #include <string.h>
 
 #define SCHED_OTHER    0
@@ -27,83 +28,17 @@
 #define PR_GET_NAME      16
 #define PR_SET_NO_NEW_PRIVS 38
 #define PR_GET_NO_NEW_PRIVS 39
-
-/* --- identity: one user ---------------------------------------------------------------- */
-
-/* set*id: every id is 0; asking for 0 (or -1, "unchanged") succeeds, any other user is
- * EPERM (a documented difference: Linux lets root become anyone). */
-static long ids_ok(const struct sysargs *a, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++)
-        if ((uint32_t)a->a[i] != 0 && (uint32_t)a->a[i] != 0xFFFFFFFFu)
-            return -EPERM;
-    return 0;
-}
-
-long sys_setuid(struct thread *t, const struct sysargs *a)
-{
-    (void)t;
-    return (uint32_t)a->a[0] == 0xFFFFFFFFu ? -EINVAL : ids_ok(a, 1);
-}
-
-long sys_setreuid(struct thread *t, const struct sysargs *a)
-{
-    (void)t;
-    return ids_ok(a, 2);
-}
-
-long sys_setresuid(struct thread *t, const struct sysargs *a)
-{
-    (void)t;
-    return ids_ok(a, 3);
-}
-
-/* getresuid/getresgid: three zeros. */
-long sys_getresuid(struct thread *t, const struct sysargs *a)
-{
-    static const uint32_t zero;
-    for (unsigned i = 0; i < 3; i++)
-        if (copy_to_user(t->mm, a->a[i], &zero, sizeof zero))
-            return -EFAULT;
-    return 0;
-}
-
-/* setfsuid/setfsgid return the previous id and never fail. */
-long sys_setfsuid(struct thread *t, const struct sysargs *a)
-{
-    (void)t, (void)a;
-    return 0;
-}
-
-long sys_getgroups(struct thread *t, const struct sysargs *a)
-{
-    int size = (int)a->a[0];
-    if (size < 0)
-        return -EINVAL;
-    (void)t;
-    return 0;                       /* no supplementary groups */
-}
-
-long sys_setgroups(struct thread *t, const struct sysargs *a)
-{
-    if (a->a[0] > 65536)
-        return -EINVAL;
-    for (l4_word_t i = 0; i < a->a[0]; i++) {
-        uint32_t g;
-        if (copy_from_user(t->mm, &g, a->a[1] + i * 4, sizeof g))
-            return -EFAULT;
-        if (g != 0)
-            return -EPERM;
-    }
-    return 0;
-}
+#define PR_GET_KEEPCAPS  7
+#define PR_SET_KEEPCAPS  8
+#define PR_CAPBSET_READ  23
+#define CAP_LAST_CAP     40
 
 /* --- resource limits ------------------------------------------------------------------- */
 
 /* The limits of a process (its rlim, set at its start and inherited: task/process.c), as
  * Linux's do_prlimit reads and changes them: soft above hard is EINVAL, RLIMIT_NOFILE's
- * hard limit at most fs.nr_open (EPERM); raising a hard limit needs CAP_SYS_RESOURCE,
- * which every process (root) has.  lx acts on RLIMIT_NOFILE (the fd table) and RLIMIT_CORE
+ * hard limit at most fs.nr_open (EPERM); raising a hard limit needs CAP_SYS_RESOURCE
+ * (euid 0: EPERM for others).  lx acts on RLIMIT_NOFILE (the fd table) and RLIMIT_CORE
  * (0: no core files); the others are kept and reported. */
 static long do_prlimit(struct thread *t, struct process *target, unsigned res,
                        const uint64_t *lim, l4_word_t uold)
@@ -116,6 +51,8 @@ static long do_prlimit(struct thread *t, struct process *target, unsigned res,
             return -EINVAL;
         if (res == RLIMIT_NOFILE && lim[1] > LX_NR_OPEN)
             return -EPERM;          /* beyond fs.nr_open */
+        if (lim[1] > old[1] && !cred_capable(&t->proc->cred, CAP_SYS_RESOURCE))
+            return -EPERM;
         target->rlim[res].cur = lim[0];
         target->rlim[res].max = lim[1];
     }
@@ -130,6 +67,8 @@ long sys_prlimit64(struct thread *t, const struct sysargs *a)
     struct process *target = (int)a->a[0] == 0 ? t->proc : process_by_pid((int)a->a[0]);
     if (!target)
         return -ESRCH;
+    if (!cred_may_prlimit(t->proc, target))
+        return -EPERM;
     return do_prlimit(t, target, (unsigned)a->a[1], a->a[2] ? lim : NULL, a->a[3]);
 }
 
@@ -168,6 +107,15 @@ long sys_sched_getaffinity(struct thread *t, const struct sysargs *a)
     return e ? e : 8;
 }
 
+/* The process of a thread id the scheduling calls name (0: the caller's), or NULL. */
+static struct process *sched_target(struct thread *t, l4_word_t pid)
+{
+    struct pid *p = (int)pid > 0 ? pid_find((int)pid) : NULL;
+    if ((int)pid == 0)
+        return t->proc;
+    return !p ? NULL : p->thread ? p->thread->proc : p->proc;
+}
+
 long sys_sched_setaffinity(struct thread *t, const struct sysargs *a)
 {
     if (!pid_ok(a->a[0]))
@@ -175,6 +123,9 @@ long sys_sched_setaffinity(struct thread *t, const struct sysargs *a)
     uint8_t first = 0;
     if (a->a[1] && copy_from_user(t->mm, &first, a->a[2], 1))
         return -EFAULT;
+    struct process *p = sched_target(t, a->a[0]);
+    if (p && !cred_may_change_sched(t->proc, p))
+        return -EPERM;
     return first & 1 ? 0 : -EINVAL;  /* the mask must contain CPU 0 */
 }
 
@@ -244,7 +195,8 @@ long sys_sched_get_priority_min(struct thread *t, const struct sysargs *a)
 }
 
 /* getpriority answers 20 - nice (nice 0 for everyone); setpriority accepts nice >= 0 (lx
- * does not act on it) and refuses nothing else, as for root. */
+ * does not act on it); a process of another user is EPERM and a lower nice EACCES without
+ * root (CAP_SYS_NICE; RLIMIT_NICE is 0), for PRIO_PROCESS. */
 long sys_getpriority(struct thread *t, const struct sysargs *a)
 {
     (void)t;
@@ -257,11 +209,15 @@ long sys_getpriority(struct thread *t, const struct sysargs *a)
 
 long sys_setpriority(struct thread *t, const struct sysargs *a)
 {
-    (void)t;
     if (a->a[0] > PRIO_USER)
         return -EINVAL;
     if (a->a[0] == PRIO_PROCESS && !pid_ok(a->a[1]))
         return -ESRCH;
+    struct process *p = a->a[0] == PRIO_PROCESS ? sched_target(t, a->a[1]) : NULL;
+    if (p && !cred_may_change_sched(t->proc, p))
+        return -EPERM;
+    if (p && (int)a->a[2] < 0 && !cred_capable(&t->proc->cred, CAP_SYS_NICE))
+        return -EACCES;
     return 0;
 }
 
@@ -316,9 +272,12 @@ long sys_prctl(struct thread *t, const struct sysargs *a)
         return copy_to_user(t->mm, a->a[1], &zero, sizeof zero);
     }
     case PR_GET_DUMPABLE:
-        return 1;
+        return !t->proc->cred.nondumpable;
     case PR_SET_DUMPABLE:
-        return a->a[1] <= 1 ? 0 : -EINVAL;
+        if (a->a[1] > 1)
+            return -EINVAL;
+        t->proc->cred.nondumpable = !a->a[1];
+        return 0;
     case PR_SET_NAME: {
         char name[16];
         long n = strncpy_from_user(t->mm, name, a->a[1], sizeof name);
@@ -331,9 +290,21 @@ long sys_prctl(struct thread *t, const struct sysargs *a)
     case PR_GET_NAME:
         return copy_to_user(t->mm, a->a[1], t->comm, sizeof t->comm);
     case PR_SET_NO_NEW_PRIVS:
-        return a->a[1] == 1 && !a->a[2] && !a->a[3] && !a->a[4] ? 0 : -EINVAL;
-    case PR_GET_NO_NEW_PRIVS:
+        if (a->a[1] != 1 || a->a[2] || a->a[3] || a->a[4])
+            return -EINVAL;
+        t->proc->cred.no_new_privs = true;
         return 0;
+    case PR_GET_NO_NEW_PRIVS:
+        return a->a[1] || a->a[2] || a->a[3] || a->a[4] ? -EINVAL : t->proc->cred.no_new_privs;
+    case PR_GET_KEEPCAPS:
+        return t->proc->cred.keepcaps;
+    case PR_SET_KEEPCAPS:
+        if (a->a[1] > 1)
+            return -EINVAL;
+        t->proc->cred.keepcaps = a->a[1];
+        return 0;
+    case PR_CAPBSET_READ:           /* the bounding set is full (docs/linux/users.md) */
+        return a->a[1] <= CAP_LAST_CAP ? 1 : -EINVAL;
     default:
         return -EINVAL;
     }

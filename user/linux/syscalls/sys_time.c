@@ -70,6 +70,8 @@ long sys_clock_settime(struct thread *t, const struct sysargs *a)
         return -EINVAL;             /* the others cannot be set, as in Linux */
     if ((e = timespec_get(t->mm, a->a[1], &ns)))
         return e;
+    if (!cred_capable(&t->proc->cred, CAP_SYS_TIME))
+        return -EPERM;
     clock_set_realtime(ns);
     return 0;
 }
@@ -88,10 +90,12 @@ long sys_settimeofday(struct thread *t, const struct sysargs *a)
 {
     uint64_t ns;
     int e;
+    if (a->a[0] && (e = timeval_get(t->mm, a->a[0], &ns)))
+        return e;
+    if (!cred_capable(&t->proc->cred, CAP_SYS_TIME))
+        return -EPERM;
     if (!a->a[0])
         return 0;                   /* the time zone alone: accepted, not kept */
-    if ((e = timeval_get(t->mm, a->a[0], &ns)))
-        return e;
     clock_set_realtime(ns);
     return 0;
 }

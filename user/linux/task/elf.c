@@ -18,6 +18,7 @@
  * module in lx's memory (the segments are backed by it in place). */
 #include "task/elf.h"
 #include "task/exec_args.h"
+#include "task/cred.h"
 #include "lib/errno.h"
 #include "mm/mm.h"
 #include "mm/usercopy.h"
@@ -287,12 +288,14 @@ static int build_stack(struct mm *mm, const struct elf64_ehdr *eh, l4_word_t bia
     if (copy_to_user(mm, random, rnd, sizeof rnd))
         return -ENOMEM;
 
+    const struct cred *c = args->cred;
     const l4_word_t auxv[][2] = {
         { AT_MINSIGSTKSZ, LX_MINSIGSTKSZ },
         { AT_HWCAP, hwcap() }, { AT_PAGESZ, LX_PAGE }, { AT_CLKTCK, 100 },
         { AT_PHDR, phdr_addr }, { AT_PHENT, sizeof(struct elf64_phdr) }, { AT_PHNUM, eh->phnum },
         { AT_BASE, base }, { AT_FLAGS, 0 }, { AT_ENTRY, eh->entry + bias },
-        { AT_UID, 0 }, { AT_EUID, 0 }, { AT_GID, 0 }, { AT_EGID, 0 }, { AT_SECURE, 0 },
+        { AT_UID, c ? c->uid : 0 }, { AT_EUID, c ? c->euid : 0 },
+        { AT_GID, c ? c->gid : 0 }, { AT_EGID, c ? c->egid : 0 }, { AT_SECURE, args->secure },
         { AT_RANDOM, random }, { AT_HWCAP2, 0 }, { AT_EXECFN, execfn_at },
         { AT_PLATFORM, platform }, { AT_NULL, 0 },
     };

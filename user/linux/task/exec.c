@@ -371,6 +371,14 @@ long sys_execve(struct thread *t, const struct sysargs *a)
     l4_word_t size;
     struct inode *file;
     e = find_image(t, true, &image, &size, &file);
+    /* The ids the program runs with (Linux's bprm creds), committed past the point of no
+     * return: a set-user-ID or set-group-ID file's owner, unless the mount is nosuid. */
+    struct cred nc = t->proc->cred;
+    args.secure = false;
+    if (!e)
+        cred_exec(&nc, file ? file->mode : 0, file ? file->uid : 0, file ? file->gid : 0,
+                  !file || (file->sb->flags & MS_NOSUID), &args.secure);
+    args.cred = &nc;
     l4_word_t entry, sp;
     struct mm *nm;
     if (!e)
@@ -396,6 +404,7 @@ long sys_execve(struct thread *t, const struct sysargs *a)
     ipc_exit_end();
     t->mm = nm;
     set_exe(t->proc, path, file);   /* no path if memory is short */
+    t->proc->cred = nc;             /* the same groups: no reference changes hands */
     t->proc->execed = true;
     t->proc->membarrier = 0;        /* registrations are the old memory's */
     thread_set_comm(t, filename);   /* as Linux: the name execve was given (a link's) */
@@ -437,6 +446,8 @@ struct process *exec_spawn(const char *prog, int argc, char *const argv[],
     if (!*err)
         *err = exec_args_push(&args, prog, n);
     args.exec = args.p;
+    args.cred = NULL;               /* root's */
+    args.secure = false;
     for (long i = envc; !*err && i-- > 0;)
         *err = exec_args_push(&args, env[i], strlen(env[i]));
     for (long i = argc; !*err && i-- > 0;)

@@ -5,9 +5,11 @@
 #define LX_TASK_EXEC_ARGS_H
 
 #include <libl4.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 struct mm;
+struct cred;
 
 #define EXEC_ARGS_DIRS 4                /* index pages: 4 x 512 pages = the 8 MiB window */
 
@@ -20,6 +22,8 @@ struct exec_args {
     l4_word_t argmin;                   /* p never goes below: the limit */
     l4_word_t exec;                     /* the path's string (AT_EXECFN) */
     long argc, envc;
+    const struct cred *cred;            /* the new ids for the auxiliary vector (NULL: root) */
+    bool secure;                        /* AT_SECURE: the ids differ or were gained */
 };
 
 #define EXEC_ARGS_TOP   (8ul << 20)     /* the window's top; the limit is at most 6 MiB */

@@ -202,6 +202,7 @@ void exit_flush(void)
     while (!list_empty(&dead_processes)) {
         struct process *p = list_entry(dead_processes.next, struct process, all_link);
         list_del(&p->all_link);
+        cred_release(&p->cred);
         kfree(p);
     }
 }

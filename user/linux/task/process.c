@@ -51,6 +51,7 @@ struct process *process_new_at(int nr, int *err)
     p->pid = pid;
     p->state = PROCESS_LIVE;
     p->exit_signal = SIGCHLD;
+    cred_init_root(&p->cred);       /* fork copies its parent's over it */
     p->start_us = lx_now() / 1000;
     list_init(&p->children);
     list_init(&p->sibling);

@@ -11,6 +11,7 @@
 #include "lib/list.h"
 #include "park/waitq.h"
 #include "signal/sigstate.h"
+#include "task/cred.h"
 #include "task/exit_status.h"
 #include "task/pid.h"
 #include "task/thread.h"
@@ -31,11 +32,6 @@ struct rlimit64 { uint64_t cur, max; };
 
 enum process_state { PROCESS_LIVE, PROCESS_ZOMBIE };
 struct sem_undo_list;
-
-struct cred {                       /* one user (root) today; issue 14 brings more */
-    unsigned uid, euid, suid, fsuid;
-    unsigned gid, egid, sgid, fsgid;
-};
 
 struct process {
     struct pid *pid;                /* the thread-group id (its first thread's tid) */
@@ -59,7 +55,7 @@ struct process {
     uint64_t start_us;              /* when it was made (/proc/PID/stat) */
     uint64_t cutime, cstime;        /* of its reaped children (TSC ticks) */
     uint64_t dead_utime, dead_stime;    /* of its threads that have ended (TSC ticks) */
-    struct cred cred;
+    struct cred cred;               /* its threads' (task/cred.h); lx's programs: root */
     struct sem_undo_list *sysvsem;  /* ipc/sem.c: its SEM_UNDO adjustments (NULL: none) */
     unsigned membarrier;            /* membarrier's registrations (MEMBARRIER_CMD_REGISTER_*) */
     struct rlimit64 rlim[RLIM_NLIMITS]; /* set at its start (Linux's defaults), inherited */

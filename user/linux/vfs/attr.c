@@ -1,55 +1,14 @@
-/* Permissions and attribute changes: Linux's generic_permission on the mode bits with
- * root's override (CAP_DAC_OVERRIDE: read and write anything, execute what has an execute
- * bit, search any directory), the owner rules of chmod/chown/utimes (CAP_FOWNER, CAP_CHOWN),
- * and the changes themselves through the file system's setattr.  Every process of lx runs
- * as root today (one user); the checks are written for several (issue 14): vfs_fsuid is the
- * one place that says who the caller is. */
+/* Attribute changes: the owner rules of chmod/chown/utimes (CAP_FOWNER, CAP_CHOWN,
+ * CAP_FSETID: vfs/permission.c) and the changes themselves through the file system's
+ * setattr. */
 #include "vfs/vfs.h"
+#include "vfs/permission.h"
 #include "lib/errno.h"
-
-unsigned vfs_fsuid(struct thread *t)
-{
-    (void)t;
-    return 0;                       /* every process is root (docs/linux/system.md) */
-}
-
-unsigned vfs_fsgid(struct thread *t)
-{
-    (void)t;
-    return 0;
-}
-
-static bool is_root(struct thread *t)
-{
-    return vfs_fsuid(t) == 0;
-}
+#include "task/cred.h"
 
 static bool in_group(struct thread *t, unsigned gid)
 {
-    return vfs_fsgid(t) == gid;     /* no supplementary groups yet */
-}
-
-int inode_permission(struct thread *t, struct inode *i, int mask)
-{
-    unsigned mode = i->mode, bits;
-    if (is_root(t)) {
-        /* Execute needs some execute bit on a file that is not a directory. */
-        if ((mask & MAY_EXEC) && !S_ISDIR(mode) && !(mode & 0111))
-            return -EACCES;
-        return 0;
-    }
-    if (vfs_fsuid(t) == i->uid)
-        bits = (mode >> 6) & 7;
-    else if (in_group(t, i->gid))
-        bits = (mode >> 3) & 7;
-    else
-        bits = mode & 7;
-    return ((unsigned)mask & ~bits) ? -EACCES : 0;
-}
-
-bool inode_owner_or_root(struct thread *t, struct inode *i)
-{
-    return is_root(t) || vfs_fsuid(t) == i->uid;
+    return vfs_in_group(t, gid);
 }
 
 void setattr_copy(struct inode *i, const struct iattr *ia)
@@ -86,7 +45,7 @@ int vfs_chmod(struct thread *t, struct inode *i, unsigned mode)
         return -EPERM;
     struct iattr ia = { .valid = ATTR_MODE, .mode = mode & 07777 };
     /* Linux: set-group-ID goes if the caller is not in the file's group (and not root). */
-    if (!is_root(t) && !in_group(t, i->gid))
+    if (!in_group(t, i->gid) && !vfs_capable(t, CAP_FSETID))
         ia.mode &= ~(unsigned)S_ISGID;
     return setattr(t, i, &ia);
 }
@@ -98,15 +57,19 @@ int vfs_chown(struct thread *t, struct inode *i, long uid, long gid)
         ia.valid |= ATTR_UID, ia.uid = (unsigned)uid;
     if ((int)gid != -1)
         ia.valid |= ATTR_GID, ia.gid = (unsigned)gid;
-    /* Only root gives files away; an owner may change the group to one of its own. */
-    if (!is_root(t) && (((ia.valid & ATTR_UID) && ia.uid != i->uid) ||
-                        ((ia.valid & ATTR_GID) && (vfs_fsuid(t) != i->uid || !in_group(t, ia.gid)))))
+    /* Only root gives files away; the owner may change the group to one of its own
+     * (Linux's chown_ok and chgrp_ok). */
+    bool owner = vfs_fsuid(t) == i->uid;
+    if (!vfs_capable(t, CAP_CHOWN) && (((ia.valid & ATTR_UID) && (!owner || ia.uid != i->uid)) ||
+                        ((ia.valid & ATTR_GID) &&
+                         (!owner || (ia.gid != i->gid && !in_group(t, ia.gid))))))
         return -EPERM;
-    /* A change of owner drops set-user-ID, and set-group-ID where it means execution. */
-    if (ia.valid && !S_ISDIR(i->mode)) {
+    /* chown drops set-user-ID (even with -1, -1), and set-group-ID as a write does
+     * (Linux's ATTR_KILL_SUID and setattr_should_drop_sgid). */
+    if (!S_ISDIR(i->mode) && (i->mode & (S_ISUID | S_ISGID))) {
         ia.valid |= ATTR_MODE;
-        ia.mode = i->mode & ~(unsigned)S_ISUID;
-        if (i->mode & 010)
+        ia.mode = i->mode & 07777 & ~(unsigned)S_ISUID;
+        if (should_drop_sgid(t, i))
             ia.mode &= ~(unsigned)S_ISGID;
     }
     return setattr(t, i, &ia);
@@ -117,6 +80,7 @@ int vfs_truncate(struct thread *t, struct inode *i, l4_word_t size)
     if (size > LX_MAX_LFS)
         return -EINVAL;
     struct iattr ia = { .valid = ATTR_SIZE | ATTR_MTIME, .size = size, .mtime = vfs_now() };
+    file_remove_privs(t, i);
     return setattr(t, i, &ia);
 }
 

@@ -7,6 +7,8 @@
 #include "vfs/vfs.h"
 #include "lib/errno.h"
 #include "task/process.h"
+#include "vfs/permission.h"
+#include "task/cred.h"
 #include <string.h>
 
 enum last_type { LAST_NORM, LAST_ROOT, LAST_DOT, LAST_DOTDOT };
@@ -69,8 +71,8 @@ static int may_delete(struct thread *t, struct inode *dir, struct inode *victim,
     if (e)
         return e;
     /* The sticky bit: only the owner of the file or of the directory (or root). */
-    if ((dir->mode & S_ISVTX) && vfs_fsuid(t) != 0 && vfs_fsuid(t) != victim->uid &&
-        vfs_fsuid(t) != dir->uid)
+    if ((dir->mode & S_ISVTX) && vfs_fsuid(t) != victim->uid && vfs_fsuid(t) != dir->uid &&
+        !vfs_capable(t, CAP_FOWNER))
         return -EPERM;
     if (isdir && !S_ISDIR(victim->mode))
         return -ENOTDIR;
@@ -79,10 +81,11 @@ static int may_delete(struct thread *t, struct inode *dir, struct inode *victim,
     return dead(dir) ? -ENOENT : 0;
 }
 
-/* A new file's mode: its type and the permission bits the caller's umask leaves. */
-static unsigned new_mode(struct thread *t, unsigned type, unsigned mode)
+/* A new file's mode in dir: its type and the permission bits the caller's umask leaves,
+ * less set-group-ID where Linux's mode_strip_sgid takes it. */
+static unsigned new_mode(struct thread *t, struct inode *dir, unsigned type, unsigned mode)
 {
-    return type | (mode & 07777 & ~(t && t->fs ? t->fs->umask : 0));
+    return mode_strip_sgid(t, dir, type | (mode & 07777 & ~(t && t->fs ? t->fs->umask : 0)));
 }
 
 int vfs_create(struct thread *t, struct inode *dir, const char *name, unsigned mode,
@@ -91,7 +94,7 @@ int vfs_create(struct thread *t, struct inode *dir, const char *name, unsigned m
     int e = may_create(t, dir, name, false, false, dir->iop->create);
     if (e)
         return e;
-    return dir->iop->create(t, dir, name, strlen(name), new_mode(t, S_IFREG, mode), 0, 0, out);
+    return dir->iop->create(t, dir, name, strlen(name), new_mode(t, dir, S_IFREG, mode), 0, 0, out);
 }
 
 int vfs_mkdir(struct thread *t, struct inode *dir, const char *name, bool trailing,
@@ -101,7 +104,7 @@ int vfs_mkdir(struct thread *t, struct inode *dir, const char *name, bool traili
     if (e)
         return e;
     struct inode *i;
-    return dir->iop->create(t, dir, name, strlen(name), new_mode(t, S_IFDIR, mode & 01777),
+    return dir->iop->create(t, dir, name, strlen(name), new_mode(t, dir, S_IFDIR, mode & 01777),
                             0, 0, &i);
 }
 
@@ -112,10 +115,10 @@ int vfs_mknod(struct thread *t, struct inode *dir, const char *name, bool traili
     if (e)
         return e;
     unsigned type = mode & S_IFMT;
-    if ((type == S_IFCHR || type == S_IFBLK) && vfs_fsuid(t) != 0)
-        return -EPERM;              /* CAP_MKNOD */
+    if ((type == S_IFCHR || type == S_IFBLK) && !vfs_capable(t, CAP_MKNOD))
+        return -EPERM;
     struct inode *i;
-    return dir->iop->create(t, dir, name, strlen(name), new_mode(t, type, mode), major, minor,
+    return dir->iop->create(t, dir, name, strlen(name), new_mode(t, dir, type, mode), major, minor,
                             &i);
 }
 

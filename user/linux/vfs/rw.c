@@ -3,6 +3,7 @@
  * generic operations of files with a page provider (tmpfs's regular files; exec and the
  * ELF loader read through the same provider), and getdents' walk of a directory. */
 #include "vfs/file.h"
+#include "vfs/permission.h"
 #include "lib/errno.h"
 #include "mm/mm.h"
 #include "park/park.h"
@@ -157,7 +158,6 @@ long generic_file_read(struct thread *t, struct file *f, struct uio *u, l4_word_
 
 long generic_file_write(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos)
 {
-    (void)t;
     struct inode *i = f->inode;
     if (f->flags & O_APPEND)
         *pos = i->size;             /* pwrite too, as Linux does */
@@ -166,6 +166,7 @@ long generic_file_write(struct thread *t, struct file *f, struct uio *u, l4_word
         return 0;
     if (p >= LX_MAX_LFS)
         return -EFBIG;
+    file_remove_privs(t, i);
     /* Bytes past the old end in its last page read as zeros once the file grows (a shared
      * mapping may have written there). */
     if (p > i->size && i->size % LX_PAGE) {

@@ -160,6 +160,9 @@ struct inode_ops {
      * cwd) leads to an inode instead (NULL: an ordinary link) */
     int (*readlink)(struct thread *t, struct inode *i, char *buf, size_t size);
     struct inode *(*follow_link)(struct thread *t, struct inode *i, int *err);
+    /* Permission to access i as mask (MAY_*): NULL, generic_permission (proc's fd
+     * directories let their own process in, as Linux's proc_fd_permission) */
+    int (*permission)(struct thread *t, struct inode *i, int mask);
     /* attributes: setattr applies a checked change (NULL: the inode's fields are set);
      * getattr may adjust what stat reports (NULL: the inode's fields) */
     int (*setattr)(struct thread *t, struct inode *i, const struct iattr *ia);
@@ -238,6 +241,7 @@ void vfs_getattr(struct inode *i, struct kstat *st);
 /* Permission (vfs/permission.c): may t access i as mask (MAY_*)?  0 or -EACCES; root may
  * read and write anything and execute what has an execute bit (Linux's DAC override). */
 int inode_permission(struct thread *t, struct inode *i, int mask);
+int generic_permission(struct thread *t, struct inode *i, int mask);   /* the mode bits only */
 bool inode_owner_or_root(struct thread *t, struct inode *i);
 unsigned vfs_fsuid(struct thread *t);             /* the caller's ids for new files */
 unsigned vfs_fsgid(struct thread *t);

@@ -5,6 +5,8 @@
  * without the namespace, answers EOPNOTSUPP as Linux's do. */
 #include "vfs/xattr.h"
 #include "lib/errno.h"
+#include "task/cred.h"
+#include "vfs/permission.h"
 #include "lib/kmalloc.h"
 #include "mm/page.h"
 #include <string.h>
@@ -20,7 +22,7 @@ static int permission(struct thread *t, struct inode *i, const char *name, int m
     if (prefixed(name, "security.") || prefixed(name, "system."))
         return 0;
     if (prefixed(name, "trusted.")) {
-        if (vfs_fsuid(t) != 0)      /* CAP_SYS_ADMIN */
+        if (!vfs_capable(t, CAP_SYS_ADMIN))
             return mask & MAY_WRITE ? -EPERM : -ENODATA;
         return 0;
     }

@@ -12,6 +12,7 @@
 #include "task/exec.h"
 #include "task/process.h"
 #include "vfs/lock.h"
+#include "vfs/permission.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -78,6 +79,28 @@ static unsigned long ino_of(enum proc_kind kind, int pid, int fd)
     return ((unsigned long)pid << 32) + 1 + kind;
 }
 
+/* A process's files belong to its effective ids, or to root when it is not dumpable
+ * (Linux's task_dump_owner), as of each lookup (pid_revalidate). */
+static struct inode *owned(struct proc_inode *p)
+{
+    struct process *o = p->kind >= P_PID ? process_by_pid(p->pid) : NULL;
+    if (o) {
+        p->i.uid = o->cred.nondumpable ? 0 : o->cred.euid;
+        p->i.gid = o->cred.nondumpable ? 0 : o->cred.egid;
+    }
+    return &p->i;
+}
+
+/* Linux's ptrace_may_access(PTRACE_MODE_READ_FSCREDS) for the files that show a process's
+ * memory or open files: EACCES unless allowed. */
+static int may_look_inside(struct thread *t, int pid)
+{
+    struct process *o = process_by_pid(pid);
+    if (!t || !o || o == t->proc || cred_capable(&t->proc->cred, CAP_SYS_PTRACE))
+        return 0;
+    return !o->cred.nondumpable && cred_may_read_proc(t->proc, o) ? 0 : -EACCES;
+}
+
 /* The inode of (kind, pid, fd) under parent: the kept one or a new one. */
 static struct inode *get(struct inode *parent, enum proc_kind kind, int pid, int fd,
                          unsigned mode, const char *name)
@@ -85,7 +108,7 @@ static struct inode *get(struct inode *parent, enum proc_kind kind, int pid, int
     struct proc_fs *fs = fs_of(parent);
     for (struct proc_inode *p = fs->all; p; p = p->next)
         if (p->kind == kind && p->pid == pid && p->fd == fd && p->i.parent == parent)
-            return &p->i;
+            return owned(p);
     struct proc_inode *p = kmalloc(sizeof *p);
     if (!p)
         return NULL;
@@ -103,7 +126,7 @@ static struct inode *get(struct inode *parent, enum proc_kind kind, int pid, int
     p->i.fop = S_ISREG(mode) ? &proc_fops : S_ISDIR(mode) ? &proc_dir_ops : NULL;
     p->next = fs->all;
     fs->all = p;
-    return &p->i;
+    return owned(p);
 }
 
 /* Is any inode of pid's directory (other than dir's own kept ones) held? */
@@ -386,6 +409,9 @@ static int exe_name(struct process *o, char *tmp)
 static int link_text(struct thread *t, struct proc_inode *p, char *tmp)
 {
     struct thread *o = live_thread(p->pid);
+    int e = p->kind == P_SELF || p->kind == P_MOUNTS_LINK ? 0 : may_look_inside(t, p->pid);
+    if (e)
+        return e;
     switch (p->kind) {
     case P_SELF:
         return snprintf(tmp, PATH_MAX, "%d", t ? thread_pid(t) : 0);
@@ -434,6 +460,9 @@ static struct inode *proc_follow(struct thread *t, struct inode *i, int *err)
     struct thread *o = live_thread(p->pid);
     if (!o)
         return NULL;
+    if ((*err = may_look_inside(t, p->pid)))
+        return NULL;
+    *err = -ENOENT;
     if (p->kind == P_CWD)
         return o->fs->cwd;
     if (p->kind == P_FDLINK) {
@@ -441,6 +470,15 @@ static struct inode *proc_follow(struct thread *t, struct inode *i, int *err)
         return f ? f->inode : NULL;
     }
     return task_exe_inode(o->proc); /* NULL for a data module: ENOENT */
+}
+
+/* The mode bits, and a process may always look in its own fd directory (Linux's
+ * proc_fd_permission). */
+static int proc_permission(struct thread *t, struct inode *i, int mask)
+{
+    if (pi_of(i)->kind == P_FD && t && process_by_pid(pi_of(i)->pid) == t->proc)
+        return 0;
+    return generic_permission(t, i, mask);
 }
 
 static int proc_name(struct inode *i, struct inode **dir, char *buf)
@@ -465,6 +503,7 @@ static int proc_setattr(struct thread *t, struct inode *i, const struct iattr *i
 
 static const struct inode_ops proc_iops = {
     .lookup = proc_lookup, .readlink = proc_readlink, .follow_link = proc_follow,
+    .permission = proc_permission,
     .setattr = proc_setattr, .name = proc_name,
 };
 
@@ -522,7 +561,10 @@ static long proc_write(struct thread *t, struct file *f, struct uio *u, l4_word_
 /* A maps file keeps where its last read stopped (proc_maps_read). */
 static int proc_open(struct thread *t, struct inode *i, struct file *f)
 {
-    (void)t;
+    struct proc_inode *p = pi_of(i);
+    int e = p->kind == P_ENVIRON || p->kind == P_MAPS ? may_look_inside(t, p->pid) : 0;
+    if (e)
+        return e;
     if (pi_of(i)->kind == P_MAPS && !(f->priv = kmalloc(sizeof(struct maps_cursor))))
         return -ENOMEM;
     return 0;

@@ -324,11 +324,16 @@ static void show_status_of(struct out *o, struct process *p, const struct thread
     struct thread *t = live_thread(p);
     struct mm *mm = process_mm(p);
     unsigned long vm = vm_size(mm) >> 10, rss = (mm ? mm->pages : 0) * 4;
+    const struct cred *c = &p->cred;
     out_printf(o, "Name:\t%s\nUmask:\t%04o\nState:\t%s\nTgid:\t%d\nNgid:\t0\nPid:\t%d\n"
-               "PPid:\t%d\nTracerPid:\t0\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\nFDSize:\t%d\n"
-               "Groups:\t\n", shown ? shown->comm : "", t && t->fs ? t->fs->umask : 0,
+               "PPid:\t%d\nTracerPid:\t0\nUid:\t%u\t%u\t%u\t%u\nGid:\t%u\t%u\t%u\t%u\n"
+               "FDSize:\t%d\nGroups:\t", shown ? shown->comm : "", t && t->fs ? t->fs->umask : 0,
                state_name(s), process_pid(p), shown ? shown->tid->nr : process_pid(p),
-               process_ppid(p), t && t->files ? (int)fd_table_size(t) : 0);
+               process_ppid(p), c->uid, c->euid, c->suid, c->fsuid, c->gid, c->egid, c->sgid,
+               c->fsgid, t && t->files ? (int)fd_table_size(t) : 0);
+    for (unsigned k = 0; c->groups && k < c->groups->n; k++)
+        out_printf(o, "%u ", (unsigned)groups_at(c->groups, k));
+    out_printf(o, "%s\n", c->groups && c->groups->n ? "" : " ");
     if (t)
         out_printf(o, "VmPeak:\t%8lu kB\nVmSize:\t%8lu kB\nVmLck:\t%8lu kB\n"
                    "VmPin:\t%8lu kB\nVmHWM:\t%8lu kB\nVmRSS:\t%8lu kB\nRssAnon:\t%8lu kB\n"
@@ -338,13 +343,16 @@ static void show_status_of(struct out *o, struct process *p, const struct thread
                    8192ul, 0ul, 0ul, 0ul, 0ul);
     out_printf(o, "Threads:\t%u\nSigQ:\t0/0\nSigPnd:\t%016llx\nShdPnd:\t%016llx\n"
                "SigBlk:\t%016llx\nSigIgn:\t0000000000000000\n"
-               "SigCgt:\t0000000000000000\nCapInh:\t0000000000000000\n"
-               "CapPrm:\t000001ffffffffff\nCapEff:\t000001ffffffffff\n"
-               "CapBnd:\t000001ffffffffff\nCapAmb:\t0000000000000000\nNoNewPrivs:\t0\n"
+               "SigCgt:\t0000000000000000\nCapInh:\t%016llx\n"
+               "CapPrm:\t%016llx\nCapEff:\t%016llx\n"
+               "CapBnd:\t%016llx\nCapAmb:\t0000000000000000\nNoNewPrivs:\t%d\n"
                "Seccomp:\t0\nvoluntary_ctxt_switches:\t0\nnonvoluntary_ctxt_switches:\t0\n",
                p->nthreads, (unsigned long long)(shown ? shown->sig.pending.set : 0),
                (unsigned long long)p->sig.shared.set,
-               (unsigned long long)(shown ? shown->sig.blocked : 0));
+               (unsigned long long)(shown ? shown->sig.blocked : 0),
+               (unsigned long long)c->cap_inh, (unsigned long long)c->cap_prm,
+               (unsigned long long)c->cap_eff,
+               (unsigned long long)CAP_FULL_SET, c->no_new_privs);
 }
 
 static void show_status(struct out *o, struct process *p)

@@ -54,10 +54,9 @@ make -j2 >make.log 2>&1; echo "make=$?"; sort make.log
 ./prog one three; echo "prog=$?"
 make; echo "again=$?"
 sed -i 's/fib(90)/fib(91)/g' main.c; make -j2 | sort; ./prog
-ar rcs libl.a list.o fib.o; ar t libl.a; gcc -O1 -o prog2 main.c -L. -ll && ./prog2 x
+ar rcs libl.a list.o fib.o; ar t libl.a; gcc -o prog2 main.o -L. -ll && ./prog2 x
 nm list.o | awk '{ print $NF }' | sort | tr '\n' ' '; echo
 echo 'int main(void) { return undefined_thing; }' > bad.c
 gcc -c bad.c 2>&1 | grep -c error; echo "gcc bad=${PIPESTATUS[0]}"
 make clean >/dev/null; ls; make -n | head -2
 gcc -E -dM - </dev/null | grep -c __x86_64__
-printf '#include <stdio.h>\nint main(void){puts("cpp: " __FILE__);return 0;}\n' | gcc -x c -o p3 - && ./p3

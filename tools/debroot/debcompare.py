@@ -17,16 +17,14 @@ the overlay, the kernel and this file, so Linux boots only when one of them chan
   tools/debroot/debcompare.py               Linux's results (cached), printed
   tools/debroot/debcompare.py --fresh       boot Linux even if a cached result exists
   tools/debroot/debcompare.py git perl      only these cases (not cached)
+  tools/debroot/debcompare.py --memory 768 bash-jobs    a smaller guest (not cached)
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
-import json
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -114,46 +112,27 @@ def _cache_key(kernel: Path) -> str:
 
 
 def linux_reference(kernel: Path = DEFAULT_KERNEL, timeout: float = 1800, fresh: bool = False,
-                    cases: list[str] = (),
-                    qemu: str = "qemu-system-x86_64") -> tuple[dict[str, Outcome], dict]:
+                    cases: list[str] = (), qemu: str = "qemu-system-x86_64",
+                    memory: int = LINUX_MEMORY_MIB) -> tuple[dict[str, Outcome], dict]:
     """Run every case (or only `cases`, not cached) on Debian's kernel in QEMU (-icount, no
-    RDRAND) and return ({case: Outcome}, info)."""
+    RDRAND) with `memory` MiB (not cached unless the default) and return ({case: Outcome},
+    info)."""
     for f, how in ((kernel, "tools/linuxref/fetch_kernel.sh"), (DEBROOT, "make debroot")):
         if not Path(f).is_file():
             raise CompareError(f"{f} missing: run {how}")
     key = _cache_key(kernel)
     cache = CACHE_DIR / f"linux-{key}.json"
-    if not cases and not fresh and cache.is_file():
-        data = json.loads(cache.read_text())
-        return ({k: Outcome(**v) for k, v in data["results"].items()},
-                dict(data["info"], cached=str(cache.relative_to(ROOT))))
-    CACHE_DIR.mkdir(parents=True, exist_ok=True)
+    cached = not cases and memory == LINUX_MEMORY_MIB
+    if cached and not fresh and cache.is_file():
+        return corpus.load_cache(cache)
     initrd = make_initrd(list(cases) or None)
     cmd = linuxref.qemu_command(Path(kernel), initrd, APPEND + " cases-all", icount=True,
-                                qemu=qemu, deterministic=True, memory=LINUX_MEMORY_MIB)
-    log = CACHE_DIR / "linux-console.log"
-    start = time.monotonic()
-    try:
-        with open(log, "wb") as f:
-            r = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=f,
-                               stderr=subprocess.STDOUT, timeout=timeout)
-    except subprocess.TimeoutExpired as e:
-        raise CompareError(f"the Linux guest did not finish within {timeout:.0f} s; "
-                           f"console log {log}") from e
-    seconds = time.monotonic() - start
-    console = log.read_bytes().decode("utf-8", "replace")
-    results, done, hung = corpus.parse(console)
-    if not done:
-        raise CompareError(f"the Linux guest did not finish the cases (qemu status "
-                           f"{r.returncode}{', stuck in ' + hung if hung else ''}); console "
-                           f"log {log}\n--- console tail ---\n{linuxref._tail(console)}")
-    info = {"seconds": round(seconds, 1), "kernel": Path(kernel).name, "key": key}
-    if not cases:
-        cache.write_text(json.dumps({"info": info, "results": {k: v.__dict__ for k, v in
-                                                               results.items()}}, indent=1))
-        for old in CACHE_DIR.glob("linux-*.json"):
-            if old != cache:
-                old.unlink()
+                                qemu=qemu, deterministic=True, memory=memory)
+    results, seconds = corpus.boot_reference(cmd, CACHE_DIR / "linux-console.log", timeout)
+    info = {"seconds": round(seconds, 1), "kernel": Path(kernel).name, "key": key,
+            "memory": memory}
+    if cached:
+        corpus.save_cache(cache, results, info)
     return results, info
 
 
@@ -162,19 +141,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("cases", nargs="*", help="case names (default: all)")
     ap.add_argument("--kernel", type=Path, default=DEFAULT_KERNEL)
     ap.add_argument("--fresh", action="store_true", help="boot even if a cached result exists")
+    ap.add_argument("--memory", type=int, default=LINUX_MEMORY_MIB,
+                    help=f"guest MiB (default {LINUX_MEMORY_MIB}; another size is not cached)")
     args = ap.parse_args(argv)
     unknown = sorted(set(args.cases) - set(case_names()))
     if unknown:
         print(f"debcompare: no such cases {unknown} (tests/debian/NAME.sh)", file=sys.stderr)
         return 2
     try:
-        results, info = linux_reference(args.kernel, fresh=args.fresh, cases=args.cases)
+        results, info = linux_reference(args.kernel, fresh=args.fresh, cases=args.cases,
+                                         memory=args.memory)
     except (CompareError, OSError) as e:
         print(f"debcompare: ERROR: {e}", file=sys.stderr)
         return 1
-    for name, o in results.items():
-        print(f"=== {name} (status {o.status})")
-        sys.stdout.write(o.output if o.output.endswith("\n") or not o.output else o.output + "\n")
+    corpus.print_results(results)
     print(f"debcompare: {len(results)} cases; {info}", file=sys.stderr)
     return 0
 

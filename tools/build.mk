@@ -18,6 +18,8 @@
 #                                                  (downloads busybox-static; docs/linux.md)
 #   make linux-compare                             lx against native Linux on the corpus of
 #                                                  tests/linux (docs/linux/compare.md)
+#   make debian-compare                            Debian's programs on lx against Linux, every
+#                                                  case (docs/linux/debian-compare.md)
 #
 # run, test, debug and bench first run tools/deps.sh, then build through a sub-make, so that a
 # fresh machine gets its compiler before anything is compiled.
@@ -155,3 +157,11 @@ linux-inputs: initramfs
 linux-compare: deps
 	@$(SUBMAKE) all programs linux-inputs
 	@$(PYTHON) tools/testsuite.py --suite system -k test_lx_compare $(TEST_ARGS)
+
+# The Debian-root comparison (docs/linux/debian-compare.md): `make test` runs its quick cases;
+# this runs every case of tests/debian, the slow ones too (DEBIAN_COMPARE=all).
+.PHONY: debian-compare
+debian-compare: deps
+	@$(SUBMAKE) all programs debroot
+	@bash tools/linuxref/fetch_kernel.sh
+	@DEBIAN_COMPARE=all $(PYTHON) tools/testsuite.py --suite system -k test_debian_compare $(TEST_ARGS)

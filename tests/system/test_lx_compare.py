@@ -8,7 +8,6 @@ The Linux side is cached in build/linux/compare/ (keyed by the initramfs, the ke
 corpus.py), so it boots only when one of them changed.  Without the initramfs (make
 initramfs) everything skips; without Debian's kernel the comparisons skip and the Pecan run is
 still checked: every case ran to its end, lx ended with all its pages free."""
-import re
 import sys
 
 import pytest
@@ -83,29 +82,13 @@ def linux():
     return results
 
 
-def normalise(case, text):
-    for pattern, repl in known.NORMALISE.get(case, ()):
-        text = re.sub(pattern, repl, text, flags=re.M)
-    return text
-
-
 def test_pecan_run_completes(pecan):
     """The runner got through every case (none hung) and lx ended cleanly: no kernel
     trouble, every page of its pool free again."""
     results, done, hung, result = pecan
-    problems = kernel_trouble(result)
-    if not done:
-        problems.append("the runner did not finish" + (f" (stuck in {hung})" if hung else ""))
     expected = sorted(set(CASES) - set(known.NOT_RUN_ON_PECAN))
-    if sorted(results) != expected:
-        problems.append(f"cases without a result: {sorted(set(expected) - set(results))}")
-    m = re.search(r"^lx: no processes left, (\d+) pages free", result.output, re.M)
-    if not m:
-        problems.append("no end-of-run line from lx")
-    elif int(m.group(1)) != HEAP_MIB << 8:
-        problems.append(f"{m.group(1)} pages free at the end, expected {HEAP_MIB << 8}")
-    if result.timed_out or result.status != 1:
-        problems.append(f"QEMU status {result.status}, timed out {result.timed_out}")
+    problems = kernel_trouble(result) + corpus.run_problems(
+        result.output, result.status, result.timed_out, results, done, hung, expected, HEAP_MIB)
     assert not problems, "; ".join(problems) + "\n" + result.describe()
 
 
@@ -123,11 +106,6 @@ def test_same_as_linux(case, pecan, linux):
         pytest.fail(f"{case} has no result on Pecan" + (f" (the run hung in {hung})" if hung
                                                        else "") + "\n" + result.describe(),
                     pytrace=False)
-    want, got = linux[case], results[case]
-    w, g = normalise(case, want.output), normalise(case, got.output)
-    if (w, want.status) != (g, got.status):
-        import difflib
-        diff = "".join(difflib.unified_diff(w.splitlines(True), g.splitlines(True),
-                                            "linux", "pecan", n=1))
-        pytest.fail(f"{case}: status {got.status} on Pecan, {want.status} on Linux\n{diff}",
-                    pytrace=False)
+    why = corpus.difference(case, linux[case], results[case], known.NORMALISE.get(case, ()))
+    if why:
+        pytest.fail(why, pytrace=False)

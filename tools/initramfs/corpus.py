@@ -161,9 +161,7 @@ def linux_reference(initramfs: Path = DEFAULT_INITRAMFS, kernel: Path = DEFAULT_
     key = _cache_key(initramfs, kernel)
     cache = CACHE_DIR / f"linux-{key}.json"
     if not cases and not fresh and smp == 1 and cache.is_file():
-        data = json.loads(cache.read_text())
-        return ({k: Outcome(**v) for k, v in data["results"].items()},
-                dict(data["info"], cached=str(cache.relative_to(ROOT))))
+        return load_cache(cache)
     append = APPEND + "".join(f" {c}" for c in cases)
     # More CPUs than one: in real time (QEMU's -icount with several CPUs did not get Linux
     # through its boot in 600 s here), so that each run interleaves threads differently.
@@ -171,8 +169,17 @@ def linux_reference(initramfs: Path = DEFAULT_INITRAMFS, kernel: Path = DEFAULT_
                                 qemu=qemu, deterministic=True)
     if smp != 1:
         cmd[cmd.index("-smp") + 1] = str(smp)
-    CACHE_DIR.mkdir(parents=True, exist_ok=True)
-    log = CACHE_DIR / "linux-console.log"
+    results, seconds = boot_reference(cmd, CACHE_DIR / "linux-console.log", timeout)
+    info = {"seconds": round(seconds, 1), "kernel": Path(kernel).name, "key": key, "smp": smp}
+    if not cases and smp == 1:
+        save_cache(cache, results, info)
+    return results, info
+
+
+def boot_reference(cmd: list[str], log: Path, timeout: float) -> tuple[dict[str, Outcome], float]:
+    """Run the Linux guest of `cmd` (its console into `log`) until the runner is done:
+    ({case: Outcome}, wall seconds).  Also the Debian-root comparison's (tools/debroot)."""
+    log.parent.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
     try:
         with open(log, "wb") as f:
@@ -185,17 +192,64 @@ def linux_reference(initramfs: Path = DEFAULT_INITRAMFS, kernel: Path = DEFAULT_
     console = log.read_bytes().decode("utf-8", "replace")
     results, done, hung = parse(console)
     if not done:
-        raise CorpusError(f"the Linux guest did not finish the corpus (qemu status "
+        raise CorpusError(f"the Linux guest did not finish the cases (qemu status "
                           f"{r.returncode}{', stuck in ' + hung if hung else ''}); console log "
                           f"{log}\n--- console tail ---\n{linuxref._tail(console)}")
-    info = {"seconds": round(seconds, 1), "kernel": Path(kernel).name, "key": key, "smp": smp}
-    if not cases and smp == 1:
-        cache.write_text(json.dumps({"info": info, "results": {k: v.__dict__ for k, v in
-                                                               results.items()}}, indent=1))
-        for old in CACHE_DIR.glob("linux-*.json"):
-            if old != cache:
-                old.unlink()
-    return results, info
+    return results, seconds
+
+
+def load_cache(cache: Path) -> tuple[dict[str, Outcome], dict]:
+    data = json.loads(cache.read_text())
+    return ({k: Outcome(**v) for k, v in data["results"].items()},
+            dict(data["info"], cached=str(cache.relative_to(ROOT))))
+
+
+def save_cache(cache: Path, results: dict[str, Outcome], info: dict) -> None:
+    """Write a reference result; older ones beside it (linux-*.json) go."""
+    cache.write_text(json.dumps({"info": info, "results": {k: v.__dict__ for k, v in
+                                                           results.items()}}, indent=1))
+    for old in cache.parent.glob("linux-*.json"):
+        if old != cache:
+            old.unlink()
+
+
+def print_results(results: dict[str, Outcome]) -> None:
+    for name, o in results.items():
+        print(f"=== {name} (status {o.status})")
+        sys.stdout.write(o.output if o.output.endswith("\n") or not o.output else o.output + "\n")
+
+
+def run_problems(output: str, status: int, timed_out: bool, results: dict[str, Outcome],
+                 done: bool, hung: str, expected: list[str], heap_mib: int) -> list[str]:
+    """What went wrong in a Pecan run of a runner (empty if nothing): it did not finish, a
+    case has no result, lx's pool (heap= MiB) is not whole at the end, QEMU's status."""
+    problems = []
+    if not done:
+        problems.append("the runner did not finish" + (f" (stuck in {hung})" if hung else ""))
+    if sorted(results) != sorted(expected):
+        problems.append(f"cases without a result: {sorted(set(expected) - set(results))}")
+    m = re.search(r"^lx: no processes left, (\d+) pages free", output, re.M)
+    if not m:
+        problems.append("no end-of-run line from lx")
+    elif int(m.group(1)) != heap_mib << 8:
+        problems.append(f"{m.group(1)} pages free at the end, expected {heap_mib << 8}")
+    if timed_out or status != 1:
+        problems.append(f"QEMU status {status}, timed out {timed_out}")
+    return problems
+
+
+def difference(case: str, want: Outcome, got: Outcome,
+               rules: list[tuple[str, str]] = ()) -> str | None:
+    """None if two results of `case` are the same after the (regex, replacement) rules,
+    else what differs: the statuses and a unified diff, Linux's side first."""
+    w, g = want.output, got.output
+    for pattern, repl in rules:
+        w, g = (re.sub(pattern, repl, t, flags=re.M) for t in (w, g))
+    if (w, want.status) == (g, got.status):
+        return None
+    diff = "".join(difflib.unified_diff(w.splitlines(True), g.splitlines(True),
+                                        "linux", "pecan", n=1))
+    return f"{case}: status {got.status} on Pecan, {want.status} on Linux\n{diff}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -230,9 +284,7 @@ def main(argv: list[str] | None = None) -> int:
             sys.stderr.writelines(difflib.unified_diff(
                 results[n].output.splitlines(True),
                 other.output.splitlines(True) if other else [], "boot 1", "other boot", n=0))
-    for name, o in results.items():
-        print(f"=== {name} (status {o.status})")
-        sys.stdout.write(o.output if o.output.endswith("\n") or not o.output else o.output + "\n")
+    print_results(results)
     print(f"corpus: {len(results)} cases; {info}", file=sys.stderr)
     return 0
 

@@ -148,6 +148,7 @@ def selection_args(benches: Iterable[str] | str, iters: int | Mapping[str, int] 
 def qemu_command(kernel: Path, initrd: Path, append: str, icount: bool,
                  qemu: str = "qemu-system-x86_64", icount_sleep: bool = False,
                  deterministic: bool = False, memory: int = 256) -> list[str]:
+    # memory: guest MiB (the Debian root's 343 MiB initramfs needs more than the default).
     # deterministic: hide RDRAND/RDSEED, the only host entropy the guest
     # kernel can read; its RNG then depends on nothing but the (icount)
     # TSC, and icount runs repeat bit for bit. Off by default so the CPU is

@@ -160,7 +160,8 @@ def test_init_and_etc(inputs, tmp_path):
 def test_devices(inputs, tmp_path):
     ents = build(inputs, tmp_path / "initramfs.cpio")
     want = {"console": (5, 1), "ttyS0": (4, 64), "tty": (5, 0), "null": (1, 3),
-            "zero": (1, 5), "full": (1, 7), "random": (1, 8), "urandom": (1, 9)}
+            "zero": (1, 5), "full": (1, 7), "random": (1, 8), "urandom": (1, 9),
+            "kmsg": (1, 11)}
     got = {n[4:]: (e.rdevmajor, e.rdevminor) for n, e in ents.items() if n.startswith("dev/")}
     assert got == want
     assert all(stat.S_ISCHR(ents[f"dev/{n}"].mode) for n in want)

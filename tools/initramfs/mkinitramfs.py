@@ -8,7 +8,7 @@ programs (user/linux/tests/build.mk) and the small files in tools/initramfs/root
   /sbin -> bin, /usr/bin -> ../bin, /usr/sbin -> ../bin
   /init                                  the init script (rootfs/init)
   /etc/{passwd,group,profile}
-  /dev/{console,ttyS0,tty,null,zero,full,random,urandom}   character devices (Linux numbers)
+  /dev/{console,ttyS0,tty,null,zero,full,random,urandom,kmsg}   character devices (Linux numbers)
   /proc /root /tmp                       empty directories (/tmp is 1777)
   /test/<variant>/<program>              variant: glibc, glibc-pie, musl
   /test/corpus/...                       with --corpus: the Linux comparison corpus (corpus.py)
@@ -61,7 +61,7 @@ DEVICES = [
     ("console", 5, 1, 0o600), ("ttyS0", 4, 64, 0o600), ("tty", 5, 0, 0o666),
     ("null", 1, 3, 0o666),
     ("zero", 1, 5, 0o666), ("full", 1, 7, 0o666), ("random", 1, 8, 0o666),
-    ("urandom", 1, 9, 0o666),
+    ("urandom", 1, 9, 0o666), ("kmsg", 1, 11, 0o644),
 ]
 ETC_FILES = ("passwd", "group", "profile")
 

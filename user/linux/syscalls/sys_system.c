@@ -3,6 +3,7 @@
  * as its processes can tell; these calls answer accordingly and check their arguments as
  * Linux does. */
 #include "syscalls/handlers.h"
+#include "fs/proc/sysctl.h"
 #include "lib/errno.h"
 #include "mm/page.h"
 #include "mm/usercopy.h"
@@ -29,6 +30,21 @@
 #define PR_GET_NO_NEW_PRIVS 39
 
 /* --- identity: one user ---------------------------------------------------------------- */
+
+/* The identity settings of /proc/sys/kernel: NGROUPS_MAX, CAP_LAST_CAP of 6.1
+ * (CAP_CHECKPOINT_RESTORE), the ids shown for one that has no mapping. */
+static int ngroups_max = 65536, cap_last_cap = 40, overflowuid = 65534, overflowgid = 65534;
+
+static struct sysctl ids_sysctls[] = {
+    { .path = "kernel/ngroups_max", .mode = 0444, .show = sysctl_show_int, .data = &ngroups_max },
+    { .path = "kernel/cap_last_cap", .mode = 0444, .show = sysctl_show_int,
+      .data = &cap_last_cap },
+    { .path = "kernel/overflowuid", .mode = 0644, .show = sysctl_show_int,
+      .store = sysctl_store_int, .data = &overflowuid, .min = 0, .max = 65535 },
+    { .path = "kernel/overflowgid", .mode = 0644, .show = sysctl_show_int,
+      .store = sysctl_store_int, .data = &overflowgid, .min = 0, .max = 65535 },
+};
+SYSCTL_TABLE(ids_sysctls)
 
 /* set*id: every id is 0; asking for 0 (or -1, "unchanged") succeeds, any other user is
  * EPERM (a documented difference: Linux lets root become anyone). */
@@ -316,9 +332,12 @@ long sys_prctl(struct thread *t, const struct sysargs *a)
         return copy_to_user(t->mm, a->a[1], &zero, sizeof zero);
     }
     case PR_GET_DUMPABLE:
-        return 1;
+        return !t->proc->undumpable;
     case PR_SET_DUMPABLE:
-        return a->a[1] <= 1 ? 0 : -EINVAL;
+        if (a->a[1] > 1)
+            return -EINVAL;
+        t->proc->undumpable = !a->a[1];
+        return 0;
     case PR_SET_NAME: {
         char name[16];
         long n = strncpy_from_user(t->mm, name, a->a[1], sizeof name);

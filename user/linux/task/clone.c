@@ -342,6 +342,7 @@ static struct thread *new_process(struct thread *p, l4_word_t flags)
         return NULL;
     }
     memcpy(cp->rlim, p->proc->rlim, sizeof cp->rlim);
+    cp->undumpable = p->proc->undumpable;
     if (!task_copy_exe(cp, p->proc) ||
         !vfs_task_fork(c, p, flags & CLONE_FILES, flags & CLONE_FS) ||
         !signal_fork(c, p, flags & CLONE_SIGHAND, flags & CLONE_CLEAR_SIGHAND,

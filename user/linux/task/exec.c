@@ -395,6 +395,7 @@ long sys_execve(struct thread *t, const struct sysargs *a)
     set_exe(t->proc, path, file);   /* no path if memory is short */
     t->proc->execed = true;
     t->proc->membarrier = 0;        /* registrations are the old memory's */
+    t->proc->undumpable = false;
     thread_set_comm(t, filename);   /* as Linux: the name execve was given (a link's) */
     vfs_task_exec(t);               /* close-on-exec */
     signal_exec(t);                 /* handlers back to default (ignored stay ignored) */

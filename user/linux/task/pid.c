@@ -4,6 +4,7 @@
  * the last one given (Linux's cyclic allocation), skipping full leaves; after PID_MAX - 1
  * they start again above RESERVED_PIDS.  Lookup is two loads; /proc walks it in order. */
 #include "task/pid.h"
+#include "fs/proc/sysctl.h"
 #include "lib/errno.h"
 #include "lib/kmalloc.h"
 
@@ -19,6 +20,15 @@ _Static_assert(PID_MAX % LEAF == 0, "whole leaves");
 static struct leaf *top[LEAVES];
 static unsigned short used[LEAVES];  /* numbers in use per leaf */
 static int last;                    /* the number handed out last */
+/* kernel.pid_max: new numbers stay below it (at most PID_MAX, the table's size: Linux's
+ * ceiling, 2^22, is EINVAL here). */
+static int pid_max = PID_MAX;
+
+static struct sysctl pid_sysctls[] = {
+    { .path = "kernel/pid_max", .mode = 0644, .show = sysctl_show_int,
+      .store = sysctl_store_int, .data = &pid_max, .min = RESERVED_PIDS + 1, .max = PID_MAX },
+};
+SYSCTL_TABLE(pid_sysctls)
 static unsigned long nused;
 
 struct pid pid0 = { .nr = 0, .refs = 1, .pgrp = LIST_INIT(pid0.pgrp),
@@ -50,9 +60,10 @@ static struct pid *install(int nr);
 
 struct pid *pid_alloc(void)
 {
-    int nr = free_in(last + 1, PID_MAX);
+    int nr = free_in(last + 1, pid_max);
     if (!nr)
-        nr = free_in(last >= RESERVED_PIDS ? RESERVED_PIDS : 1, last + 1);
+        nr = free_in(last >= RESERVED_PIDS ? RESERVED_PIDS : 1,
+                     last + 1 < pid_max ? last + 1 : pid_max);
     if (!nr)
         return NULL;
     struct pid *p = install(nr);
@@ -64,7 +75,7 @@ struct pid *pid_alloc(void)
 struct pid *pid_alloc_at(int nr, int *err)
 {
     *err = -EINVAL;
-    if (nr < 1 || nr >= PID_MAX)
+    if (nr < 1 || nr >= pid_max)
         return NULL;
     *err = -EEXIST;
     if (pid_find(nr))

@@ -100,7 +100,7 @@ static const struct node nodes[] = {
     { "null", S_IFCHR | 0666, 1, 3, NULL },    { "zero", S_IFCHR | 0666, 1, 5, NULL },
     { "full", S_IFCHR | 0666, 1, 7, NULL },    { "random", S_IFCHR | 0666, 1, 8, NULL },
     { "urandom", S_IFCHR | 0666, 1, 9, NULL }, { "tty", S_IFCHR | 0666, 5, 0, NULL },
-    { "console", S_IFCHR | 0600, 5, 1, NULL }, { "fd", S_IFLNK | 0777, 0, 0, "/proc/self/fd" },
+    { "console", S_IFCHR | 0600, 5, 1, NULL }, { "kmsg", S_IFCHR | 0644, 1, 11, NULL }, { "fd", S_IFLNK | 0777, 0, 0, "/proc/self/fd" },
     { "stdin", S_IFLNK | 0777, 0, 0, "/proc/self/fd/0" },
     { "stdout", S_IFLNK | 0777, 0, 0, "/proc/self/fd/1" },
     { "stderr", S_IFLNK | 0777, 0, 0, "/proc/self/fd/2" },

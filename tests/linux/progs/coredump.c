@@ -75,7 +75,8 @@ static void describe(const char *name, pid_t pid, int sig)
     }
     struct stat st;
     fstat(f, &st);
-    printf("  %s: mode %o, nlink %ld\n", name, st.st_mode, (long)st.st_nlink);
+    printf("  %s: mode %o, nlink %ld\n", strncmp(name, "core.", 5) ? name : "core.PID", st.st_mode,
+           (long)st.st_nlink);
     long n = read(f, buf, sizeof buf);
     close(f);
     Elf64_Ehdr *eh = (Elf64_Ehdr *)buf;

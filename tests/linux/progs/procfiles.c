@@ -48,11 +48,12 @@ static const char *field(const char *name)
 
 static void status_of(const char *path, pid_t pid)
 {
+    const char *shown = pid == getpid() ? path : "/proc/CHILD/status";
     if (slurp(path) < 0) {
-        printf("%s: %s\n", path, errname(errno));
+        printf("%s: %s\n", shown, errname(errno));
         return;
     }
-    printf("%s names:", path);
+    printf("%s names:", shown);
     for (char *line = buf; *line;) {
         char *colon = strchr(line, ':'), *nl = strchr(line, '\n');
         if (!colon || !nl)

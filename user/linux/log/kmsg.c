@@ -82,12 +82,13 @@ static long kmsg_read(struct thread *t, struct file *f, struct uio *u, l4_word_t
     if (lost)
         return -EPIPE;
     size_t n = kmsg_format(&r, text, sizeof text);
+    log_advance(&k->cur);           /* as Linux: the record is gone for this reader even if
+                                       the buffer cannot take it */
     if (n > u->resid)
         return -EINVAL;
     l4_word_t done = uio_copy_out(u, text, n);
     if (done < n)
         return -EFAULT;
-    log_advance(&k->cur);
     return (long)done;
 }
 

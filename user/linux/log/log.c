@@ -22,6 +22,15 @@ struct log_hdr {
 static char buf[LOG_BUF_LEN] __attribute__((aligned(8)));
 static size_t head, tail;           /* the oldest record's place; where the next goes */
 static uint64_t first_seq, next_seq;
+/* The newest record came without a newline (a /dev/kmsg write): Linux leaves it open for a
+ * continuation, and readers see it only once another record is stored. */
+static bool last_open;
+static size_t last_off;
+
+static uint64_t visible_end(void)
+{
+    return next_seq - (last_open ? 1 : 0);
+}
 struct waitq log_wait;
 
 /* Debian's levels (CONFIG_CONSOLE_LOGLEVEL_DEFAULT 7, CONFIG_MESSAGE_LOGLEVEL_DEFAULT 4) as
@@ -91,7 +100,8 @@ static size_t place(size_t n)
 
 void klog_emit(int facility, int level, const char *text, size_t len)
 {
-    if (len && text[len - 1] == '\n')
+    bool open = !len || text[len - 1] != '\n';
+    if (!open)
         len--;
     if (len > LOG_TEXT_MAX)
         len = LOG_TEXT_MAX;
@@ -102,6 +112,8 @@ void klog_emit(int facility, int level, const char *text, size_t len)
                            .len = (uint16_t)len, .prio = (uint16_t)((facility & 0xFF) << 3 | (level & 7)) };
     memcpy(buf + off + HDR, text, len);
     tail = off + n;
+    last_off = off;
+    last_open = open;
     waitq_wake(&log_wait);
 }
 
@@ -114,7 +126,9 @@ void klog(int level, const char *fmt, ...)
     va_end(ap);
     if (n < 0)
         return;
-    klog_emit(0, level, text, (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
+    size_t len = (size_t)n < sizeof text - 1 ? (size_t)n : sizeof text - 2;
+    text[len++] = '\n';             /* lx's own lines are whole */
+    klog_emit(0, level, text, len);
 }
 
 bool log_peek(struct log_cursor *c, struct log_record *r, bool *lost)
@@ -127,8 +141,9 @@ bool log_peek(struct log_cursor *c, struct log_record *r, bool *lost)
         c->seq = first_seq;
         c->off = head;
     }
-    if (c->seq >= next_seq) {
-        c->seq = next_seq;
+    if (c->seq >= visible_end()) {
+        if (c->seq > next_seq)
+            c->seq = next_seq;
         return false;
     }
     c->off = norm(c->off);
@@ -151,8 +166,8 @@ void log_cursor_first(struct log_cursor *c)
 
 void log_cursor_end(struct log_cursor *c)
 {
-    c->seq = next_seq;
-    c->off = tail;
+    c->seq = visible_end();
+    c->off = last_open ? last_off : tail;
 }
 
 void log_cursor_at(struct log_cursor *c, uint64_t seq)

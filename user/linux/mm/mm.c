@@ -670,6 +670,8 @@ int mm_fork(struct mm *dst, struct mm *src)
     dst->arg_end = src->arg_end;
     dst->env_start = src->env_start;
     dst->env_end = src->env_end;
+    dst->auxv_start = src->auxv_start;
+    dst->auxv_end = src->auxv_end;
     dst->brk = src->brk;
     dst->mmap_top = src->mmap_top;
     bool ok = pt_share(dst, src, src->pgd, 3, 0);

@@ -880,6 +880,10 @@ void signal_process_exit(struct process *p)
     timer_cancel(&p->sig.real);
     p->sig.shared.set = 0;
     p->sig.stopped = false;
-    sighand_put(p->sighand);
+}
+
+void signal_process_free(struct process *p)
+{
+    sighand_put(p->sighand);        /* a zombie keeps its actions (/proc/N/status) */
     p->sighand = NULL;
 }

@@ -168,6 +168,7 @@ void process_free(struct process *p)
     if (p->state == PROCESS_LIVE)   /* one that never started */
         process_nr_live--;
     process_nr_all--;
+    signal_process_free(p);
     list_each_safe(t, n, &p->threads, proc_link) {
         list_del(&t->proc_link);
         t->tid->thread = NULL;

@@ -556,8 +556,9 @@ static long proc_read(struct thread *t, struct file *f, struct uio *u, l4_word_t
 static long sys_write(struct thread *t, const struct sysctl *s, struct uio *u)
 {
     static char buf[4096];
-    l4_word_t want = u->resid, n = uio_copy_in(u, buf, want < sizeof buf ? want : sizeof buf - 1);
-    if (u->fault && !n)
+    struct uio peek = *u;           /* nothing counts as written unless the store takes it */
+    l4_word_t want = u->resid, n = uio_copy_in(&peek, buf, want < sizeof buf ? want : sizeof buf - 1);
+    if (peek.fault && !n)
         return -EFAULT;
     if (!want)
         return 0;

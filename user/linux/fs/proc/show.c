@@ -339,8 +339,8 @@ static void maps_line(struct out *o, struct process *p, struct mm *mm, const str
         name = task_exe_path(p);    /* a data module */
     else if (r->end == LX_USER_END)
         name = "[stack]";
-    else if (mm->brk > mm->brk_start && r->start <= mm->brk_start && mm->brk_start < r->end)
-        name = "[heap]";
+    else if (!r->file && r->start <= mm->brk && r->end >= mm->brk_start)
+        name = "[heap]";            /* Linux's test: touching [start_brk, brk] */
     else if (r->shared && !r->file)
         name = "/dev/zero (deleted)";   /* Linux's shmem file behind MAP_SHARED|MAP_ANONYMOUS */
     /* "%08lx-%08lx rwxp 00000000 00:00 0", by hand: a maps file of 65,530 lines is read

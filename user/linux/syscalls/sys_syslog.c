@@ -105,6 +105,17 @@ static long size_unread(void)
     return n - (long)(first_lost ? 0 : syslog_partial);
 }
 
+/* The reading actions' buffer: -EINVAL (none, a negative length), 0 (length 0: the answer
+ * is 0), -EFAULT (not user memory), or 1 to go on. */
+static int read_args(l4_word_t ubuf, long len)
+{
+    if (!ubuf || len < 0)
+        return -EINVAL;
+    if (!len)
+        return 0;
+    return access_ok(ubuf, (size_t)len) ? 1 : -EFAULT;
+}
+
 long sys_syslog(struct thread *t, const struct sysargs *a)
 {
     int type = (int)a->a[0];
@@ -118,12 +129,8 @@ long sys_syslog(struct thread *t, const struct sysargs *a)
     case SYSLOG_ACTION_OPEN:
         return 0;
     case SYSLOG_ACTION_READ: {
-        if (!ubuf || len < 0)
-            return -EINVAL;
-        if (!len)
-            return 0;
-        if (!access_ok(ubuf, (size_t)len))
-            return -EFAULT;
+        if ((e = read_args(ubuf, len)) <= 0)
+            return e;
         struct log_cursor c = syslog_cur;
         struct log_record r;
         if (!log_peek(&c, &r, NULL)) {
@@ -134,12 +141,8 @@ long sys_syslog(struct thread *t, const struct sysargs *a)
     }
     case SYSLOG_ACTION_READ_CLEAR:
     case SYSLOG_ACTION_READ_ALL:
-        if (!ubuf || len < 0)
-            return -EINVAL;
-        if (!len)
-            return 0;
-        if (!access_ok(ubuf, (size_t)len))
-            return -EFAULT;
+        if ((e = read_args(ubuf, len)) <= 0)
+            return e;
         return syslog_read_all(t, ubuf, len, type == SYSLOG_ACTION_READ_CLEAR);
     case SYSLOG_ACTION_CLEAR: {
         struct log_cursor c;

@@ -11,7 +11,8 @@
 CORPUS_SRC    := tests/linux
 CORPUS_OUT    := $(BUILD)/linux/corpus
 CORPUS_NAMES  := $(basename $(notdir $(wildcard $(CORPUS_SRC)/progs/*.c)))
-CORPUS_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -MMD -MP
+# -s: no symbol tables (the archive is a boot module that must fit a 128 MiB guest)
+CORPUS_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -MMD -MP -s
 CORPUS_BINS   := $(CORPUS_OUT)/run \
                  $(foreach v,musl glibc,$(addprefix $(CORPUS_OUT)/$(v)/,$(CORPUS_NAMES)))
 

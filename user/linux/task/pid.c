@@ -4,7 +4,6 @@
  * the last one given (Linux's cyclic allocation), skipping full leaves; after PID_MAX - 1
  * they start again above RESERVED_PIDS.  Lookup is two loads; /proc walks it in order. */
 #include "task/pid.h"
-#include "fs/proc/sysctl.h"
 #include "lib/errno.h"
 #include "lib/kmalloc.h"
 
@@ -20,15 +19,7 @@ _Static_assert(PID_MAX % LEAF == 0, "whole leaves");
 static struct leaf *top[LEAVES];
 static unsigned short used[LEAVES];  /* numbers in use per leaf */
 static int last;                    /* the number handed out last */
-/* kernel.pid_max: new numbers stay below it (at most PID_MAX, the table's size: Linux's
- * ceiling, 2^22, is EINVAL here). */
-static int pid_max = PID_MAX;
-
-static struct sysctl pid_sysctls[] = {
-    { .path = "kernel/pid_max", .mode = 0644, .show = sysctl_show_int,
-      .store = sysctl_store_int, .data = &pid_max, .min = RESERVED_PIDS + 1, .max = PID_MAX },
-};
-SYSCTL_TABLE(pid_sysctls)
+int pid_max = PID_MAX;
 static unsigned long nused;
 
 struct pid pid0 = { .nr = 0, .refs = 1, .pgrp = LIST_INIT(pid0.pgrp),

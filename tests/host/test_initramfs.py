@@ -161,7 +161,7 @@ def test_devices(inputs, tmp_path):
     ents = build(inputs, tmp_path / "initramfs.cpio")
     want = {"console": (5, 1), "ttyS0": (4, 64), "tty": (5, 0), "null": (1, 3),
             "zero": (1, 5), "full": (1, 7), "random": (1, 8), "urandom": (1, 9),
-            "ptmx": (5, 2)}
+            "ptmx": (5, 2), "kmsg": (1, 11)}
     got = {n[4:]: (e.rdevmajor, e.rdevminor) for n, e in ents.items()
            if n.startswith("dev/") and n != "dev/pts"}
     assert got == want

@@ -36,7 +36,14 @@ NOT_RUN_ON_PECAN: dict[str, str] = {}
 # the runner shares with the case's output; lx logs no such lines for a refused option.
 _KERNEL_LOG = (r"(?m)^\[ *\d+\.\d+\] [^\n]*\n", "")
 
+# lx maps a static program's bss with its data segment, and brk's first pages join that
+# region: /proc/self/maps shows them under the program's name where Linux has a separate
+# anonymous region, which it calls [heap] (it touches [start_brk, brk]).  musl's malloc uses
+# brk; glibc's first brk area is its own region on both.
+_MUSL_HEAP = (r"(?m)^\[heap\]: [^\n]*\n", "")
+
 NORMALISE: dict[str, list[tuple[str, str]]] = {
+    "musl/procfiles": [_MUSL_HEAP],
     "musl/tmpfs": [_KERNEL_LOG],
     "glibc/tmpfs": [_KERNEL_LOG],
     "musl/pty": [_KERNEL_LOG],      # devpts's "called with bogus options"

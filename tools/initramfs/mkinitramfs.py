@@ -8,7 +8,7 @@ programs (user/linux/tests/build.mk) and the small files in tools/initramfs/root
   /sbin -> bin, /usr/bin -> ../bin, /usr/sbin -> ../bin
   /init                                  the init script (rootfs/init)
   /etc/{passwd,group,profile}
-  /dev/{console,ttyS0,tty,null,zero,full,random,urandom,ptmx}   character devices (Linux numbers)
+  /dev/{console,ttyS0,tty,null,zero,full,random,urandom,ptmx,kmsg}   character devices (Linux numbers)
   /dev/pts                               where /init mounts devpts
   /proc /root /tmp                       empty directories (/tmp is 1777)
   /test/<variant>/<program>              variant: glibc, glibc-pie, musl
@@ -63,6 +63,7 @@ DEVICES = [
     ("null", 1, 3, 0o666),
     ("zero", 1, 5, 0o666), ("full", 1, 7, 0o666), ("random", 1, 8, 0o666),
     ("urandom", 1, 9, 0o666), ("ptmx", 5, 2, 0o666),
+    ("kmsg", 1, 11, 0o644),
 ]
 ETC_FILES = ("passwd", "group", "profile")
 

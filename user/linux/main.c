@@ -16,6 +16,7 @@
 #include "ipc/util.h"
 #include "lib/errno.h"
 #include "lib/server.h"
+#include "log/log.h"
 #include "mm/mm.h"
 #include "mm/oom.h"
 #include "park/park.h"
@@ -319,6 +320,7 @@ int main(void)
     }
     page_init(ts->heap_base, ts->heap_size);
     clock_init();                   /* the wall clock, before the files' times */
+    log_init();                     /* the kernel log, its first records */
     parse_cmdline();
     mount_root();
     console_init();                 /* console=serial: the tty on the serial driver */

@@ -16,11 +16,25 @@
  * made at the page's first touch; a MAP_SHARED page of a file is the tmpfs file's own page
  * (counted once more), so stores reach read() and write() reaches the mapping. */
 #include "mm/mm.h"
+#include "fs/proc/sysctl.h"
 #include "lib/errno.h"
 #include "lib/kmalloc.h"
 #include "signal/sigpage.h"
 #include "vfs/vfs.h"
 #include <string.h>
+
+int vm_max_map_count = 65530;       /* Linux's DEFAULT_MAX_MAP_COUNT */
+/* vm.overcommit_memory: kept and shown; lx's memory is its page pool, which every mapping
+ * draws on at the first touch (heuristic overcommit, mode 0's behaviour, whatever it says). */
+static int vm_overcommit_memory;
+
+static struct sysctl mm_sysctls[] = {
+    { .path = "vm/max_map_count", .mode = 0644, .show = sysctl_show_int,
+      .store = sysctl_store_int, .data = &vm_max_map_count, .min = 0, .max = 0x7FFFFFFF },
+    { .path = "vm/overcommit_memory", .mode = 0644, .show = sysctl_show_int,
+      .store = sysctl_store_int, .data = &vm_overcommit_memory, .min = 0, .max = 2 },
+};
+SYSCTL_TABLE(mm_sysctls)
 
 /* --- the page table ---------------------------------------------------------------------- */
 
@@ -540,6 +554,12 @@ static l4_word_t *page_slot(struct mm *mm, struct region *r, l4_word_t page, int
     return slot;
 }
 
+void *mm_page_present(struct mm *mm, l4_word_t addr)
+{
+    l4_word_t *slot = pt_slot(mm, addr & LX_PAGE_MASK, false);
+    return slot && *slot ? (void *)*slot : NULL;
+}
+
 void *mm_page(struct mm *mm, struct region *r, l4_word_t addr, int *err)
 {
     int e;
@@ -655,6 +675,8 @@ int mm_fork(struct mm *dst, struct mm *src)
     dst->arg_end = src->arg_end;
     dst->env_start = src->env_start;
     dst->env_end = src->env_end;
+    dst->auxv_start = src->auxv_start;
+    dst->auxv_end = src->auxv_end;
     dst->brk = src->brk;
     dst->mmap_top = src->mmap_top;
     bool ok = pt_share(dst, src, src->pgd, 3, 0);

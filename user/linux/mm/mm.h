@@ -17,7 +17,9 @@
 #define PROT_WRITE  2
 #define PROT_EXEC   4
 
-#define LX_MAX_MAP_COUNT 65530      /* vm.max_map_count: regions of one process */
+/* vm.max_map_count (65530, writable in /proc/sys): regions of one process */
+extern int vm_max_map_count;
+#define LX_MAX_MAP_COUNT ((unsigned long)vm_max_map_count)
 
 struct mm {
     struct vma_tree regions;        /* disjoint, by address (vma.c) */
@@ -27,6 +29,7 @@ struct mm {
     l4_word_t mmap_top;             /* mmap without a hint searches down from here */
     l4_word_t arg_start, arg_end;   /* argv's strings on the initial stack (/proc cmdline) */
     l4_word_t env_start, env_end;   /* envp's (/proc environ) */
+    l4_word_t auxv_start, auxv_end; /* the auxiliary vector on the initial stack (cores) */
     unsigned long pages;            /* pages held (leaves of the table) */
     unsigned long tables;           /* nodes of the table */
     unsigned users;                 /* references (mm_ref.c): threads, CLONE_VM */
@@ -65,6 +68,9 @@ void *mm_page(struct mm *mm, struct region *r, l4_word_t addr, int *err);
  * revoke_old the shared one is also taken out of the process's space). */
 void *mm_page_write(struct mm *mm, struct region *r, l4_word_t addr, bool revoke_old,
                     int *err);
+/* lx's page behind user page `addr` if the process has it now, else NULL (nothing is made:
+ * a core dump skips pages never touched, as Linux's get_dump_page). */
+void *mm_page_present(struct mm *mm, l4_word_t addr);
 /* May the page be mapped with write rights now (the region allows it, nobody shares it)? */
 bool mm_page_writable(const struct region *r, const void *page);
 /* Called before a region's reference to the file it maps goes (unmap, exit, exec): SysV

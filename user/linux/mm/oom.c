@@ -5,6 +5,7 @@
  * over, as Linux never picks it, unless it is the one that needs the page and nothing else
  * is larger.  lx itself never pays: its own structures have a reserve (page.c). */
 #include "mm/oom.h"
+#include "log/log.h"
 #include "mm/mm.h"
 #include "signal/signal.h"
 #include "task/process.h"
@@ -33,11 +34,26 @@ static struct process *victim(struct process *want)
     return best;
 }
 
+/* The kernel log's line for the victim (Linux's __oom_kill_process). */
+static void log_kill(struct process *v)
+{
+    struct mm *mm = process_mm(v);
+    const struct thread *t = list_first(&v->threads, struct thread, proc_link);
+    unsigned long vm = 0;
+    for (struct region *r = mm ? mm_first(mm) : NULL; r; r = vma_next(r))
+        vm += r->end - r->start;
+    klog(KERN_ERR, "Out of memory: Killed process %d (%s) total-vm:%lukB, anon-rss:%lukB, "
+         "file-rss:0kB, shmem-rss:0kB, UID:%u pgtables:%lukB oom_score_adj:0", process_pid(v),
+         t ? t->comm : "", vm >> 10, mm ? mm->pages * 4 : 0, v->cred.uid,
+         mm ? mm->tables * 4 : 0);
+}
+
 bool oom_fault(struct thread *t, l4_word_t addr, l4_word_t ip)
 {
     struct process *v = victim(t->proc);
+    log_kill(v);
     if (v == t->proc) {
-        process_fault_kill(t, SIGKILL, "out of memory", addr, ip);
+        process_fault_kill(t, SIGKILL, "out of memory", addr, ip, false);
         return true;
     }
     printf("lx: pid %d: out of memory (%lu pages, the most; pid %d faulted at %lx): killed by "
@@ -61,6 +77,7 @@ void oom_copy(struct mm *mm)
         return;
     printf("lx: pid %d: out of memory in a system call (%lu pages, the most): killed by "
            "SIGKILL\n", process_pid(owner), size_of(mm));
+    log_kill(owner);
     struct k_siginfo info = { .code = SI_KERNEL };
     signal_send(owner, SIGKILL, &info);
 }

@@ -21,7 +21,9 @@
  * Standard signals only in the sense that each signal is pending at most once (a real-time
  * signal sent twice is delivered once). */
 #include "signal/signal.h"
+#include "signal/fault_log.h"
 #include "signal/sigframe.h"
+#include "task/coredump.h"
 #include "lib/kmalloc.h"
 #include "lib/server.h"
 #include "time/clock.h"
@@ -315,10 +317,14 @@ int signal_tty_stop_check(const struct thread *t, int sig)
     return signal_pgrp_orphaned(t->proc->pgrp) || (thread_pid(t) == 1 && h == SIG_DFL) ? -1 : 0;
 }
 
-/* End t's process by signal sig (no core file: task/exit_status.h). */
-static void die(struct thread *t, int sig)
+/* End t's process by signal sig; a core-dump signal writes a core first when lx has t's
+ * registers (regs; orig_rax: the system call it was in, or -1) and the process wants one. */
+static void die(struct thread *t, int sig, const struct k_siginfo *info, const l4_word_t *regs,
+                long orig_rax)
 {
-    process_exit(t->proc, exit_status_killed(sig));
+    bool core = default_action(sig) == ACT_CORE && regs &&
+                coredump_write(t, sig, info, regs, orig_rax);
+    process_exit(t->proc, exit_status_dumped(sig, core));
 }
 
 /* Drop the pending signals whose action is to ignore them; what is left. */
@@ -411,7 +417,8 @@ static bool return_path(struct thread *t, l4_word_t *regs, l4_word_t fpsrc)
     if (!sigframe_return(t, regs, fpsrc))
         return true;
     printf("lx: pid %d: bad signal frame at %lx: killed by SIGSEGV\n", thread_pid(t), R(RSP));
-    die(t, SIGSEGV);
+    struct k_siginfo segv = { .code = SI_KERNEL };
+    die(t, SIGSEGV, &segv, regs, -1);
     return false;
 }
 
@@ -456,7 +463,7 @@ static bool deliver(struct thread *t, l4_word_t *regs, bool in_syscall, bool for
                 stop(t, sig);
                 return false;
             default:
-                die(t, sig);
+                die(t, sig, &info, regs, in_syscall ? (long)t->sig.result_nr : -1);
                 return false;
             }
         }
@@ -467,7 +474,8 @@ static bool deliver(struct thread *t, l4_word_t *regs, bool in_syscall, bool for
         if (sigframe_setup(t, sig, ka, &info, oldmask, regs, fpsrc)) {
             printf("lx: pid %d: cannot write the frame for signal %d at %lx: killed by SIGSEGV\n",
                    thread_pid(t), sig, R(RSP));
-            die(t, SIGSEGV);
+            struct k_siginfo segv = { .code = SI_KERNEL };
+            die(t, SIGSEGV, &segv, regs, in_syscall ? (long)t->sig.result_nr : -1);
             return false;
         }
         t->sig.blocked |= ka->mask | ((ka->flags & SA_NODEFER) ? 0 : SIGBIT(sig));
@@ -515,15 +523,17 @@ long signal_syscall_return(struct thread *t, const struct sysargs *a, long r)
         restart_call(t, a, r);      /* the interrupted call runs again */
         return LX_NOREPLY;
     }
-    /* A default action needs no registers; a handler needs them all. */
+    /* A default action needs no registers (but a core dump does); a handler needs them
+     * all. */
     int sig = next_signal(t);
     const struct k_sigaction *ka = action(t, sig);
-    if (ka->handler == SIG_DFL || sig == SIGKILL || sig == SIGSTOP) {
-        signal_dequeue(t, sig);
+    bool dump = default_action(sig) == ACT_CORE && coredump_wanted(t);
+    if ((ka->handler == SIG_DFL && !dump) || sig == SIGKILL || sig == SIGSTOP) {
+        struct k_siginfo info = signal_dequeue(t, sig);
         if (default_action(sig) == ACT_STOP && stop_discarded(t, sig))
             return signal_syscall_return(t, a, r);      /* the next one, if any */
         if (default_action(sig) != ACT_STOP) {
-            die(t, sig);
+            die(t, sig, &info, NULL, -1);
             return LX_NOREPLY;
         }
         hold_call(t, a, r, restart);
@@ -578,6 +588,19 @@ static bool force_kills(const struct thread *t, int sig)
     return (t->sig.blocked & SIGBIT(sig)) || ka->handler == SIG_IGN || ka->handler == SIG_DFL;
 }
 
+/* A page fault's signal that no handler takes: the kernel log's line, a core if wanted, the
+ * end of the process. */
+static void fault_kill(struct thread *t, int sig, const l4_word_t *regs)
+{
+    const struct k_siginfo *f = &t->sig.fault;
+    const char *what = sig == SIGBUS ? "bus error (past the end of the file)" :
+                       f->code == SEGV_ACCERR ? "access violation" : "segmentation fault";
+    if (sig == SIGSEGV)
+        fault_log_segfault(t, f->addr, f->err, regs);
+    bool core = coredump_write(t, sig, f, regs, -1);
+    process_fault_kill(t, sig, what, f->addr, R(RIP), core);
+}
+
 bool signal_regs(struct thread *t)
 {
     l4_word_t regs[L4_FREG_WORDS];
@@ -586,8 +609,13 @@ bool signal_regs(struct thread *t)
     bool in_syscall = t->sig.in_syscall;
     t->sig.in_syscall = false;
     if (t->sig.fault_sig) {
-        force(t, t->sig.fault_sig, &t->sig.fault);
+        int sig = t->sig.fault_sig;
         t->sig.fault_sig = 0;
+        if (force_kills(t, sig)) {
+            fault_kill(t, sig, regs);
+            return false;
+        }
+        force(t, sig, &t->sig.fault);
     } else if (in_syscall) {
         R(RAX) = (l4_word_t)t->sig.result;
     }
@@ -595,36 +623,43 @@ bool signal_regs(struct thread *t)
 }
 bool signal_exception(struct thread *t)
 {
-    static const struct { unsigned vector; int sig, code; bool addr; const char *what; } map[] = {
-        { 0, SIGFPE, FPE_INTDIV, true, "divide error" },
-        { 1, SIGTRAP, 2 /* TRAP_TRACE */, false, "debug trap" },
-        { 3, SIGTRAP, SI_KERNEL, false, "breakpoint" },
-        { 4, SIGSEGV, SI_KERNEL, false, "overflow" },
-        { 5, SIGSEGV, SI_KERNEL, false, "bound range" },
-        { 6, SIGILL, ILL_ILLOPN, true, "invalid opcode" },
-        { 13, SIGSEGV, SI_KERNEL, false, "general protection" },
-        { 16, SIGFPE, 0, true, "x87 error" },
-        { 17, SIGBUS, BUS_ADRALN, false, "alignment" },
-        { 19, SIGFPE, 0, true, "SIMD error" },
+    /* log: Linux's show_signal words for the kernel log's line (NULL: none) */
+    static const struct {
+        unsigned vector; int sig, code; bool addr; const char *what, *log;
+    } map[] = {
+        { 0, SIGFPE, FPE_INTDIV, true, "divide error", "divide error" },
+        { 1, SIGTRAP, 2 /* TRAP_TRACE */, false, "debug trap", NULL },
+        { 3, SIGTRAP, SI_KERNEL, false, "breakpoint", "int3" },
+        { 4, SIGSEGV, SI_KERNEL, false, "overflow", "overflow" },
+        { 5, SIGSEGV, SI_KERNEL, false, "bound range", "bounds" },
+        { 6, SIGILL, ILL_ILLOPN, true, "invalid opcode", "invalid opcode" },
+        { 13, SIGSEGV, SI_KERNEL, false, "general protection", "general protection fault" },
+        { 16, SIGFPE, 0, true, "x87 error", NULL },
+        { 17, SIGBUS, BUS_ADRALN, false, "alignment", "alignment check" },
+        { 19, SIGFPE, 0, true, "SIMD error", NULL },
     };
     l4_word_t regs[L4_FREG_WORDS];
     regs_from_mrs(regs);
     l4_word_t vector = l4_mr(L4_FEXC_VECTOR), err = l4_mr(L4_FEXC_ERROR);
     int sig = SIGSEGV, code = SI_KERNEL;
     bool addr = false;
-    const char *what = "exception";
+    const char *what = "exception", *log = NULL;
     for (unsigned i = 0; i < sizeof map / sizeof map[0]; i++)
         if (map[i].vector == vector) {
             sig = map[i].sig, code = map[i].code, addr = map[i].addr, what = map[i].what;
+            log = map[i].log;
             break;
         }
-    if (force_kills(t, sig)) {
-        l4_word_t where = what[0] == 'e' ? vector : l4_mr(L4_FEXC_ADDR);
-        process_fault_kill(t, sig, what, where, R(RIP));
-        return false;
-    }
     struct k_siginfo info = { .code = code, .addr = addr ? R(RIP) : 0,
                               .trapno = (int)vector, .err = (int)err };
+    if (force_kills(t, sig)) {
+        l4_word_t where = what[0] == 'e' ? vector : l4_mr(L4_FEXC_ADDR);
+        if (log)
+            fault_log_trap(t, vector == 13 ? "" : "trap ", log, (long)err, regs);
+        bool core = coredump_write(t, sig, &info, regs, -1);
+        process_fault_kill(t, sig, what, where, R(RIP), core);
+        return false;
+    }
     force(t, sig, &info);
     return signal_deliver(t, regs, false, false);
 }
@@ -632,10 +667,7 @@ bool signal_exception(struct thread *t)
 bool signal_page_fault(struct thread *t, l4_word_t addr, l4_word_t ip, unsigned access,
                        bool mapped)
 {
-    if (force_kills(t, SIGSEGV)) {
-        process_fault_kill(t, SIGSEGV, mapped ? "access violation" : "segmentation fault", addr, ip);
-        return false;
-    }
+    (void)ip;                       /* the registers come next: a kill reports from them */
     /* The page-fault error code as the CPU pushes it: present, write, user, fetch. */
     int err = 4 | (mapped ? 1 : 0) | ((access & L4_W) ? 2 : 0) | ((access & L4_X) ? 16 : 0);
     t->sig.fault = (struct k_siginfo){ .code = mapped ? SEGV_ACCERR : SEGV_MAPERR,
@@ -650,10 +682,7 @@ bool signal_page_fault(struct thread *t, l4_word_t addr, l4_word_t ip, unsigned 
 /* A page of a file mapping wholly past the file's end: SIGBUS (BUS_ADRERR), as Linux. */
 bool signal_bus_fault(struct thread *t, l4_word_t addr, l4_word_t ip)
 {
-    if (force_kills(t, SIGBUS)) {
-        process_fault_kill(t, SIGBUS, "bus error (past the end of the file)", addr, ip);
-        return false;
-    }
+    (void)ip;
     t->sig.fault = (struct k_siginfo){ .code = 2 /* BUS_ADRERR */, .addr = addr, .trapno = 14,
                                        .err = 4 };
     t->sig.fault_sig = SIGBUS;
@@ -737,8 +766,8 @@ void signal_run(void)
         if (p->state != PROCESS_LIVE)
             continue;
         if (pending(t) & SIGBIT(SIGKILL)) {
-            signal_dequeue(t, SIGKILL);
-            die(t, SIGKILL);        /* in whatever state it is */
+            struct k_siginfo info = signal_dequeue(t, SIGKILL);
+            die(t, SIGKILL, &info, NULL, -1);   /* in whatever state it is */
             continue;
         }
         if (p->sig.stopped || t->sig.want_regs)
@@ -851,6 +880,10 @@ void signal_process_exit(struct process *p)
     timer_cancel(&p->sig.real);
     p->sig.shared.set = 0;
     p->sig.stopped = false;
-    sighand_put(p->sighand);
+}
+
+void signal_process_free(struct process *p)
+{
+    sighand_put(p->sighand);        /* a zombie keeps its actions (/proc/N/status) */
     p->sighand = NULL;
 }

@@ -148,5 +148,6 @@ void signal_thread_new(struct thread *child, const struct thread *parent);
 void signal_exec(struct thread *t);
 void signal_thread_exit(struct thread *t);
 void signal_process_exit(struct process *p);
+void signal_process_free(struct process *p);    /* the process's record goes */
 
 #endif

@@ -145,7 +145,10 @@ long sys_getppid(struct thread *, const struct sysargs *);
 long sys_set_tid_address(struct thread *, const struct sysargs *);
 long sys_set_robust_list(struct thread *, const struct sysargs *);
 long sys_arch_prctl(struct thread *, const struct sysargs *);
-long sys_uname(struct thread *, const struct sysargs *);
+long sys_syslog(struct thread *, const struct sysargs *);   /* sys_syslog.c */
+long sys_uname(struct thread *, const struct sysargs *);    /* sys_uts.c */
+long sys_sethostname(struct thread *, const struct sysargs *);
+long sys_setdomainname(struct thread *, const struct sysargs *);
 long sys_getrandom(struct thread *, const struct sysargs *);
 
 /* syscalls/sys_signal.c: signals and ITIMER_REAL */

@@ -89,19 +89,6 @@ long sys_arch_prctl(struct thread *t, const struct sysargs *a)
     }
 }
 
-long sys_uname(struct thread *t, const struct sysargs *a)
-{
-    char u[6][65];
-    memset(u, 0, sizeof u);
-    strcpy(u[0], "Linux");
-    strcpy(u[1], uts_nodename);
-    strcpy(u[2], "6.1.0-pecan");        /* glibc checks the release against its minimum */
-    strcpy(u[3], "#1 lx");
-    strcpy(u[4], "x86_64");
-    strcpy(u[5], uts_domainname);
-    return copy_to_user(t->mm, a->a[0], u, sizeof u);
-}
-
 long sys_getrandom(struct thread *t, const struct sysargs *a)
 {
     /* GRND_NONBLOCK, GRND_RANDOM, GRND_INSECURE; the pool never blocks (lib/random.c). */

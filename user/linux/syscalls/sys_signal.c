@@ -81,7 +81,7 @@ long sys_rt_sigreturn(struct thread *t, const struct sysargs *a)
 {
     l4_word_t regs[L4_FREG_WORDS], fpstate;
     if (sigframe_restore(t, a->rsp, regs, &fpstate)) {
-        process_fault_kill(t, SIGSEGV, "bad signal frame", a->rsp - 8, a->rip);
+        process_fault_kill(t, SIGSEGV, "bad signal frame", a->rsp - 8, a->rip, false);
         return LX_NOREPLY;
     }
     /* Signals the restored mask lets through come now, on the restored state: a new frame

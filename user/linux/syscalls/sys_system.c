@@ -3,6 +3,7 @@
  * as its processes can tell; these calls answer accordingly and check their arguments as
  * Linux does. */
 #include "syscalls/handlers.h"
+#include "fs/proc/sysctl.h"
 #include "lib/errno.h"
 #include "mm/page.h"
 #include "mm/usercopy.h"
@@ -32,6 +33,24 @@
 #define PR_SET_KEEPCAPS  8
 #define PR_CAPBSET_READ  23
 #define CAP_LAST_CAP     40
+
+/* --- identity: one user ---------------------------------------------------------------- */
+
+/* The identity settings of /proc/sys/kernel: NGROUPS_MAX, CAP_LAST_CAP of 6.1
+ * (CAP_CHECKPOINT_RESTORE), the ids shown for one that has no mapping. */
+static int ngroups_max = 65536, cap_last_cap = 40, overflowuid = 65534, overflowgid = 65534;
+
+static struct sysctl ids_sysctls[] = {
+    { .path = "kernel/ngroups_max", .mode = 0444, .show = sysctl_show_int, .data = &ngroups_max },
+    { .path = "kernel/cap_last_cap", .mode = 0444, .show = sysctl_show_int,
+      .data = &cap_last_cap },
+    { .path = "kernel/overflowuid", .mode = 0644, .show = sysctl_show_int,
+      .store = sysctl_store_int, .data = &overflowuid, .min = 0, .max = 65535 },
+    { .path = "kernel/overflowgid", .mode = 0644, .show = sysctl_show_int,
+      .store = sysctl_store_int, .data = &overflowgid, .min = 0, .max = 65535 },
+};
+SYSCTL_TABLE(ids_sysctls)
+
 
 /* --- resource limits ------------------------------------------------------------------- */
 

@@ -126,6 +126,7 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [100] = PARTIAL(sys_times, "estimated CPU times"),
     [101] = NONE("no tracing: lx would have to stop another process's threads and hand out their registers; not built"),
     [102] = FULL(sys_getuid, ""),
+    [103] = FULL(sys_syslog, "nothing is echoed to the console (the CONSOLE_* levels are kept)"),
     [104] = FULL(sys_getgid, ""),
     [105] = FULL(sys_setuid, ""),
     [106] = FULL(sys_setgid, ""),

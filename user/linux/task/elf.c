@@ -320,6 +320,8 @@ static int build_stack(struct mm *mm, const struct elf64_ehdr *eh, l4_word_t bia
     }
     mm->env_end = to_user + off;
     wb_put(&b, 0);
+    mm->auxv_start = *sp + 8 * (1 + (l4_word_t)args->argc + 1 + (l4_word_t)args->envc + 1);
+    mm->auxv_end = mm->auxv_start + 16 * nauxv;
     for (unsigned i = 0; i < nauxv; i++) {
         wb_put(&b, auxv[i][0]);
         wb_put(&b, auxv[i][1]);

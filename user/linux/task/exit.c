@@ -141,7 +141,8 @@ void process_exit(struct process *p, struct exit_status status)
 {
     process_release(p);
     if (status.kind == EXIT_KILLED)
-        printf("lx: pid %d killed by signal %d\n", process_pid(p), status.value);
+        printf("lx: pid %d killed by signal %d%s\n", process_pid(p), status.value,
+               status.core ? " (core dumped)" : "");
     else
         printf("lx: pid %d exited with status %d\n", process_pid(p), status.value);
     p->exit = status;
@@ -170,6 +171,7 @@ void process_free(struct process *p)
     if (p->state == PROCESS_LIVE)   /* one that never started */
         process_nr_live--;
     process_nr_all--;
+    signal_process_free(p);
     list_each_safe(t, n, &p->threads, proc_link) {
         list_del(&t->proc_link);
         t->tid->thread = NULL;
@@ -221,9 +223,9 @@ static const char *signame(int sig)
 }
 
 void process_fault_kill(struct thread *t, int sig, const char *what, l4_word_t addr,
-                        l4_word_t ip)
+                        l4_word_t ip, bool core)
 {
-    printf("lx: pid %d: %s at %lx (ip %lx): killed by %s\n", thread_pid(t), what, addr, ip,
-           signame(sig));
-    process_exit(t->proc, exit_status_killed(sig));
+    printf("lx: pid %d: %s at %lx (ip %lx): killed by %s%s\n", thread_pid(t), what, addr, ip,
+           signame(sig), core ? " (core dumped)" : "");
+    process_exit(t->proc, exit_status_dumped(sig, core));
 }

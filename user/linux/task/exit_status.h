@@ -3,10 +3,8 @@
  * status word and into SIGCHLD's and waitid's siginfo here and nowhere else.
  *
  * The core flag (WCOREDUMP, CLD_DUMPED) is set where Linux sets it: only when a core file was
- * written, which needs RLIMIT_CORE > 0.  lx writes no core files (RLIMIT_CORE starts at 0,
- * Linux's default), so a process a core-dump signal ends reports the signal alone, as on
- * Linux with the default limit; a process that raises RLIMIT_CORE still gets no core (a
- * difference: docs/linux.md). */
+ * written (task/coredump.c), which needs RLIMIT_CORE of a page or more (the default soft
+ * limit is 0, so by default a core-dump signal reports the signal alone). */
 #ifndef LX_TASK_EXIT_STATUS_H
 #define LX_TASK_EXIT_STATUS_H
 
@@ -35,6 +33,11 @@ static inline struct exit_status exit_status_code(int code)
 static inline struct exit_status exit_status_killed(int sig)
 {
     return (struct exit_status){ EXIT_KILLED, sig, false };
+}
+
+static inline struct exit_status exit_status_dumped(int sig, bool core)
+{
+    return (struct exit_status){ EXIT_KILLED, sig, core };
 }
 
 static inline struct exit_status exit_status_stopped(int sig)

@@ -19,6 +19,7 @@ _Static_assert(PID_MAX % LEAF == 0, "whole leaves");
 static struct leaf *top[LEAVES];
 static unsigned short used[LEAVES];  /* numbers in use per leaf */
 static int last;                    /* the number handed out last */
+int pid_max = PID_MAX;
 static unsigned long nused;
 
 struct pid pid0 = { .nr = 0, .refs = 1, .pgrp = LIST_INIT(pid0.pgrp),
@@ -50,9 +51,10 @@ static struct pid *install(int nr);
 
 struct pid *pid_alloc(void)
 {
-    int nr = free_in(last + 1, PID_MAX);
+    int nr = free_in(last + 1, pid_max);
     if (!nr)
-        nr = free_in(last >= RESERVED_PIDS ? RESERVED_PIDS : 1, last + 1);
+        nr = free_in(last >= RESERVED_PIDS ? RESERVED_PIDS : 1,
+                     last + 1 < pid_max ? last + 1 : pid_max);
     if (!nr)
         return NULL;
     struct pid *p = install(nr);
@@ -64,7 +66,7 @@ struct pid *pid_alloc(void)
 struct pid *pid_alloc_at(int nr, int *err)
 {
     *err = -EINVAL;
-    if (nr < 1 || nr >= PID_MAX)
+    if (nr < 1 || nr >= pid_max)
         return NULL;
     *err = -EEXIST;
     if (pid_find(nr))

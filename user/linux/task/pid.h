@@ -16,6 +16,9 @@ struct process;
  * the largest, numbers start again above RESERVED_PIDS (Linux's alloc_pid). */
 #define PID_MAX       32768
 #define RESERVED_PIDS 300
+/* kernel.pid_max (task/pid_sysctl.c): new numbers stay below it; at most PID_MAX, the
+ * table's size (Linux's ceiling, 2^22, is EINVAL here). */
+extern int pid_max;
 
 struct pid {
     int nr;

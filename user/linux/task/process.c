@@ -3,6 +3,7 @@
  * task (created through the root task, with lx as pager and handler) and starting a program
  * as a new process.  The end of a process is exit.c. */
 #include "task/process.h"
+#include "fs/proc/sysctl.h"
 #include "lib/errno.h"
 #include "lib/kmalloc.h"
 #include "lib/server.h"
@@ -15,6 +16,25 @@
 #include "vfs/vfs.h"
 #include <stdio.h>
 #include <string.h>
+
+/* kernel.threads-max: Linux's default for this much memory (a thread's 16 KiB stack in an
+ * eighth of it, 20 .. 2^30 - 1); kept and shown, lx limits threads by its memory alone. */
+static int threads_max;
+
+static void show_threads_max(struct out *o, const struct sysctl *s)
+{
+    if (!threads_max) {             /* the pool is there by the first read */
+        unsigned long n = page_total() / 32;
+        threads_max = n < 20 ? 20 : n > 0x3FFFFFFF ? 0x3FFFFFFF : (int)n;
+    }
+    sysctl_show_int(o, s);
+}
+
+static struct sysctl process_sysctls[] = {
+    { .path = "kernel/threads-max", .mode = 0644, .show = show_threads_max,
+      .store = sysctl_store_int, .data = &threads_max, .min = 20, .max = 0x3FFFFFFF },
+};
+SYSCTL_TABLE(process_sysctls)
 
 #define LX_PROCESS_PRIO 90          /* below lx (100): lx answers before they run on */
 

@@ -141,9 +141,10 @@ void process_exit(struct process *p, struct exit_status status);
 void process_free(struct process *p);
 bool exit_pending(void);            /* anything for exit_flush? */
 void exit_flush(void);              /* the receive loop, between messages */
-/* A fatal fault: report it and end the process as killed by signal sig (main.c). */
+/* A fatal fault: report it and end the process as killed by signal sig (main.c); core: a
+ * core file was written (task/coredump.c). */
 void process_fault_kill(struct thread *t, int sig, const char *what, l4_word_t addr,
-                        l4_word_t ip);
+                        l4_word_t ip, bool core);
 
 /* A child of parent changed state: the parent's parked wait4 looks again (wait.c). */
 static inline void wait_child_changed(struct process *parent)

@@ -6,6 +6,7 @@
  * directory and umask (struct fs_struct) likewise by CLONE_FS.  POSIX record locks belong to
  * the table (their owner, as Linux's files_struct): closing any fd of a file drops them. */
 #include "vfs/file.h"
+#include "fs/proc/sysctl.h"
 #include "lib/errno.h"
 #include "lib/kmalloc.h"
 #include "lib/radix.h"
@@ -31,6 +32,28 @@ struct fdtable {
 };
 
 #define NR_OPEN_DEFAULT 64
+
+unsigned sysctl_nr_open = 1u << 20;
+/* fs.file-max: Linux's default for this much memory (a tenth of it in KiB, at least 8192);
+ * lx counts no open files against it. */
+static unsigned long files_max;
+
+static void show_file_max(struct out *o, const struct sysctl *s)
+{
+    if (!files_max) {               /* the pool is there by the first read */
+        unsigned long n = page_total() * (LX_PAGE / 1024) / 10;
+        files_max = n > 8192 ? n : 8192;
+    }
+    sysctl_show_long(o, s);
+}
+
+static struct sysctl fd_sysctls[] = {
+    { .path = "fs/nr_open", .mode = 0644, .show = sysctl_show_int, .store = sysctl_store_int,
+      .data = &sysctl_nr_open, .min = 64, .max = 2147483584 },
+    { .path = "fs/file-max", .mode = 0644, .show = show_file_max,
+      .store = sysctl_store_long, .data = &files_max, .min = 0, .max = 0x7FFFFFFFFFFFFFFF },
+};
+SYSCTL_TABLE(fd_sysctls)
 
 /* Linux's alloc_fdtable: room for fd, in multiples of 128 rounded to a power of two. */
 static unsigned long linux_size(unsigned long fd)

@@ -126,7 +126,9 @@ long vfs_copy(struct thread *t, struct file *in, l4_word_t *pin, struct file *ou
 int vfs_iterate(struct thread *t, struct file *f, struct dir_context *ctx);
 
 /* --- fd tables (vfs/fdtable.c) ---------------------------------------------------------------- */
-#define LX_NR_OPEN (1u << 20)       /* fs.nr_open: RLIMIT_NOFILE's ceiling (1048576) */
+/* fs.nr_open: RLIMIT_NOFILE's ceiling (1048576; writable in /proc/sys, 64 .. 2^31 - 64) */
+extern unsigned sysctl_nr_open;
+#define LX_NR_OPEN ((unsigned long)sysctl_nr_open)
 struct fdtable;
 struct file *fd_get(struct thread *t, long fd);           /* NULL: EBADF */
 /* The lowest free fd >= from below the caller's RLIMIT_NOFILE: fd, or -EMFILE (-ENOMEM). */

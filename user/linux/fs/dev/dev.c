@@ -102,6 +102,7 @@ static const struct node nodes[] = {
     { "full", S_IFCHR | 0666, 1, 7, NULL },    { "random", S_IFCHR | 0666, 1, 8, NULL },
     { "urandom", S_IFCHR | 0666, 1, 9, NULL }, { "tty", S_IFCHR | 0666, 5, 0, NULL },
     { "console", S_IFCHR | 0600, 5, 1, NULL }, { "ptmx", S_IFCHR | 0666, 5, 2, NULL },
+    { "kmsg", S_IFCHR | 0644, 1, 11, NULL },
     { "fd", S_IFLNK | 0777, 0, 0, "/proc/self/fd" },
     { "stdin", S_IFLNK | 0777, 0, 0, "/proc/self/fd/0" },
     { "stdout", S_IFLNK | 0777, 0, 0, "/proc/self/fd/1" },

@@ -11,6 +11,7 @@
  * no blocking open: its reads and writes wait for the other side's first open instead
  * (had_writer / had_reader), which looks the same to the usual programs. */
 #include "fs/pipe/pipe.h"
+#include "fs/proc/sysctl.h"
 #include "lib/errno.h"
 #include "lib/kmalloc.h"
 #include "lib/radix.h"
@@ -22,6 +23,34 @@
 #include "task/process.h"
 #include "vfs/poll.h"
 #include <string.h>
+
+unsigned pipe_max_size = 1048576;
+
+/* Linux's proc_dopipe_max_size: the value rounded as F_SETPIPE_SZ rounds (a page at least, a
+ * power of two); past 2^31 EINVAL. */
+static int store_pipe_max_size(struct thread *t, const struct sysctl *s, const char *text,
+                               size_t len)
+{
+    unsigned long v;
+    struct sysctl tmp = *s;
+    tmp.data = &v;
+    int e = sysctl_store_long(t, &tmp, text, len);
+    if (e)
+        return e;
+    if (v > (1ul << 31))
+        return -EINVAL;
+    unsigned long want = LX_PAGE;
+    while (want < v)
+        want <<= 1;
+    pipe_max_size = (unsigned)want;
+    return 0;
+}
+
+static struct sysctl pipe_sysctls[] = {
+    { .path = "fs/pipe-max-size", .mode = 0644, .show = sysctl_show_uint,
+      .store = store_pipe_max_size, .data = &pipe_max_size, .max = 0xFFFFFFFF },
+};
+SYSCTL_TABLE(pipe_sysctls)
 
 #define F_SETPIPE_SZ 1031
 #define F_GETPIPE_SZ 1032

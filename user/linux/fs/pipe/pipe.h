@@ -6,7 +6,9 @@
 
 #define PIPE_DEF_SIZE 65536ul       /* Linux's default pipe capacity */
 #define PIPE_BUF      4096ul        /* writes up to this size are atomic */
-#define PIPE_MAX_SIZE 1048576ul     /* /proc/sys/fs/pipe-max-size (root may go beyond) */
+/* fs.pipe-max-size (1048576, writable in /proc/sys): root may go beyond */
+extern unsigned pipe_max_size;
+#define PIPE_MAX_SIZE ((unsigned long)pipe_max_size)
 
 /* The file operations of a pipe's or FIFO's ends (the open operation counts the end; the
  * pipe hangs off the inode, made at the first open). */

@@ -5,6 +5,7 @@
  * inode of it (an open file, a cwd: it then stays until umount).  The text of a file is
  * made at each read (show.c). */
 #include "fs/proc/proc.h"
+#include "fs/proc/sysctl.h"
 #include "lib/errno.h"
 #include "lib/kmalloc.h"
 #include "mm/mm.h"
@@ -29,6 +30,7 @@ static const struct entry root_entries[] = {
     { "version", P_VERSION, S_IFREG | 0444 },  { "filesystems", P_FILESYSTEMS, S_IFREG | 0444 },
     { "stat", P_STAT, S_IFREG | 0444 },        { "lx", P_LX, S_IFDIR | 0555 },
     { "sysvipc", P_SYSVIPC, S_IFDIR | 0555 },
+    { "sys", P_SYS_DIR, S_IFDIR | 0555 },
 };
 static const struct entry sysvipc_entries[] = {
     { "msg", P_SYSVIPC_MSG, S_IFREG | 0444 }, { "sem", P_SYSVIPC_SEM, S_IFREG | 0444 },
@@ -45,6 +47,7 @@ static const struct entry pid_entries[] = {
     { "stat", P_PSTAT, S_IFREG | 0444 },      { "statm", P_STATM, S_IFREG | 0444 },
     { "status", P_STATUS, S_IFREG | 0444 },   { "mounts", P_MOUNTS, S_IFREG | 0444 },
     { "mountinfo", P_MOUNTINFO, S_IFREG | 0444 }, { "task", P_TASK, S_IFDIR | 0555 },
+    { "limits", P_LIMITS, S_IFREG | 0444 },
 };
 static const struct entry tid_entries[] = {
     { "comm", P_TCOMM, S_IFREG | 0644 },      { "stat", P_TSTAT, S_IFREG | 0444 },
@@ -71,6 +74,8 @@ static struct proc_fs *fs_of(struct inode *i)
 
 static unsigned long ino_of(enum proc_kind kind, int pid, int fd)
 {
+    if ((kind == P_SYS_DIR || kind == P_SYS_FILE) && fd >= 0)    /* fd: the setting's */
+        return 0x10000000ul + ((unsigned long)fd << 1) + (kind == P_SYS_FILE);
     if (kind == P_FDLINK)
         return ((unsigned long)pid << 32) + 0x80000000ul + (unsigned long)fd;
     if (kind >= P_TID)              /* a thread's: by its tid (below 2^22) */
@@ -216,6 +221,44 @@ static struct inode *lookup_in(struct inode *dir, const struct entry *e, size_t 
     return lookup_tid(dir, e, n, pid, -1, name, len);
 }
 
+/* --- /proc/sys: directories made from the settings' paths (sysctl.h) --------------------- */
+
+/* The part of s's path after the directory d's (its length; 0 if s is not below d). */
+static size_t sys_part(const struct proc_inode *d, const struct sysctl *s, const char **part)
+{
+    const char *prefix = d->ctl ? d->ctl->path : "";
+    if (strncmp(s->path, prefix, d->plen))
+        return 0;
+    *part = s->path + d->plen;
+    size_t n = 0;
+    while ((*part)[n] && (*part)[n] != '/')
+        n++;
+    return n;
+}
+
+static struct inode *sys_lookup(struct inode *dir, struct proc_inode *d, const char *name,
+                                size_t len)
+{
+    int id = 0;
+    for (struct sysctl *s = sysctl_first(); s; s = s->next, id++) {
+        const char *part;
+        size_t n = sys_part(d, s, &part);
+        if (!n || n != len || memcmp(part, name, len))
+            continue;
+        bool leaf = !part[n];
+        struct inode *i = get(dir, leaf ? P_SYS_FILE : P_SYS_DIR, 0, id,
+                              leaf ? S_IFREG | s->mode : S_IFDIR | 0555, "");
+        if (i) {
+            struct proc_inode *p = pi_of(i);
+            p->ctl = s;
+            p->nameoff = (unsigned short)d->plen;
+            p->plen = (unsigned short)(d->plen + n + 1);
+        }
+        return i;
+    }
+    return NULL;
+}
+
 /* The first thread of live process pid (its files, cwd), or NULL. */
 static struct thread *live_thread(int pid)
 {
@@ -245,6 +288,8 @@ static struct inode *proc_lookup(struct thread *t, struct inode *dir, const char
         return lookup_in(dir, lx_entries, N(lx_entries), 0, name, len);
     case P_SYSVIPC:
         return lookup_in(dir, sysvipc_entries, N(sysvipc_entries), 0, name, len);
+    case P_SYS_DIR:
+        return sys_lookup(dir, d, name, len);
     case P_PID:
         if (!process_by_pid(d->pid))
             return NULL;
@@ -300,6 +345,26 @@ static int proc_iterate(struct thread *t, struct file *f, struct dir_context *ct
     case P_SYSVIPC:
         e = sysvipc_entries, n = N(sysvipc_entries);
         break;
+    case P_SYS_DIR: {
+        /* Position 2 + k: the k-th setting (sorted by path), where its part of the path
+         * differs from the setting before it. */
+        struct sysctl *s = sysctl_first(), *prev = NULL;
+        unsigned long k = 0;
+        for (; s && k < ctx->pos - 2; k++)
+            prev = s, s = s->next;
+        for (; s; prev = s, s = s->next, k++) {
+            const char *part, *pp;
+            size_t len = sys_part(d, s, &part);
+            if (!len || (prev && sys_part(d, prev, &pp) == len && !memcmp(pp, part, len)))
+                continue;
+            bool leaf = !part[len];
+            if (!ctx->emit(ctx, part, len, ino_of(leaf ? P_SYS_FILE : P_SYS_DIR, 0, (int)k),
+                           leaf ? S_IFREG >> 12 : S_IFDIR >> 12))
+                return 0;
+            ctx->pos = 2 + k + 1;
+        }
+        return 0;
+    }
     case P_PID:
         if (!process_by_pid(d->pid))
             return 0;
@@ -484,8 +549,10 @@ static int proc_permission(struct thread *t, struct inode *i, int mask)
 static int proc_name(struct inode *i, struct inode **dir, char *buf)
 {
     struct proc_inode *p = pi_of(i);
-    size_t n = strlen(p->name);
-    memcpy(buf, p->name, n);
+    const char *name = p->ctl ? p->ctl->path + p->nameoff : p->name;
+    size_t n = !p->ctl ? strlen(name) : p->kind == P_SYS_FILE ? strlen(name)
+                                                                : p->plen - p->nameoff - 1u;
+    memcpy(buf, name, n);
     *dir = i->parent;
     return (int)n;
 }
@@ -534,12 +601,35 @@ static long proc_read(struct thread *t, struct file *f, struct uio *u, l4_word_t
     return (long)n;
 }
 
+/* A setting's new text: its store hook with the text (at most a page, as Linux takes it).
+ * Linux's sysctl_writes_strict: the text always counts from the start. */
+static long sys_write(struct thread *t, const struct sysctl *s, struct uio *u)
+{
+    static char buf[4096];
+    struct uio peek = *u;           /* nothing counts as written unless the store takes it */
+    l4_word_t want = u->resid, n = uio_copy_in(&peek, buf, want < sizeof buf ? want : sizeof buf - 1);
+    if (peek.fault && !n)
+        return -EFAULT;
+    if (!want)
+        return 0;
+    buf[n] = 0;
+    int e = s->store ? s->store(t, s, buf, n) : -EINVAL;
+    if (e)
+        return e;
+    if (s->changed)
+        s->changed(s);
+    uio_discard(u, u->resid);
+    return (long)want;
+}
+
 /* comm: a thread of the writer's own process gets the name (at most 15 bytes, as Linux's
  * comm_write: no newline removed); another process's EINVAL. */
 static long proc_write(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos)
 {
     (void)pos;
     struct proc_inode *pi = pi_of(f->inode);
+    if (pi->kind == P_SYS_FILE)
+        return sys_write(t, pi->ctl, u);
     if (pi->kind != P_COMM && pi->kind != P_TCOMM)
         return -EIO;                /* Linux's answer for a file without a write method */
     struct process *p = process_by_pid(pi->pid);
@@ -561,11 +651,16 @@ static long proc_write(struct thread *t, struct file *f, struct uio *u, l4_word_
 /* A maps file keeps where its last read stopped (proc_maps_read). */
 static int proc_open(struct thread *t, struct inode *i, struct file *f)
 {
-    struct proc_inode *p = pi_of(i);
-    int e = p->kind == P_ENVIRON || p->kind == P_MAPS ? may_look_inside(t, p->pid) : 0;
+    struct proc_inode *pi = pi_of(i);
+    int e = pi->kind == P_ENVIRON || pi->kind == P_MAPS ? may_look_inside(t, pi->pid) : 0;
     if (e)
         return e;
-    if (pi_of(i)->kind == P_MAPS && !(f->priv = kmalloc(sizeof(struct maps_cursor))))
+    unsigned acc = f->flags & O_ACCMODE;
+    /* a setting: its mode, for root too (Linux's sysctl_perm) */
+    if (pi->kind == P_SYS_FILE && ((acc != O_RDONLY && !(pi->ctl->mode & 0222)) ||
+                                   (acc != O_WRONLY && !(pi->ctl->mode & 0444))))
+        return -EACCES;
+    if (pi->kind == P_MAPS && !(f->priv = kmalloc(sizeof(struct maps_cursor))))
         return -ENOMEM;
     return 0;
 }

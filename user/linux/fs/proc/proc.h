@@ -14,9 +14,11 @@ enum proc_kind {
     P_LX_SYSCALLS,
     /* /proc/sysvipc and its listings (ipc/) */
     P_SYSVIPC, P_SYSVIPC_SEM, P_SYSVIPC_SHM, P_SYSVIPC_MSG,
+    /* /proc/sys and below (fs/proc/sysctl.h): a directory, a setting */
+    P_SYS_DIR, P_SYS_FILE,
     /* in /proc/N */
     P_PID, P_CMDLINE, P_ENVIRON, P_COMM, P_CWD, P_EXE, P_FD, P_MAPS, P_PSTAT, P_STATM, P_STATUS,
-    P_MOUNTS, P_MOUNTINFO, P_TASK,
+    P_MOUNTS, P_MOUNTINFO, P_TASK, P_LIMITS,
     /* in /proc/N/fd */
     P_FDLINK,
     /* in /proc/N/task: a thread's directory (fd: its tid) and its files */
@@ -29,6 +31,10 @@ struct proc_inode {
     enum proc_kind kind;
     int pid, fd;                    /* fd: the fd of P_FDLINK, the tid of P_TID and below */
     char name[16];
+    /* P_SYS_DIR below /proc/sys: a setting under it, whose path's first plen bytes are the
+     * directory's ("kernel/"); P_SYS_FILE: the setting.  The name is path[nameoff...]. */
+    const struct sysctl *ctl;
+    unsigned short plen, nameoff;
     struct proc_inode *next;        /* every inode of the mount */
 };
 
@@ -42,6 +48,13 @@ void out_bytes(struct out *o, const char *p, size_t n);
 int proc_show(struct proc_inode *pi, struct out *o);
 struct thread;
 struct process;
+struct sysctl;
+/* status and limits (status.c) */
+void proc_status(struct out *o, struct process *p, const struct thread *shown);
+void proc_limits(struct out *o, struct process *p);
+/* A thread's state letter (R, S, T, Z: show.c) and its words ("S (sleeping)"). */
+char proc_thread_state(const struct thread *t);
+const char *proc_state_name(char s);
 /* Thread tid of p (the ended leader too), or NULL. */
 struct thread *proc_thread_of(struct process *p, int tid);
 /* Where the last read of an open /proc/N/maps stopped (its private data), so that reading

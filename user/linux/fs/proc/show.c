@@ -7,6 +7,7 @@
 #include "ipc/shm.h"
 #include "fs/proc/proc.h"
 #include "tty/tty.h"
+#include "fs/proc/sysctl.h"
 #include "lib/errno.h"
 #include "signal/signal.h"
 #include "signal/sigpage.h"
@@ -247,12 +248,6 @@ static void show_syscalls(struct out *o)
 
 /* --- /proc/N ----------------------------------------------------------------------------- */
 
-/* A live process's first thread (its memory, files, name), or NULL for a zombie. */
-static struct thread *live_thread(const struct process *p)
-{
-    return p->state == PROCESS_LIVE ? process_thread(p) : NULL;
-}
-
 static const char *comm_of(const struct process *p)
 {
     const struct thread *t = list_first(&p->threads, struct thread, proc_link);
@@ -268,7 +263,7 @@ struct thread *proc_thread_of(struct process *p, int tid)
 
 /* A thread's state letter: Z an ended leader, T in a group stop, S in a parked call, R
  * otherwise. */
-static char thread_state(const struct thread *t)
+char proc_thread_state(const struct thread *t)
 {
     if (!t || t->exited)
         return 'Z';
@@ -279,7 +274,7 @@ static char thread_state(const struct thread *t)
     return t->park.kind == PARK_CALL || t->park.kind == PARK_VFORK ? 'S' : 'R';
 }
 
-static const char *state_name(char s)
+const char *proc_state_name(char s)
 {
     return s == 'Z' ? "Z (zombie)" : s == 'S' ? "S (sleeping)" : s == 'T' ? "T (stopped)"
                                                                           : "R (running)";
@@ -301,7 +296,7 @@ static void show_pstat_of(struct out *o, struct process *p, const struct thread 
     out_printf(o, "%d (%s) %c %d %d %d %u %d %u 0 0 0 0 0 0 0 0 20 0 %u 0 %lu %lu %lu "
                "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 %d 0 0 0 0 0 0 0 0 0 0 0 0 0 %d\n",
                t ? t->tid->nr : process_pid(p), t ? t->comm : "",
-               p->state == PROCESS_LIVE ? thread_state(t) : 'Z', process_ppid(p),
+               p->state == PROCESS_LIVE ? proc_thread_state(t) : 'Z', process_ppid(p),
                process_pgid(p), process_sid(p), tty_nr_of(p), tty_tpgid_of(p),
                0u /* no PF_* flag lx knows */, p->nthreads,
                start, vm_size(mm), mm ? mm->pages : 0, p->exit_signal,
@@ -316,48 +311,6 @@ static struct thread *leader_of(const struct process *p)
 static void show_pstat(struct out *o, struct process *p)
 {
     show_pstat_of(o, p, leader_of(p));
-}
-
-static void show_status_of(struct out *o, struct process *p, const struct thread *shown)
-{
-    char s = p->state == PROCESS_LIVE ? thread_state(shown) : 'Z';
-    struct thread *t = live_thread(p);
-    struct mm *mm = process_mm(p);
-    unsigned long vm = vm_size(mm) >> 10, rss = (mm ? mm->pages : 0) * 4;
-    const struct cred *c = &p->cred;
-    out_printf(o, "Name:\t%s\nUmask:\t%04o\nState:\t%s\nTgid:\t%d\nNgid:\t0\nPid:\t%d\n"
-               "PPid:\t%d\nTracerPid:\t0\nUid:\t%u\t%u\t%u\t%u\nGid:\t%u\t%u\t%u\t%u\n"
-               "FDSize:\t%d\nGroups:\t", shown ? shown->comm : "", t && t->fs ? t->fs->umask : 0,
-               state_name(s), process_pid(p), shown ? shown->tid->nr : process_pid(p),
-               process_ppid(p), c->uid, c->euid, c->suid, c->fsuid, c->gid, c->egid, c->sgid,
-               c->fsgid, t && t->files ? (int)fd_table_size(t) : 0);
-    for (unsigned k = 0; c->groups && k < c->groups->n; k++)
-        out_printf(o, "%u ", (unsigned)groups_at(c->groups, k));
-    out_printf(o, "%s\n", c->groups && c->groups->n ? "" : " ");
-    if (t)
-        out_printf(o, "VmPeak:\t%8lu kB\nVmSize:\t%8lu kB\nVmLck:\t%8lu kB\n"
-                   "VmPin:\t%8lu kB\nVmHWM:\t%8lu kB\nVmRSS:\t%8lu kB\nRssAnon:\t%8lu kB\n"
-                   "RssFile:\t%8lu kB\nRssShmem:\t%8lu kB\nVmData:\t%8lu kB\n"
-                   "VmStk:\t%8lu kB\nVmExe:\t%8lu kB\nVmLib:\t%8lu kB\nVmPTE:\t%8lu kB\n"
-                   "VmSwap:\t%8lu kB\n", vm, vm, 0ul, 0ul, rss, rss, rss, 0ul, 0ul, 0ul,
-                   8192ul, 0ul, 0ul, 0ul, 0ul);
-    out_printf(o, "Threads:\t%u\nSigQ:\t0/0\nSigPnd:\t%016llx\nShdPnd:\t%016llx\n"
-               "SigBlk:\t%016llx\nSigIgn:\t0000000000000000\n"
-               "SigCgt:\t0000000000000000\nCapInh:\t%016llx\n"
-               "CapPrm:\t%016llx\nCapEff:\t%016llx\n"
-               "CapBnd:\t%016llx\nCapAmb:\t0000000000000000\nNoNewPrivs:\t%d\n"
-               "Seccomp:\t0\nvoluntary_ctxt_switches:\t0\nnonvoluntary_ctxt_switches:\t0\n",
-               p->nthreads, (unsigned long long)(shown ? shown->sig.pending.set : 0),
-               (unsigned long long)p->sig.shared.set,
-               (unsigned long long)(shown ? shown->sig.blocked : 0),
-               (unsigned long long)c->cap_inh, (unsigned long long)c->cap_prm,
-               (unsigned long long)c->cap_eff,
-               (unsigned long long)CAP_FULL_SET, c->no_new_privs);
-}
-
-static void show_status(struct out *o, struct process *p)
-{
-    show_status_of(o, p, leader_of(p));
 }
 
 static void show_statm(struct out *o, struct process *p)
@@ -393,8 +346,10 @@ static void maps_line(struct out *o, struct process *p, struct mm *mm, const str
         name = task_exe_path(p);    /* a data module */
     else if (r->end == LX_USER_END)
         name = "[stack]";
-    else if (mm->brk > mm->brk_start && r->start <= mm->brk_start && mm->brk_start < r->end)
-        name = "[heap]";
+    else if (!r->file && r->start <= mm->brk && r->end >= mm->brk_start)
+        name = "[heap]";            /* Linux's test: touching [start_brk, brk] */
+    else if (r->shared && !r->file)
+        name = "/dev/zero (deleted)";   /* Linux's shmem file behind MAP_SHARED|MAP_ANONYMOUS */
     /* "%08lx-%08lx rwxp 00000000 00:00 0", by hand: a maps file of 65,530 lines is read
      * through this, and vsnprintf costs several times as much. */
     char text[64], *c = text;
@@ -406,8 +361,14 @@ static void maps_line(struct out *o, struct process *p, struct mm *mm, const str
     *c++ = r->prot & PROT_WRITE ? 'w' : '-';
     *c++ = r->prot & PROT_EXEC ? 'x' : '-';
     *c++ = r->shared ? 's' : 'p';
-    memcpy(c, " 00000000 00:00 0", 17);
-    c += 17;
+    if (r->file) {                  /* the offset in the file, its device and inode */
+        c += snprintf(c, sizeof text - (size_t)(c - text), " %08lx 00:%02x %lu",
+                      (unsigned long)(r->foff + (r->start - r->fstart)), r->file->sb->dev,
+                      (unsigned long)r->file->ino);
+    } else {
+        memcpy(c, r->shared ? " 00000000 00:01 0" : " 00000000 00:00 0", 17);
+        c += 17;
+    }
     out_bytes(o, text, (size_t)(c - text));
     if (name) {
         size_t col = (size_t)(c - text);
@@ -481,6 +442,7 @@ int proc_show(struct proc_inode *pi, struct out *o)
     case P_SYSVIPC_SEM: o->len += sem_proc_show(o->buf + o->len, o->cap - o->len); break;
     case P_SYSVIPC_SHM: o->len += shm_proc_show(o->buf + o->len, o->cap - o->len); break;
     case P_SYSVIPC_MSG: o->len += msg_proc_show(o->buf + o->len, o->cap - o->len); break;
+    case P_SYS_FILE: pi->ctl->show(o, pi->ctl); break;
     case P_COMM: out_printf(o, "%s\n", comm_of(p)); break;
     case P_TCOMM: case P_TSTAT: case P_TSTATUS: {
         struct thread *t = proc_thread_of(p, pi->fd);
@@ -491,11 +453,12 @@ int proc_show(struct proc_inode *pi, struct out *o)
         else if (pi->kind == P_TSTAT)
             show_pstat_of(o, p, t);
         else
-            show_status_of(o, p, t);
+            proc_status(o, p, t);
         break;
     }
     case P_PSTAT: show_pstat(o, p); break;
-    case P_STATUS: show_status(o, p); break;
+    case P_STATUS: proc_status(o, p, leader_of(p)); break;
+    case P_LIMITS: proc_limits(o, p); break;
     case P_STATM: show_statm(o, p); break;
     default: return -EINVAL;
     }

@@ -5,6 +5,7 @@
  * from the initramfs keeps pointing at the module's bytes (read-only, never freed, so exec
  * copies nothing more than it must) until its first change, which copies them into pages. */
 #include "fs/tmpfs/tmpfs.h"
+#include "log/log.h"
 #include "lib/errno.h"
 #include "mm/page.h"
 #include <string.h>
@@ -161,6 +162,13 @@ static bool option(const char *opt, size_t len, const char *name, const char **v
     return true;
 }
 
+/* A refused value: EINVAL, with the kernel log's line (Linux's invalfc). */
+static int bad_value(const char *name)
+{
+    klog(KERN_ERR, "tmpfs: Bad value for '%s'", name);
+    return -EINVAL;
+}
+
 int tmpfs_parse_options(struct tmpfs_sb *ts, const char *data, bool remount)
 {
     for (const char *s = data; s && *s;) {
@@ -173,21 +181,21 @@ int tmpfs_parse_options(struct tmpfs_sb *ts, const char *data, bool remount)
         unsigned long n;
         if (option(s, len, "size", &v, &vl)) {
             if (!parse_size(v, vl, &ts->max_pages))
-                return -EINVAL;
+                return bad_value("size");
         } else if (option(s, len, "nr_blocks", &v, &vl)) {
             if (!parse_number(v, vl, 10, &ts->max_pages))
-                return -EINVAL;
+                return bad_value("nr_blocks");
         } else if (option(s, len, "nr_inodes", &v, &vl)) {
             if (!parse_number(v, vl, 10, &ts->max_inodes))
-                return -EINVAL;
+                return bad_value("nr_inodes");
         } else if (option(s, len, "mode", &v, &vl)) {
             if (!parse_number(v, vl, 8, &n) || n > 07777)
-                return -EINVAL;
+                return bad_value("mode");
             if (!remount)
                 ts->mode = (unsigned)n;
         } else if (option(s, len, "uid", &v, &vl) || option(s, len, "gid", &v, &vl)) {
             if (!parse_number(v, vl, 10, &n) || n > 0xfffffffe)
-                return -EINVAL;
+                return bad_value(s[0] == 'u' ? "uid" : "gid");
             if (!remount && s[0] == 'u')
                 ts->uid = (unsigned)n;
             else if (!remount)
@@ -196,7 +204,11 @@ int tmpfs_parse_options(struct tmpfs_sb *ts, const char *data, bool remount)
                    !(len == 7 && !memcmp(s, "inode32", 7)) &&
                    !option(s, len, "huge", &v, &vl) && !option(s, len, "mpol", &v, &vl) &&
                    len) {
-            return -EINVAL;         /* an option tmpfs does not know */
+            size_t key = 0;         /* an option tmpfs does not know: its name is logged */
+            while (key < len && s[key] != '=')
+                key++;
+            klog(KERN_ERR, "tmpfs: Unknown parameter '%.*s'", (int)key, s);
+            return -EINVAL;
         }
         s = *e ? e + 1 : e;
     }

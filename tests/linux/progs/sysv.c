@@ -1006,9 +1006,55 @@ static void msg_proc_listing(void)
     msgctl(q, IPC_RMID, NULL);
 }
 
+/* /proc/sys/kernel's IPC limits: read, a write seen by a read and by the limit it sets, a
+ * bad write. */
+static void show_sysctl(const char *name)
+{
+    char path[64], buf[128];
+    snprintf(path, sizeof path, "/proc/sys/kernel/%s", name);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        printf("%s: %s\n", name, errname(errno));
+        return;
+    }
+    if (fgets(buf, sizeof buf, f))
+        printf("%s: %s", name, buf);
+    fclose(f);
+}
+
+static int write_sysctl(const char *name, const char *text)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/sys/kernel/%s", name);
+    int fd = open(path, O_WRONLY);
+    if (fd < 0)
+        return -errno;
+    int r = write(fd, text, strlen(text)) < 0 ? -errno : 0;
+    close(fd);
+    return r;
+}
+
+static void ipc_sysctls(void)
+{
+    const char *names[] = { "sem", "shmmax", "shmall", "shmmni", "msgmax", "msgmnb", "msgmni" };
+    for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
+        show_sysctl(names[i]);
+    printf("write msgmax 100: %d\n", write_sysctl("msgmax", "100\n"));
+    show_sysctl("msgmax");
+    int q = msgget(IPC_PRIVATE, 0600);
+    struct { long type; char text[200]; } m = { 1, "" };
+    printf("msgsnd 150 bytes over msgmax: %s\n", msgsnd(q, &m, 150, IPC_NOWAIT) ? errname(errno) : "ok");
+    msgctl(q, IPC_RMID, NULL);
+    printf("write msgmax -1: %d\n", write_sysctl("msgmax", "-1\n"));
+    printf("write msgmax x: %d\n", write_sysctl("msgmax", "x\n"));
+    printf("write msgmax back: %d\n", write_sysctl("msgmax", "8192\n"));
+    show_sysctl("msgmax");
+}
+
 int main(void)
 {
     threads_init();
+    ipc_sysctls();
     keys_and_ids();
     values();
     op_errors();

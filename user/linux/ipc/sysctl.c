@@ -1,7 +1,9 @@
 /* The System V IPC limits as /proc/sys/kernel shows and sets them (docs/linux/sysvipc.md):
  * sem (semmsl semmns semopm semmni), shmmax, shmall, shmmni, msgmax, msgmnb, msgmni, with
- * Linux 6.1's ranges.  The text of a file and its parser; the /proc/sys tree calls these. */
+ * Linux 6.1's ranges: the text of a file, its parser, and their registration in /proc/sys. */
 #include "ipc/util.h"
+#include "fs/proc/proc.h"
+#include "fs/proc/sysctl.h"
 #include "lib/errno.h"
 #include <limits.h>
 #include <stdio.h>
@@ -98,3 +100,28 @@ int ipc_sysctl_write(const char *name, const char *text, size_t len)
     *f = (int)v[0];
     return 0;
 }
+
+/* --- /proc/sys/kernel: the seven files, each named by its data (fs/proc/sysctl.h) ------------ */
+
+static void ipc_show(struct out *o, const struct sysctl *s)
+{
+    char buf[96];
+    int n = ipc_sysctl_read(s->data, buf, sizeof buf);
+    if (n > 0)
+        out_printf(o, "%s", buf);
+}
+
+static int ipc_store(struct thread *t, const struct sysctl *s, const char *text, size_t len)
+{
+    (void)t;
+    return ipc_sysctl_write(s->data, text, len);
+}
+
+#define IPC_SYSCTL(name) \
+    { .path = "kernel/" name, .mode = 0644, .show = ipc_show, .store = ipc_store, .data = name }
+
+static struct sysctl ipc_sysctls[] = {
+    IPC_SYSCTL("sem"), IPC_SYSCTL("shmmax"), IPC_SYSCTL("shmall"), IPC_SYSCTL("shmmni"),
+    IPC_SYSCTL("msgmax"), IPC_SYSCTL("msgmnb"), IPC_SYSCTL("msgmni"),
+};
+SYSCTL_TABLE(ipc_sysctls)

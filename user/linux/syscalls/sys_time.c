@@ -8,6 +8,7 @@
 #include "task/cputime.h"
 #include "task/process.h"
 #include "time/clock.h"
+#include "time/clock_timer.h"
 
 #define CLOCK_REALTIME           0
 #define CLOCK_MONOTONIC          1
@@ -71,6 +72,7 @@ long sys_clock_settime(struct thread *t, const struct sysargs *a)
     if ((e = timespec_get(t->mm, a->a[1], &ns)))
         return e;
     clock_set_realtime(ns);
+    clock_was_set();                /* REALTIME timers follow, timerfds may cancel */
     return 0;
 }
 
@@ -93,6 +95,7 @@ long sys_settimeofday(struct thread *t, const struct sysargs *a)
     if ((e = timeval_get(t->mm, a->a[0], &ns)))
         return e;
     clock_set_realtime(ns);
+    clock_was_set();                /* REALTIME timers follow, timerfds may cancel */
     return 0;
 }
 

@@ -13,6 +13,7 @@
 #include "task/cputime.h"
 #include "task/exec.h"
 #include "task/futex.h"
+#include "time/posix_timer.h"
 #include "tty/tty.h"
 #include "vfs/file.h"
 #include "vfs/vfs.h"
@@ -71,6 +72,7 @@ void process_release(struct process *p)
     }
     list_each(t, &p->threads, proc_link)
         thread_release(t, false);
+    posix_timers_release(p);
     signal_process_exit(p);
     task_drop_exe(p);
 }

@@ -36,6 +36,8 @@ struct cred {                       /* one user (root) today; issue 14 brings mo
     unsigned gid, egid, sgid, fsgid;
 };
 
+struct posix_timers;
+
 struct process {
     struct pid *pid;                /* the thread-group id (its first thread's tid) */
     enum process_state state;
@@ -61,6 +63,7 @@ struct process {
     struct cred cred;
     unsigned membarrier;            /* membarrier's registrations (MEMBARRIER_CMD_REGISTER_*) */
     struct rlimit64 rlim[RLIM_NLIMITS]; /* set at its start (Linux's defaults), inherited */
+    struct posix_timers *ptimers;   /* time/posix_timer.c: timer_create's (NULL: none yet) */
 };
 
 /* The process with that pid (zombies too), or NULL. */

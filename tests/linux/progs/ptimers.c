@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <fcntl.h>
 #include "corpus.h"
 
 static void *volatile bad_address = (void *)8;
@@ -284,8 +285,10 @@ static void cpu_clocks(void)
     sigemptyset(&s);
     sigaddset(&s, SIGUSR2);
     sigprocmask(SIG_BLOCK, &s, NULL);
-    clockid_t clocks[2] = { CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID };
-    for (int i = 0; i < 2; i++) {
+    /* CLOCK_THREAD_CPUTIME_ID's timers are not compared: Linux 6.1 in QEMU did not fire one
+     * for a thread spinning in clock_gettime (docs/linux/event-files.md). */
+    clockid_t clocks[1] = { CLOCK_PROCESS_CPUTIME_ID };
+    for (int i = 0; i < 1; i++) {
         struct sigevent ev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGUSR2,
                                .sigev_value.sival_int = 30 + i };
         int id;

@@ -19,7 +19,7 @@ static struct list realtime_timers = LIST_INIT(realtime_timers);
 
 static bool is_realtime(int clock)
 {
-    return clock == CLOCK_REALTIME || clock == CLOCK_REALTIME_ALARM;
+    return clock == CLOCK_REALTIME || clock == CLOCK_REALTIME_ALARM || clock == CLOCK_TAI;
 }
 
 static bool is_cputime(int clock)
@@ -65,6 +65,7 @@ uint64_t clock_timer_now(const struct clock_timer *ct)
     switch (ct->clock) {
     case CLOCK_REALTIME:
     case CLOCK_REALTIME_ALARM:
+    case CLOCK_TAI:                 /* TAI - UTC is 0 (time/clock.c) */
         return clock_realtime();
     case CLOCK_PROCESS_CPUTIME_ID:
         return cpu_process_ns(ct->cpu_proc);
@@ -104,6 +105,15 @@ void clock_timer_cancel(struct clock_timer *ct)
 {
     ct->running = false;
     timer_cancel(&ct->tm);
+}
+
+void clock_timer_check(struct clock_timer *ct)
+{
+    if (ct->running && ct->tm.armed && clock_timer_now(ct) >= ct->expires) {
+        timer_cancel(&ct->tm);
+        ct->running = false;
+        ct->fire(ct);
+    }
 }
 
 uint64_t clock_timer_forward(struct clock_timer *ct, uint64_t now, uint64_t interval)

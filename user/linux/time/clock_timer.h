@@ -22,6 +22,7 @@ struct process;
 #define CLOCK_BOOTTIME           7
 #define CLOCK_REALTIME_ALARM     8
 #define CLOCK_BOOTTIME_ALARM     9
+#define CLOCK_TAI               11
 #define TIMER_ABSTIME            1
 
 struct clock_timer {
@@ -43,6 +44,9 @@ void clock_timer_release(struct clock_timer *ct);   /* cancelled, off every list
 uint64_t clock_timer_now(const struct clock_timer *ct);     /* the clock's time now */
 void clock_timer_start(struct clock_timer *ct, uint64_t expires);
 void clock_timer_cancel(struct clock_timer *ct);
+/* Fire ct now if its expiry has passed but lx's timer thread has not said so yet: what a
+ * reader sees does not depend on when the tick message is served. */
+void clock_timer_check(struct clock_timer *ct);
 /* Linux's hrtimer_forward: expires moved on by whole intervals until it is past now; how
  * many (0 if it is past now already).  Nothing is armed. */
 uint64_t clock_timer_forward(struct clock_timer *ct, uint64_t now, uint64_t interval);

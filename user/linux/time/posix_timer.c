@@ -17,7 +17,6 @@
 #define CLOCK_MONOTONIC_RAW     4
 #define CLOCK_REALTIME_COARSE   5
 #define CLOCK_MONOTONIC_COARSE  6
-#define CLOCK_TAI              11
 #define SIGRTMAX               64
 #define REQUEUE_PENDING         1u
 #define RLIMIT_SIGPENDING      11
@@ -223,6 +222,7 @@ static void get(struct ptimer *pt, uint64_t *interval, uint64_t *value)
     if (!pt->interval && !pt->active && !none)
         return;
     struct clock_timer *ct = &pt->ct;
+    clock_timer_check(ct);
     uint64_t now = clock_timer_now(ct);
     if (pt->interval && ((pt->requeue & REQUEUE_PENDING) || none))
         pt->overrun += (int64_t)clock_timer_forward(ct, now, pt->interval);

@@ -10,5 +10,4 @@
  * (priv released through ops->release). */
 long anon_install(struct thread *t, const struct file_ops *ops, void *priv, unsigned flags,
                   bool cloexec);
-
 #endif

@@ -79,6 +79,7 @@ static long timerfd_read(struct thread *t, struct file *f, struct uio *u, l4_wor
     struct timerfd *tf = f->priv;
     if (u->resid < sizeof(uint64_t))
         return -EINVAL;
+    clock_timer_check(&tf->ct);
     if (tf->might_cancel && tf->canceled) {
         tf->canceled = false;
         tf->ticks = 0;
@@ -103,6 +104,7 @@ static unsigned timerfd_poll(struct thread *t, struct file *f, struct poll_table
     (void)t;
     struct timerfd *tf = f->priv;
     poll_wait(pt, &tf->wait);
+    clock_timer_check(&tf->ct);
     return tf->ticks ? POLLIN | POLLRDNORM : 0;
 }
 
@@ -187,6 +189,7 @@ long sys_timerfd_settime(struct thread *t, const struct sysargs *a)
     if (cancel && !tf->might_cancel)
         tf->canceled = false;       /* the clock as it is now is the reference */
     tf->might_cancel = cancel;
+    clock_timer_check(&tf->ct);
     clock_timer_cancel(&tf->ct);
     if (tf->expired && tf->interval)
         clock_timer_forward(&tf->ct, clock_timer_now(&tf->ct), tf->interval);
@@ -216,6 +219,7 @@ long sys_timerfd_gettime(struct thread *t, const struct sysargs *a)
     struct timerfd *tf = timerfd_of(t, (long)a->a[0], &err);
     if (!tf)
         return err;
+    clock_timer_check(&tf->ct);
     if (tf->expired && tf->interval) {
         catch_up(tf);
         tf->expired = false;

@@ -46,6 +46,7 @@
 #define EOVERFLOW    75
 #define EOPNOTSUPP   95
 #define ETIMEDOUT    110
+#define ECANCELED    125
 
 /* Linux's internal codes for an interrupted call (include/linux/errno.h), never seen by a
  * process: the signal layer turns them into EINTR or a restart. */

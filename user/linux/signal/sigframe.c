@@ -57,7 +57,8 @@ struct siginfo {
     int32_t si_signo, si_errno, si_code, pad;
     union {
         struct { int32_t pid, uid, status, pad; int64_t utime, stime; } chld;
-        struct { int32_t pid, uid; } kill;
+        struct { int32_t pid, uid; uint64_t value; } rt;    /* kill's: no value */
+        struct { int32_t tid, overrun; uint64_t value; } timer;
         uint64_t addr;
         uint8_t bytes[112];
     } u;
@@ -103,9 +104,14 @@ void sigframe_siginfo(int sig, const struct k_siginfo *info, void *out)
         si->u.chld.pid = info->pid;
         si->u.chld.uid = info->uid;
         si->u.chld.status = info->status;
+    } else if (info->code == SI_TIMER) {
+        si->u.timer.tid = info->timerid;
+        si->u.timer.overrun = info->overrun;
+        si->u.timer.value = info->value;
     } else if (info->code <= 0 || info->code == SI_KERNEL) {
-        si->u.kill.pid = info->pid;         /* SI_USER, SI_TKILL; 0 from the kernel */
-        si->u.kill.uid = info->uid;
+        si->u.rt.pid = info->pid;           /* SI_USER, SI_TKILL; 0 from the kernel */
+        si->u.rt.uid = info->uid;
+        si->u.rt.value = info->code < 0 ? info->value : 0;  /* SI_QUEUE's sigval */
     } else {
         si->u.addr = info->addr;            /* a fault's */
     }

@@ -27,6 +27,7 @@
 #include "lib/kmalloc.h"
 #include "lib/server.h"
 #include "time/clock.h"
+#include "time/posix_timer.h"
 #include <stdio.h>
 
 enum { ACT_TERM, ACT_CORE, ACT_IGN, ACT_STOP };
@@ -77,14 +78,17 @@ static uint64_t deliverable(const struct thread *t)
     return pending(t) & ~(t->sig.blocked & ~UNBLOCKABLE);
 }
 
-/* The next signal to deliver: a synchronous one (a fault's) first, then the lowest. */
+/* The signal of set to take first: a synchronous one, then the lowest (Linux's next_signal). */
+static int first_of(uint64_t set)
+{
+    uint64_t s = set & SYNC_MASK;
+    return set ? __builtin_ctzll(s ? s : set) + 1 : 0;
+}
+
+/* The next signal to deliver. */
 static int next_signal(const struct thread *t)
 {
-    uint64_t d = deliverable(t);
-    if (!d)
-        return 0;
-    uint64_t s = d & SYNC_MASK;
-    return __builtin_ctzll(s ? s : d) + 1;
+    return first_of(deliverable(t));
 }
 
 /* Take sig off t's pending sets (its own first, as Linux's dequeue_signal); its siginfo. */
@@ -97,7 +101,20 @@ struct k_siginfo signal_dequeue(struct thread *t, int sig)
     q->set &= ~SIGBIT(sig);
     if (sig == SIGALRM && q == &t->proc->sig.shared)
         itimer_rearm(t->proc);
-    return q->info[sig - 1];
+    struct k_siginfo info = q->info[sig - 1];
+    if (info.code == SI_TIMER)
+        posix_timer_dequeued(t->proc, &info);   /* a periodic timer goes on; its overruns */
+    return info;
+}
+
+int signal_dequeue_mask(struct thread *t, uint64_t mask, struct k_siginfo *info)
+{
+    int sig = first_of(t->sig.pending.set & mask);
+    if (!sig)
+        sig = first_of(t->proc->sig.shared.set & mask);
+    if (sig)
+        *info = signal_dequeue(t, sig);
+    return sig;
 }
 
 void signal_discard(struct process *p, uint64_t mask)
@@ -171,12 +188,16 @@ static bool prepare(struct process *p, struct thread *t, int sig)
     return !(ignored(t, sig) && !(t->sig.blocked & SIGBIT(sig)));   /* else discarded */
 }
 
-static void queue(struct sigpending *q, int sig, const struct k_siginfo *info)
+/* Queue sig with info for p (its signalfds look again): false if it was pending already (one
+ * of each: the second one is merged). */
+static bool queue(struct process *p, struct sigpending *q, int sig, const struct k_siginfo *info)
 {
-    if (!(q->set & SIGBIT(sig))) {  /* one of each: a second one is merged */
-        q->info[sig - 1] = *info;
-        q->set |= SIGBIT(sig);
-    }
+    waitq_wake(&p->sig.signalfd_wait);
+    if (q->set & SIGBIT(sig))
+        return false;
+    q->info[sig - 1] = *info;
+    q->set |= SIGBIT(sig);
+    return true;
 }
 
 void signal_send(struct process *p, int sig, const struct k_siginfo *info)
@@ -186,7 +207,7 @@ void signal_send(struct process *p, int sig, const struct k_siginfo *info)
     struct thread *t = taker(p, sig);
     if (!t || !prepare(p, t, sig))
         return;
-    queue(&p->sig.shared, sig, info);
+    queue(p, &p->sig.shared, sig, info);
     note(t);
 }
 
@@ -196,8 +217,28 @@ void signal_send_thread(struct thread *t, int sig, const struct k_siginfo *info)
         return;
     if (!prepare(t->proc, t, sig))
         return;
-    queue(&t->sig.pending, sig, info);
+    queue(t->proc, &t->sig.pending, sig, info);
     note(t);
+}
+
+bool signal_send_timer(struct process *p, struct thread *t, int sig,
+                       const struct k_siginfo *info)
+{
+    if (!p || p->state != PROCESS_LIVE || sig < 1 || sig > 64)
+        return false;
+    struct thread *to = t ? t : taker(p, sig);
+    if (!to || !prepare(p, to, sig))
+        return false;
+    struct sigpending *q = t ? &t->sig.pending : &p->sig.shared;
+    struct k_siginfo *old = &q->info[sig - 1];
+    if ((q->set & SIGBIT(sig)) && old->code == SI_TIMER && old->timerid == info->timerid) {
+        old->overrun++;             /* still pending from this timer (Linux's send_sigqueue) */
+        return true;
+    }
+    if (!queue(p, q, sig, info))
+        return false;
+    note(to);
+    return true;
 }
 
 void signal_raise(struct thread *t, int sig)

@@ -57,6 +57,7 @@
 #define SI_USER     0
 #define SI_KERNEL   0x80
 #define SI_TKILL    (-6)
+#define SI_TIMER    (-2)
 #define SEGV_MAPERR 1
 #define SEGV_ACCERR 2
 #define ILL_ILLOPN  2
@@ -82,6 +83,14 @@ bool signal_pgrp_orphaned(struct pid *pgrp);
 void signal_send(struct process *p, int sig, const struct k_siginfo *info);
 /* A thread-directed one (tkill, tgkill). */
 void signal_send_thread(struct thread *t, int sig, const struct k_siginfo *info);
+/* A POSIX timer's signal (Linux's send_sigqueue) to p, or to thread t if not NULL: false if
+ * it was not queued (ignored, or the signal is pending already with another siginfo: one of
+ * each); if the timer's own signal is pending still, its overrun count grows instead. */
+bool signal_send_timer(struct process *p, struct thread *t, int sig,
+                       const struct k_siginfo *info);
+/* Take the next pending signal of mask for t (its own first, then its process's; a
+ * synchronous one first, then the lowest): the signal with *info, or 0 (signalfd). */
+int signal_dequeue_mask(struct thread *t, uint64_t mask, struct k_siginfo *info);
 /* A thread of p ended or blocked signals: the process-directed ones pending go to the threads
  * that can take them (Linux's retarget_shared_pending). */
 void signal_retarget(struct process *p);

@@ -9,6 +9,7 @@
 
 #include "lib/list.h"
 #include "park/timer.h"
+#include "park/waitq.h"
 #include "task/exit_status.h"
 #include <libl4.h>
 #include <stdbool.h>
@@ -19,10 +20,21 @@ struct k_sigaction {                /* Linux's x86-64 struct sigaction as the ke
     uint64_t mask;
 };
 struct k_siginfo {                  /* what a pending signal carries into its siginfo */
-    int code, pid, uid, status;
-    l4_word_t addr;
-    int trapno, err;                /* a fault's: the sigcontext's trapno and err */
+    int code, pid, uid;
+    union {
+        int status;                 /* SIGCHLD's */
+        unsigned timer_gen;         /* SI_TIMER: which arming sent it (time/posix_timer.c) */
+    };
+    union {
+        l4_word_t addr;             /* a fault's */
+        l4_word_t value;            /* SI_TIMER, SI_QUEUE: the sigval */
+    };
+    union {
+        struct { int trapno, err; };        /* a fault's: the sigcontext's trapno and err */
+        struct { int timerid, overrun; };   /* SI_TIMER: the POSIX timer's id, overruns */
+    };
 };
+_Static_assert(sizeof(struct k_siginfo) == 32, "64 of them in every thread and process");
 struct sigpending {                 /* signals pending (bit sig - 1), one of each: no queue */
     uint64_t set;
     struct k_siginfo info[64];      /* by signal - 1 */
@@ -62,6 +74,7 @@ struct proc_sigstate {              /* per process: Linux's signal_struct */
     struct exit_status report;      /* a stop or continue that wait has not reported yet */
     struct timer real;              /* ITIMER_REAL: SIGALRM when it fires ... */
     uint64_t real_interval;         /* ... and armed again this much later (0: once) */
+    struct waitq signalfd_wait;     /* signalfd readers and pollers: a signal was queued */
 };
 
 #endif

@@ -112,7 +112,7 @@ static long poll_piece(struct thread *t, l4_word_t u, l4_word_t k, bool wait, bo
         if (p->fd < 0)
             continue;
         struct file *f = fd_get(t, p->fd);
-        unsigned m = f ? file_poll(f, wait ? t : NULL) : POLLNVAL;
+        unsigned m = f ? file_poll(f, t, wait) : POLLNVAL;
         p->revents = (short)(m & ((unsigned short)p->events | POLLERR | POLLHUP | POLLNVAL));
         n += p->revents != 0;
     }
@@ -221,7 +221,7 @@ static long select_piece(struct thread *t, const l4_word_t uset[3], long base, s
             struct file *f = fd_get(t, base + (long)(w * 64 + b));
             if (!f)
                 return -EBADF;
-            unsigned m = file_poll(f, wait ? t : NULL);
+            unsigned m = file_poll(f, t, wait);
             for (unsigned s = 0; s < 3; s++)
                 if ((in[s][w] >> b & 1) && (m & sets[s])) {
                     out[s][w] |= 1ull << b;

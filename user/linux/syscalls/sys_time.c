@@ -8,6 +8,7 @@
 #include "task/cputime.h"
 #include "task/process.h"
 #include "time/clock.h"
+#include "time/clock_timer.h"
 
 #define CLOCK_REALTIME           0
 #define CLOCK_MONOTONIC          1
@@ -73,6 +74,7 @@ long sys_clock_settime(struct thread *t, const struct sysargs *a)
     if (!cred_capable(&t->proc->cred, CAP_SYS_TIME))
         return -EPERM;
     clock_set_realtime(ns);
+    clock_was_set();                /* REALTIME timers follow, timerfds may cancel */
     return 0;
 }
 
@@ -97,6 +99,7 @@ long sys_settimeofday(struct thread *t, const struct sysargs *a)
     if (!a->a[0])
         return 0;                   /* the time zone alone: accepted, not kept */
     clock_set_realtime(ns);
+    clock_was_set();                /* REALTIME timers follow, timerfds may cancel */
     return 0;
 }
 

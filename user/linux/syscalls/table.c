@@ -8,6 +8,7 @@
 #include "syscalls/sys_ipc.h"
 #include "syscalls/handlers_more.h"
 #include "syscalls/sys_socket.h"
+#include "syscalls/handlers_events.h"
 #include "task/cputime.h"
 #include <stdio.h>
 
@@ -245,6 +246,11 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [219] = FULL(sys_restart_syscall, "the interrupted sleep, poll or timed futex wait goes on (its restart block)"),
     [220] = FULL(sys_semtimedop, ""),
     [221] = FULL(sys_fadvise64, "checked; advice changes nothing in memory"),
+    [222] = PARTIAL(sys_timer_create, "CPU-time clocks by lx's estimate; RLIMIT_SIGPENDING counts the process's timers; no clocks of other processes (negative ids)"),
+    [223] = FULL(sys_timer_settime, ""),
+    [224] = FULL(sys_timer_gettime, ""),
+    [225] = FULL(sys_timer_getoverrun, ""),
+    [226] = FULL(sys_timer_delete, ""),
     [227] = PARTIAL(sys_clock_settime, "CLOCK_REALTIME only"),
     [228] = FULL(sys_clock_gettime, ""),
     [229] = PARTIAL(sys_clock_getres, "reports 1 us"),
@@ -297,8 +303,15 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [279] = NONE("one memory node: as a kernel without CONFIG_NUMA"),
     [280] = FULL(sys_utimensat, ""),
     [281] = PARTIAL(sys_epoll_pwait, "level-triggered only"),
+    [282] = FULL(sys_signalfd, ""),
+    [283] = FULL(sys_timerfd_create, ""),
+    [284] = FULL(sys_eventfd, ""),
     [285] = PARTIAL(sys_fallocate, "tmpfs: allocate and PUNCH_HOLE|KEEP_SIZE (the modes Linux's tmpfs has); a punched page a shared mapping holds stays in it"),
+    [286] = FULL(sys_timerfd_settime, ""),
+    [287] = FULL(sys_timerfd_gettime, ""),
     [288] = FULL(sys_accept4, ""),
+    [289] = FULL(sys_signalfd4, ""),
+    [290] = FULL(sys_eventfd2, ""),
     [291] = FULL(sys_epoll_create1, ""),
     [292] = FULL(sys_dup3, ""),
     [293] = PARTIAL(sys_pipe2, "O_DIRECT (packet mode) is EINVAL"),

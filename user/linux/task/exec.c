@@ -28,6 +28,7 @@
 #include "task/elf.h"
 #include "task/exec_args.h"
 #include "task/process.h"
+#include "time/posix_timer.h"
 #include "vfs/vfs.h"
 #include <stdio.h>
 #include <string.h>
@@ -410,6 +411,7 @@ long sys_execve(struct thread *t, const struct sysargs *a)
     thread_set_comm(t, filename);   /* as Linux: the name execve was given (a link's) */
     vfs_task_exec(t);               /* close-on-exec */
     signal_exec(t);                 /* handlers back to default (ignored stay ignored) */
+    posix_timers_exec(t->proc);     /* timer_create's timers are deleted */
     t->clear_child_tid = 0;
     fork_vfork_done(t);             /* a vfork parent goes on (uses the MRs) */
     if (shared) {

@@ -14,6 +14,7 @@
 #include "task/cputime.h"
 #include "task/exec.h"
 #include "task/futex.h"
+#include "time/posix_timer.h"
 #include "tty/tty.h"
 #include "vfs/file.h"
 #include "vfs/vfs.h"
@@ -74,6 +75,7 @@ void process_release(struct process *p)
     list_each(t, &p->threads, proc_link)
         thread_release(t, false);
     ipc_process_exit(p);            /* SEM_UNDO, once its calls have left their queues */
+    posix_timers_release(p);
     signal_process_exit(p);
     task_drop_exe(p);
 }

@@ -33,6 +33,8 @@ struct rlimit64 { uint64_t cur, max; };
 enum process_state { PROCESS_LIVE, PROCESS_ZOMBIE };
 struct sem_undo_list;
 
+struct posix_timers;
+
 struct process {
     struct pid *pid;                /* the thread-group id (its first thread's tid) */
     enum process_state state;
@@ -59,6 +61,7 @@ struct process {
     struct sem_undo_list *sysvsem;  /* ipc/sem.c: its SEM_UNDO adjustments (NULL: none) */
     unsigned membarrier;            /* membarrier's registrations (MEMBARRIER_CMD_REGISTER_*) */
     struct rlimit64 rlim[RLIM_NLIMITS]; /* set at its start (Linux's defaults), inherited */
+    struct posix_timers *ptimers;   /* time/posix_timer.c: timer_create's (NULL: none yet) */
 };
 
 /* The process with that pid (zombies too), or NULL. */

@@ -15,13 +15,13 @@
 #define POLLWRNORM 0x100
 #define POLLWRBAND 0x200
 
-/* What f's poll op says now (NULL op: readable and writable); with t, t is put on the
- * queues whose wake may change it. */
-static inline unsigned file_poll(struct file *f, struct thread *t)
+/* What f's poll op says now to the caller t (NULL op: readable and writable); with wait,
+ * t is put on the queues whose wake may change it.  (signalfd's answer is the caller's.) */
+static inline unsigned file_poll(struct file *f, struct thread *t, bool wait)
 {
     struct poll_table pt = { t };
     if (f->ops->poll)
-        return f->ops->poll(t, f, t ? &pt : NULL);
+        return f->ops->poll(t, f, wait ? &pt : NULL);
     return POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM;
 }
 

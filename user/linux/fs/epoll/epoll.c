@@ -162,7 +162,7 @@ static long do_wait(struct thread *t, long epfd, l4_word_t uev, long max, uint64
         pp = &it->next;
         if (!it->events)
             continue;               /* EPOLLONESHOT, reported: until EPOLL_CTL_MOD */
-        unsigned m = file_poll(it->f, last ? NULL : t) & it->events & 0xFFFF;
+        unsigned m = file_poll(it->f, t, !last) & it->events & 0xFFFF;
         if (!m)
             continue;
         struct epoll_event ev = { m, it->data };

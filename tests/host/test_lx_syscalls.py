@@ -41,15 +41,11 @@ def test_every_entry_has_a_status_and_partial_ones_a_note():
 # Numbers that parallel work of issue 14 item 2 is giving handlers (sockets, SysV IPC,
 # eventfd/timerfd/signalfd/inotify/POSIX timers, capabilities, syslog): each leaves this set
 # when its branch lands with its entries.
-PENDING = (set(range(41, 56)) | {288, 299, 307} | {29, 30, 31} | set(range(64, 72)) | {220} |
-           set(range(222, 227)) | {253, 254, 255} | {282, 283, 284, 286, 287, 289, 290, 294} |
-           {103, 125, 126})
-
 
 def test_every_assigned_number_has_an_entry():
     """Issue 14 item 2: every number Linux 6.1 assigns has a handler or a reason."""
     entries, names = lx_syscalls.entries(), lx_syscalls.names()
-    lacking = sorted(nr for nr in names if nr not in entries and nr not in PENDING)
+    lacking = sorted(nr for nr in names if nr not in entries)
     assert not lacking, "no entry: " + ", ".join(f"{names[nr]} ({nr})" for nr in lacking)
     for nr, (status, _, note) in entries.items():
         if status == "NONE":

@@ -161,10 +161,9 @@ def test_debroot_bash_on_a_pty():
     assert "pty=/dev/pts/0|pts/0 ps 0" in out, repr(out)     # bash -c execs its last command
 
 
-@pytest.mark.xfail(reason="util-linux's script needs signalfd (issue 14 item 2, task C): "
-                          "'script: failed to create pseudo-terminal: Function not implemented'",
-                   strict=True)
 def test_debroot_script():
+    """util-linux's script: a pty, and signalfd for its signals (before signalfd: "failed to
+    create pseudo-terminal: Function not implemented")."""
     out = after(session(), COMMANDS[14])
     assert "/dev/pts/0" in out and "script-42" in out, repr(out)
 

@@ -11,10 +11,7 @@ NORMALISE: differences that stay, explained: (regex, replacement) pairs applied 
 output before the comparison.
 """
 
-MISSING: dict[str, str] = {
-    "python-socketpair": "socketpair(2): lx has no socket layer yet (ENOSYS; AF_UNIX lands "
-                         "with user/linux/net, issue 14 item 2)",
-}
+MISSING: dict[str, str] = {}
 
 BUGS: dict[str, str] = {}
 

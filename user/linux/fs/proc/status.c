@@ -30,7 +30,7 @@ static void status_cred(struct out *o, const struct process *p, enum status_cred
         out_printf(o, "Groups:\t");
         for (unsigned k = 0; c->groups && k < c->groups->n; k++)
             out_printf(o, "%u ", (unsigned)groups_at(c->groups, k));
-        out_printf(o, "\n");
+        out_printf(o, "%s\n", c->groups && c->groups->n ? "" : " ");   /* Linux's blank */
         break;
     case STATUS_CAPS:               /* the sets kept (task/cred.h); the bounding set full */
         out_printf(o, "CapInh:\t%016llx\nCapPrm:\t%016llx\nCapEff:\t%016llx\nCapBnd:\t%016llx\n"

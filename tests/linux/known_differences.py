@@ -25,8 +25,14 @@ MISSING.update({
     f"{libc}/clone3": "CLONE_NEWPID: lx has no pid namespaces (EINVAL); every other clone3 "
                       "case matches" for libc in ("glibc", "musl")})
 
-# Bugs in lx that a case shows (none known today).
-BUGS: dict[str, str] = {}
+# Bugs in lx that a case shows.
+BUGS: dict[str, str] = {
+    "musl/futex": "in the whole comparison run (after every glibc case) the requeue test's "
+                  "set-up of four waiting threads never completes and the case's watchdog ends "
+                  "it (status 14); alone, after the musl cases before it, or after three "
+                  "tlimits runs (pid wrap-around) it matches Linux: cause not found yet "
+                  "(issue 14 notes, stop 18)",
+}
 
 # Cases the runner leaves out on Pecan (none: tlimits runs since the comparison boot gives
 # lx heap=256 in 1 GiB, tests/system/test_lx_compare.py).

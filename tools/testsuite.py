@@ -9,16 +9,22 @@ Suites (docs/testing.md):
     host     tests/host     host unit tests (pytest; compile and run C on the host)
     system   tests/system   boots of Pecan in QEMU (pytest; tests/system/harness.py)
 
-Each suite runs as one pytest process (-q, -p no:cacheprovider); its results are counted from
-the JUnit XML report it writes to build/test-results/<suite>.xml.  Prints one line per suite and
-finally "N passed, M failed"; exits 1 if anything failed (a suite that could not run, or
-collected nothing without a -k filter, counts as one failure).
+Each suite runs as pytest processes (-q, -p no:cacheprovider); its results are counted from the
+JUnit XML reports they write to build/test-results/<part>.xml.  The system suite runs in two
+parts: the one long boot of the Linux comparison (test_lx_compare.py: the corpus on lx, one
+QEMU) and everything else; with --jobs 2 (the default on a machine with two or more CPUs) the
+parts run at the same time, each QEMU a single-threaded process in virtual time, so results do
+not change, only the wall time halves.  Each part's output is printed when it ends.  Prints one
+line per suite and finally "N passed, M failed"; exits 1 if anything failed (a part that could
+not run, or collected nothing without a -k filter, counts as one failure).
 """
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import os
 import pathlib
+import shlex
 import subprocess
 import sys
 import time
@@ -29,6 +35,15 @@ RESULTS = ROOT / "build" / "test-results"
 SUITES = {
     "host": "tests/host",
     "system": "tests/system",
+}
+
+# Parts of a suite: (part name, pytest paths and options).  The Linux comparison's single boot
+# takes about as long as the rest of the system suite together, so it is a part of its own.
+COMPARE = "tests/system/test_lx_compare.py"
+PARTS = {
+    "host": [("host", ["tests/host"])],
+    "system": [("system-compare", [COMPARE]),
+               ("system", ["tests/system", f"--ignore={COMPARE}"])],
 }
 
 # pytest exit codes
@@ -52,19 +67,28 @@ def count_junit(path: pathlib.Path) -> tuple:
     return passed, failed, skipped, failed_names
 
 
-def run_suite(name: str, keyword, pytest_args) -> dict:
+def run_part(name: str, paths, keyword, pytest_args, quiet=False) -> dict:
+    """Runs one part as a pytest process; quiet: its output goes to build/test-results/
+    <name>.log and is printed when it ends (parts running at the same time do not interleave)."""
     RESULTS.mkdir(parents=True, exist_ok=True)
     report = RESULTS / f"{name}.xml"
     report.unlink(missing_ok=True)
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rfE",
-           f"--junit-xml={report}", "-o", "junit_family=xunit2", SUITES[name]]
+           f"--junit-xml={report}", "-o", "junit_family=xunit2", *paths]
     if keyword:
         cmd += ["-k", keyword]
     cmd += list(pytest_args)
-    print(f"=== suite {name}: {' '.join(cmd[1:])}", flush=True)
+    header = f"=== {name}: {shlex.join(cmd[1:])}"
     start = time.monotonic()
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-    rc = subprocess.call(cmd, cwd=ROOT, env=env)
+    if quiet:
+        log = RESULTS / f"{name}.log"
+        with open(log, "w") as out:
+            rc = subprocess.call(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        print(f"{header}\n{log.read_text()}", end="", flush=True)
+    else:
+        print(header, flush=True)
+        rc = subprocess.call(cmd, cwd=ROOT, env=env)
     duration = time.monotonic() - start
 
     result = {"name": name, "duration": duration, "rc": rc, "problem": None,
@@ -88,8 +112,29 @@ def run_suite(name: str, keyword, pytest_args) -> dict:
             result["problem"] = "report shows failures but pytest passed"
     if result["problem"]:
         result["failed"] += 1
-        result["failed_names"].append(f"(suite {name}: {result['problem']})")
+        result["failed_names"].append(f"(part {name}: {result['problem']})")
     return result
+
+
+def run_suites(suites, keyword, pytest_args, jobs) -> list:
+    """Every part of the suites, jobs at a time; one summed result per suite."""
+    parts = [(suite, name, paths) for suite in suites for name, paths in PARTS[suite]]
+    quiet = jobs > 1 and len(parts) > 1
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        # The longest part first, so that it overlaps everything else.
+        order = sorted(parts, key=lambda p: p[1] != "system-compare")
+        futures = {p[1]: pool.submit(run_part, p[1], p[2], keyword, pytest_args, quiet)
+                   for p in order}
+        done = {name: f.result() for name, f in futures.items()}
+    results = []
+    for suite in suites:
+        mine = [done[name] for name, _ in PARTS[suite]]
+        r = {"name": suite, "duration": max(m["duration"] for m in mine),
+             "failed_names": [n for m in mine for n in m["failed_names"]]}
+        for k in ("passed", "failed", "skipped"):
+            r[k] = sum(m[k] for m in mine)
+        results.append(r)
+    return results
 
 
 def main(argv=None) -> int:
@@ -99,12 +144,14 @@ def main(argv=None) -> int:
     ap.add_argument("--suite", action="append", choices=sorted(SUITES),
                     help="run only this suite (repeatable; default: all)")
     ap.add_argument("-k", dest="keyword", default=None, help="pytest -k expression")
+    ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
+                    help="parts run at the same time (default: 2 with two or more CPUs)")
     ap.add_argument("pytest_args", nargs="*", help="after --: passed to pytest")
     args = ap.parse_args(argv)
 
     suites = args.suite or list(SUITES)
     start = time.monotonic()
-    results = [run_suite(s, args.keyword, args.pytest_args) for s in suites]
+    results = run_suites(suites, args.keyword, args.pytest_args, max(1, args.jobs))
     total = time.monotonic() - start
 
     print()

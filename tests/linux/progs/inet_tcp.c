@@ -353,6 +353,12 @@ int main(void)
     setvbuf(stdout, NULL, _IONBF, 0);
     signal(SIGPIPE, on_sigpipe);
     lo_up();
+    FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
+    int lo = 0, hi = 0;
+    if (f && fscanf(f, "%d %d", &lo, &hi) == 2)
+        printf("ip_local_port_range %d %d\n", lo, hi);
+    if (f)
+        fclose(f);
     creation();
     binding();
     connecting();

@@ -22,7 +22,7 @@
 #define SIN6_LEN        28          /* sizeof(struct sockaddr_in6) */
 #define SIN6_LEN_RFC2133 24         /* without sin6_scope_id: still accepted */
 
-#define PORT_EPH_LO     32768       /* net.ipv4.ip_local_port_range */
+#define PORT_EPH_LO     32768       /* net.ipv4.ip_local_port_range's default */
 #define PORT_EPH_HI     60999
 #define PROT_SOCK       1024        /* below: CAP_NET_BIND_SERVICE */
 

@@ -3,10 +3,12 @@
  * their addresses do not overlap (Linux's inet_rcv_saddr_equal, with its asymmetry between
  * IPv4 and IPv6 sockets), when both set SO_REUSEADDR and the holder is not listening (UDP:
  * both set it), or when both set SO_REUSEPORT and have one owner.  Ephemeral ports come
- * from net.ipv4.ip_local_port_range, from a random start as Linux's do. */
+ * from net.ipv4.ip_local_port_range (/proc/sys, kept here), from a random start as Linux's
+ * do. */
 #include "net/inet/inet.h"
 #include "lib/errno.h"
 #include "lib/random.h"
+#include "fs/proc/sysctl.h"
 #include "task/cred.h"
 
 #define PORT_BUCKETS 64
@@ -15,6 +17,13 @@
 #define LOOPBACK4_IPV6 0x0600007fu  /* 127.0.0.6: what a non-mapped IPv6 address compares as */
 
 static struct list table[INET_NPROTO][PORT_BUCKETS];
+static int port_range[2] = { PORT_EPH_LO, PORT_EPH_HI };
+
+static struct sysctl port_sysctls[] = {
+    { .path = "net/ipv4/ip_local_port_range", .mode = 0644, .show = sysctl_show_int,
+      .store = sysctl_store_int, .data = port_range, .n = 2, .min = 1, .max = 65535 },
+};
+SYSCTL_TABLE(port_sysctls)
 static bool table_ready;
 
 static struct list *bucket(enum inet_proto p, uint16_t port)
@@ -101,10 +110,11 @@ int inet_port_bind(struct inet_sock *is, const struct in6 *addr, uint16_t port)
         insert(is, port);
         return 0;
     }
-    unsigned span = PORT_EPH_HI - PORT_EPH_LO + 1, start;
+    int lo = port_range[0], hi = port_range[1] >= lo ? port_range[1] : lo;
+    unsigned span = (unsigned)(hi - lo + 1), start;
     lx_random_bytes(&start, sizeof start);
     for (unsigned k = 0; k < span; k++) {
-        uint16_t p = (uint16_t)(PORT_EPH_LO + (start + k) % span);
+        uint16_t p = (uint16_t)(lo + (start + k) % span);
         if (!conflict(is, p)) {
             insert(is, p);
             return 0;

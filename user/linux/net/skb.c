@@ -69,3 +69,15 @@ bool skb_copy(struct sk_buff *skb, l4_word_t off, struct uio *u, l4_word_t n, bo
     }
     return true;
 }
+
+int skb_queue_inq(const struct list *q, bool dgram)
+{
+    int amount = 0;
+    struct sk_buff *skb;
+    list_each(skb, q, link) {
+        amount += (int)(skb->len - skb->consumed);
+        if (dgram)
+            break;                  /* the next datagram's size */
+    }
+    return amount;
+}

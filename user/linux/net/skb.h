@@ -35,4 +35,8 @@ void skb_free(struct sk_buff *skb);
  * or false (a fault; the transfer is left as it was). */
 bool skb_copy(struct sk_buff *skb, l4_word_t off, struct uio *u, l4_word_t n, bool in);
 
+/* SIOCINQ's answer for a receive queue of struct sk_buff: the unread bytes (dgram: of the
+ * next message only). */
+int skb_queue_inq(const struct list *q, bool dgram);
+
 #endif

@@ -161,12 +161,7 @@ long inet_ioctl(struct thread *t, struct socket *s, unsigned cmd, l4_word_t arg)
     case SIOCINQ: {
         if (s->state == SS_LISTEN)
             return -EINVAL;
-        struct sk_buff *skb;
-        list_each(skb, &is->rq, link) {
-            amount += (int)(skb->len - skb->consumed);
-            if (s->type == SOCK_DGRAM)
-                break;              /* the next datagram's size */
-        }
+        amount = skb_queue_inq(&is->rq, s->type == SOCK_DGRAM);
         break;
     }
     default:
@@ -247,19 +242,25 @@ static long ipv6_set(struct inet_sock *is, int name, int val)
     }
 }
 
+/* The levels a socket has: IP; IPv6 on AF_INET6; TCP on TCP (Linux: ENOPROTOOPT else). */
+static bool level_ok(const struct inet_sock *is, int level)
+{
+    return level == IPPROTO_IP || (level == IPPROTO_IPV6 && is->sock.family == AF_INET6) ||
+           (level == IPPROTO_TCP && is->proto == INET_TCP);
+}
+
 long inet_setsockopt(struct thread *t, struct socket *s, int level, int name, l4_word_t uval,
                      unsigned len)
 {
     struct inet_sock *is = inet_sk(s);
-    bool tcp = level == IPPROTO_TCP && is->proto == INET_TCP;
-    bool v6 = level == IPPROTO_IPV6 && s->family == AF_INET6;
-    if (!tcp && !v6 && level != IPPROTO_IP)
+    if (!level_ok(is, level))
         return -ENOPROTOOPT;
     int val;
     long err = int_opt(t, uval, len, &val);
     if (err)
         return err;
-    return tcp ? tcp_set(is, name, val) : v6 ? ipv6_set(is, name, val) : ip_set(is, name, val);
+    return level == IPPROTO_TCP ? tcp_set(is, name, val) :
+           level == IPPROTO_IPV6 ? ipv6_set(is, name, val) : ip_set(is, name, val);
 }
 
 static long get_value(const struct inet_sock *is, int level, int name, int *val)
@@ -295,9 +296,7 @@ long inet_getsockopt(struct thread *t, struct socket *s, int level, int name, l4
                      l4_word_t ulen)
 {
     struct inet_sock *is = inet_sk(s);
-    bool tcp = level == IPPROTO_TCP && is->proto == INET_TCP;
-    bool v6 = level == IPPROTO_IPV6 && s->family == AF_INET6;
-    if (!tcp && !v6 && level != IPPROTO_IP)
+    if (!level_ok(is, level))
         return -ENOPROTOOPT;
     int len, val;
     if (copy_from_user(t->mm, &len, ulen, sizeof len))

@@ -324,12 +324,7 @@ static long unix_ioctl(struct thread *t, struct socket *s, unsigned cmd, l4_word
     case SIOCINQ: {
         if (s->state == SS_LISTEN)
             return -EINVAL;
-        struct sk_buff *skb;
-        list_each(skb, &u->rq, link) {
-            amount += (int)(skb->len - skb->consumed);
-            if (s->type == SOCK_DGRAM)
-                break;              /* the next datagram's size */
-        }
+        amount = skb_queue_inq(&u->rq, s->type == SOCK_DGRAM);
         break;
     }
     default:

@@ -6,6 +6,7 @@
  * and SIGPIPE, ECONNRESET for unread data), poll and epoll readiness and a 1 MiB transfer.
  * One process orders everything, except the transfer (fork, ordered by the socket). */
 #include <fcntl.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
@@ -21,6 +22,42 @@ static void on_sigpipe(int sig)
 {
     (void)sig;
     sigpipes++;
+}
+
+/* The lines of /proc/net/tcp about port (local or remote), sorted, ephemeral ports as eph:
+ * address, port and state, as ss and netstat read them. */
+static int cmp_lines(const void *a, const void *b)
+{
+    return strcmp((const char *)a, (const char *)b);
+}
+
+static void show_proc_tcp(const char *what, int port)
+{
+    FILE *f = fopen("/proc/net/tcp", "r");
+    char line[256], rows[16][64];
+    int n = 0;
+    if (!f) {
+        printf("%s: no /proc/net/tcp\n", what);
+        return;
+    }
+    if (fgets(line, sizeof line, f))
+        printf("%s: header %.40s width %zu\n", what, line, strlen(line));
+    while (fgets(line, sizeof line, f) && n < 16) {
+        unsigned la, lp, ra, rp, st;
+        if (sscanf(line, "%*d: %8X:%4X %8X:%4X %2X", &la, &lp, &ra, &rp, &st) != 5)
+            continue;
+        if ((int)lp != port && (int)rp != port)
+            continue;
+        char l[8], r[8];
+        snprintf(l, sizeof l, lp >= 32768 && lp <= 60999 ? "eph" : "%u", lp);
+        snprintf(r, sizeof r, rp >= 32768 && rp <= 60999 ? "eph" : "%u", rp);
+        snprintf(rows[n++], sizeof rows[0], "%08X:%s %08X:%s %02X width %zu", la, l, ra, r,
+                 st, strlen(line));
+    }
+    fclose(f);
+    qsort(rows, (size_t)n, sizeof rows[0], cmp_lines);
+    for (int k = 0; k < n; k++)
+        printf("  %s\n", rows[k]);
 }
 
 static int tcp(void)
@@ -171,6 +208,7 @@ static void connecting(void)
     show_poll("poll listener with one", l, POLLIN | POLLOUT);
     show_name("client getsockname", c, false);
     show_name("client getpeername", c, true);
+    show_proc_tcp("/proc/net/tcp", PORT2);
     len = sizeof ss;
     int s = accept4(l, (struct sockaddr *)&ss, &len, SOCK_CLOEXEC);
     printf("accept4: %s\n", s >= 0 ? "fd" : serrname(errno));

@@ -25,7 +25,7 @@ static void on_sigpipe(int sig)
 }
 
 /* The lines of /proc/net/tcp about port (local or remote), sorted, ephemeral ports as eph:
- * address, port and state, as ss and netstat read them. */
+ * address, port and state, as ss and netstat read them (TIME_WAIT left out). */
 static int cmp_lines(const void *a, const void *b)
 {
     return strcmp((const char *)a, (const char *)b);
@@ -46,8 +46,8 @@ static void show_proc_tcp(const char *what, int port)
         unsigned la, lp, ra, rp, st;
         if (sscanf(line, "%*d: %8X:%4X %8X:%4X %2X", &la, &lp, &ra, &rp, &st) != 5)
             continue;
-        if ((int)lp != port && (int)rp != port)
-            continue;
+        if (((int)lp != port && (int)rp != port) || st == 6)
+            continue;               /* TIME_WAIT (Linux's, of earlier cases): lx has none */
         char l[8], r[8];
         snprintf(l, sizeof l, lp >= 32768 && lp <= 60999 ? "eph" : "%u", lp);
         snprintf(r, sizeof r, rp >= 32768 && rp <= 60999 ? "eph" : "%u", rp);

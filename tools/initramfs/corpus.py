@@ -165,8 +165,11 @@ def linux_reference(initramfs: Path = DEFAULT_INITRAMFS, kernel: Path = DEFAULT_
     append = APPEND + "".join(f" {c}" for c in cases)
     # More CPUs than one: in real time (QEMU's -icount with several CPUs did not get Linux
     # through its boot in 600 s here), so that each run interleaves threads differently.
+    # 512 MiB: the initramfs (about 68 MB) lives twice in memory while it unpacks, and the
+    # rootfs is a tmpfs of half the memory; with 256 a corpus past ~66 MB ran out of it
+    # (executables and file mappings died of SIGBUS from glibc/futex on).
     cmd = linuxref.qemu_command(Path(kernel), Path(initramfs), append, icount=smp == 1,
-                                qemu=qemu, deterministic=True)
+                                qemu=qemu, deterministic=True, memory=512)
     if smp != 1:
         cmd[cmd.index("-smp") + 1] = str(smp)
     results, seconds = boot_reference(cmd, CACHE_DIR / "linux-console.log", timeout)

@@ -38,6 +38,9 @@ static inline const char *serrname(int e)
     case ETOOMANYREFS: return "ETOOMANYREFS";
     case ECONNREFUSED: return "ECONNREFUSED";
     case EDOM: return "EDOM";
+    case ENETUNREACH: return "ENETUNREACH";
+    case EINPROGRESS: return "EINPROGRESS";
+    case EALREADY: return "EALREADY";
     default: return errname(e);
     }
 }

@@ -3,9 +3,10 @@
  * other family is EAFNOSUPPORT, as on a Linux built without it. */
 #include "net/socket.h"
 #include "net/unix/af_unix.h"
+#include "net/inet/inet.h"
 
 static const struct net_family *const families[] = {
-    &unix_family,
+    &unix_family, &inet_family, &inet6_family,
 };
 
 const struct net_family *net_family_find(int family)

@@ -7,6 +7,7 @@
  * with the bytes moved, else as Linux's sock_intr_errno: a restart without a timeout,
  * EINTR with one. */
 #include "net/socket.h"
+#include "net/netdev.h"
 #include "lib/errno.h"
 #include "lib/kmalloc.h"
 #include "mm/usercopy.h"
@@ -113,7 +114,8 @@ static unsigned sock_poll(struct thread *t, struct file *f, struct poll_table *p
 static long sock_ioctl(struct thread *t, struct file *f, unsigned cmd, l4_word_t arg)
 {
     struct socket *s = file_sock(f);
-    return s->ops->ioctl ? s->ops->ioctl(t, s, cmd, arg) : -ENOTTY;
+    long r = s->ops->ioctl ? s->ops->ioctl(t, s, cmd, arg) : -ENOTTY;
+    return r == -ENOTTY ? netdev_ioctl(t, cmd, arg) : r;   /* Linux's dev_ioctl */
 }
 
 static void sock_release(struct file *f)

@@ -129,6 +129,12 @@ struct proto_ops {
      * counts; after another error the core forgets what moved). */
     long (*sendmsg)(struct thread *t, struct socket *s, struct sock_msg *m, int flags);
     long (*recvmsg)(struct thread *t, struct socket *s, struct sock_msg *m, int flags);
+    /* Options of the family's levels (not SOL_SOCKET): NULL: EOPNOTSUPP.  uval/ulen are the
+     * process's, as setsockopt/getsockopt gave them. */
+    long (*setsockopt)(struct thread *t, struct socket *s, int level, int name, l4_word_t uval,
+                       unsigned len);
+    long (*getsockopt)(struct thread *t, struct socket *s, int level, int name, l4_word_t uval,
+                       l4_word_t ulen);
 };
 
 /* An address family: makes its sockets.  Registered in net/families.c. */

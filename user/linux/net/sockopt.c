@@ -2,7 +2,7 @@
  * sk_getsockopt for what every family shares.  Buffer sizes are doubled and clamped as
  * Linux does (net.core.wmem_max/rmem_max, SOCK_MIN_SNDBUF/RCVBUF); timeouts are kept in
  * Linux's jiffies (HZ 250, Debian's), so getsockopt gives back the rounded value Linux
- * gives.  Other levels: EOPNOTSUPP (AF_UNIX has none). */
+ * gives.  Other levels: the family's (AF_UNIX has none: EOPNOTSUPP). */
 #include "net/socket.h"
 #include "lib/errno.h"
 #include "mm/usercopy.h"
@@ -101,7 +101,7 @@ long sock_setsockopt(struct thread *t, struct socket *s, int level, int name, l4
     if ((int)len < 0)
         return -EINVAL;
     if (level != SOL_SOCKET)
-        return -EOPNOTSUPP;
+        return s->ops->setsockopt ? s->ops->setsockopt(t, s, level, name, uval, len) : -EOPNOTSUPP;
     if (len < sizeof(int))
         return -EINVAL;
     int val;
@@ -158,7 +158,7 @@ long sock_getsockopt(struct thread *t, struct socket *s, int level, int name, l4
                      l4_word_t ulen)
 {
     if (level != SOL_SOCKET)
-        return -EOPNOTSUPP;
+        return s->ops->getsockopt ? s->ops->getsockopt(t, s, level, name, uval, ulen) : -EOPNOTSUPP;
     int len;
     if (copy_from_user(t->mm, &len, ulen, sizeof len))
         return -EFAULT;

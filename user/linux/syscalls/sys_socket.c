@@ -373,15 +373,6 @@ static long sendmsg1(struct thread *t, struct socket *s, l4_word_t umsg, int fla
     return r;
 }
 
-long sys_sendmsg(struct thread *t, const struct sysargs *a)
-{
-    int err;
-    struct socket *s = lookup(t, a->a[0], &err);
-    if (!s)
-        return err;
-    struct uio u;
-    return sendmsg1(t, s, a->a[1], (int)a->a[2], &u);
-}
 
 static long recvmsg1(struct thread *t, struct socket *s, l4_word_t umsg, int flags,
                      struct uio *u)
@@ -409,22 +400,36 @@ static long recvmsg1(struct thread *t, struct socket *s, l4_word_t umsg, int fla
     return r;
 }
 
-long sys_recvmsg(struct thread *t, const struct sysargs *a)
+/* One message of sendmsg/recvmsg/sendmmsg/recvmmsg: the socket behind fd (looked up for
+ * each, as Linux's ___sys_sendmsg is), a fresh transfer, the *msg1 helper. */
+static long msg_call(struct thread *t, l4_word_t fd, l4_word_t umsg, int flags, bool send,
+                     struct uio *u)
 {
     int err;
-    struct socket *s = lookup(t, a->a[0], &err);
+    struct socket *s = lookup(t, fd, &err);
     if (!s)
         return err;
+    return send ? sendmsg1(t, s, umsg, flags, u) : recvmsg1(t, s, umsg, flags, u);
+}
+
+long sys_sendmsg(struct thread *t, const struct sysargs *a)
+{
     struct uio u;
-    return recvmsg1(t, s, a->a[1], (int)a->a[2], &u);
+    return msg_call(t, a->a[0], a->a[1], (int)a->a[2], true, &u);
+}
+
+long sys_recvmsg(struct thread *t, const struct sysargs *a)
+{
+    struct uio u;
+    return msg_call(t, a->a[0], a->a[1], (int)a->a[2], false, &u);
 }
 
 /* One entry of sendmmsg or recvmmsg: the message, its length into msg_len. */
-static long mmsg_one(struct thread *t, struct socket *s, l4_word_t vec, unsigned n, int flags,
+static long mmsg_one(struct thread *t, l4_word_t fd, l4_word_t vec, unsigned n, int flags,
                      bool send, struct uio *u)
 {
     l4_word_t entry = vec + n * sizeof(struct user_mmsghdr);
-    long r = send ? sendmsg1(t, s, entry, flags, u) : recvmsg1(t, s, entry, flags, u);
+    long r = msg_call(t, fd, entry, flags, send, u);
     if (r < 0)
         return r;
     unsigned len = (unsigned)r;
@@ -447,7 +452,8 @@ long sys_sendmmsg(struct thread *t, const struct sysargs *a)
     unsigned n = 0;
     for (; n < vlen; n++) {
         struct uio u;
-        if ((r = mmsg_one(t, s, a->a[1], n, n ? flags | MSG_DONTWAIT : flags, true, &u)) < 0)
+        int f = n ? flags | MSG_DONTWAIT : flags;
+        if ((r = mmsg_one(t, a->a[0], a->a[1], n, f, true, &u)) < 0)
             break;
         if (u.resid) {
             n++;
@@ -480,7 +486,8 @@ long sys_recvmmsg(struct thread *t, const struct sysargs *a)
     unsigned n = 0;
     for (; n < a->a[2]; n++) {
         struct uio u;
-        if ((r = mmsg_one(t, s, a->a[1], n, n ? flags | MSG_DONTWAIT : flags, false, &u)) < 0)
+        int f = n ? flags | MSG_DONTWAIT : flags;
+        if ((r = mmsg_one(t, a->a[0], a->a[1], n, f, false, &u)) < 0)
             break;
     }
     if (!n)

@@ -30,7 +30,11 @@ static const struct entry root_entries[] = {
     { "version", P_VERSION, S_IFREG | 0444 },  { "filesystems", P_FILESYSTEMS, S_IFREG | 0444 },
     { "stat", P_STAT, S_IFREG | 0444 },        { "lx", P_LX, S_IFDIR | 0555 },
     { "sysvipc", P_SYSVIPC, S_IFDIR | 0555 },
-    { "sys", P_SYS_DIR, S_IFDIR | 0555 },
+    { "sys", P_SYS_DIR, S_IFDIR | 0555 },       { "net", P_NET, S_IFDIR | 0555 },
+};
+static const struct entry net_entries[] = {
+    { "tcp", P_NET_TCP, S_IFREG | 0444 }, { "tcp6", P_NET_TCP6, S_IFREG | 0444 },
+    { "udp", P_NET_UDP, S_IFREG | 0444 }, { "udp6", P_NET_UDP6, S_IFREG | 0444 },
 };
 static const struct entry sysvipc_entries[] = {
     { "msg", P_SYSVIPC_MSG, S_IFREG | 0444 }, { "sem", P_SYSVIPC_SEM, S_IFREG | 0444 },
@@ -288,6 +292,8 @@ static struct inode *proc_lookup(struct thread *t, struct inode *dir, const char
         return lookup_in(dir, lx_entries, N(lx_entries), 0, name, len);
     case P_SYSVIPC:
         return lookup_in(dir, sysvipc_entries, N(sysvipc_entries), 0, name, len);
+    case P_NET:
+        return lookup_in(dir, net_entries, N(net_entries), 0, name, len);
     case P_SYS_DIR:
         return sys_lookup(dir, d, name, len);
     case P_PID:
@@ -344,6 +350,9 @@ static int proc_iterate(struct thread *t, struct file *f, struct dir_context *ct
         break;
     case P_SYSVIPC:
         e = sysvipc_entries, n = N(sysvipc_entries);
+        break;
+    case P_NET:
+        e = net_entries, n = N(net_entries);
         break;
     case P_SYS_DIR: {
         /* Position 2 + k: the k-th setting (sorted by path), where its part of the path

@@ -14,6 +14,8 @@ enum proc_kind {
     P_LX_SYSCALLS,
     /* /proc/sysvipc and its listings (ipc/) */
     P_SYSVIPC, P_SYSVIPC_SEM, P_SYSVIPC_SHM, P_SYSVIPC_MSG,
+    /* /proc/net and its socket tables (net.c) */
+    P_NET, P_NET_TCP, P_NET_TCP6, P_NET_UDP, P_NET_UDP6,
     /* /proc/sys and below (fs/proc/sysctl.h): a directory, a setting */
     P_SYS_DIR, P_SYS_FILE,
     /* in /proc/N */
@@ -44,6 +46,8 @@ struct out {                        /* a file's text as it is made */
 };
 void out_printf(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void out_bytes(struct out *o, const char *p, size_t n);
+/* /proc/net/tcp, tcp6, udp, udp6 (net.c): kind's table of sockets. */
+void proc_net_show(struct out *o, enum proc_kind kind);
 /* The text of a proc file (pi->pid's process, if it has one): 0 or -errno. */
 int proc_show(struct proc_inode *pi, struct out *o);
 struct thread;

@@ -443,6 +443,9 @@ int proc_show(struct proc_inode *pi, struct out *o)
     case P_SYSVIPC_SHM: o->len += shm_proc_show(o->buf + o->len, o->cap - o->len); break;
     case P_SYSVIPC_MSG: o->len += msg_proc_show(o->buf + o->len, o->cap - o->len); break;
     case P_SYS_FILE: pi->ctl->show(o, pi->ctl); break;
+    case P_NET_TCP: case P_NET_TCP6: case P_NET_UDP: case P_NET_UDP6:
+        proc_net_show(o, pi->kind);
+        break;
     case P_COMM: out_printf(o, "%s\n", comm_of(p)); break;
     case P_TCOMM: case P_TSTAT: case P_TSTATUS: {
         struct thread *t = proc_thread_of(p, pi->fd);

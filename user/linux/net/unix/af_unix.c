@@ -5,6 +5,7 @@
  * peer down both ways (ECONNRESET for the peer if it left unread data); a datagram socket
  * connected to a closed one learns ECONNREFUSED at its next send. */
 #include "net/unix/af_unix.h"
+#include "net/skb.h"
 #include "lib/errno.h"
 #include "lib/kmalloc.h"
 #include "mm/usercopy.h"
@@ -323,12 +324,7 @@ static long unix_ioctl(struct thread *t, struct socket *s, unsigned cmd, l4_word
     case SIOCINQ: {
         if (s->state == SS_LISTEN)
             return -EINVAL;
-        struct unix_skb *skb;
-        list_each(skb, &u->rq, link) {
-            amount += (int)(skb->len - skb->consumed);
-            if (s->type == SOCK_DGRAM)
-                break;              /* the next datagram's size */
-        }
+        amount = skb_queue_inq(&u->rq, s->type == SOCK_DGRAM);
         break;
     }
     default:

@@ -18,27 +18,13 @@ struct unix_addr {                  /* a bound name: sockaddr_un's bytes as Linu
     char name[UNIX_ADDR_MAX + 1];
 };
 
-/* A message in a receive queue (Linux's skb with its UNIXCB): bytes in lx pages, the
- * sender (a reference: its unread bytes count against its send buffer, its name is the
- * source address), its credentials and the files in flight. */
-struct unix_skb {
-    struct list link;               /* in the receiver's rq */
-    struct unix_sock *from;
-    l4_word_t len, consumed;        /* a stream reader takes a message in parts */
-    l4_word_t truesize;             /* what it counts in from's wmem */
-    struct ucred creds;
-    struct scm_fp *fp;              /* NULL: no files */
-    unsigned npages;
-    char *page[];
-};
-
 struct unix_sock {
     struct socket sock;             /* first */
     struct unix_sock *peer;         /* a reference; stream: the other end; dgram: connect's */
     struct unix_addr *addr;         /* NULL: unbound */
     struct inode *path;             /* a bound socket file (a reference), NULL: abstract */
     struct list bound_link;         /* in the name table while bound (names.c) */
-    struct list rq;                 /* struct unix_skb, oldest first */
+    struct list rq;                 /* struct sk_buff (net/skb.h), oldest first */
     unsigned rq_len;
     struct list acceptq;            /* a listener's connections (struct unix_sock), by ... */
     struct list accept_link;        /* ... this link; each holds a reference */
@@ -61,7 +47,6 @@ long unix_dgram_sendmsg(struct thread *t, struct socket *s, struct sock_msg *m, 
 long unix_dgram_recvmsg(struct thread *t, struct socket *s, struct sock_msg *m, int flags);
 long unix_seqpacket_sendmsg(struct thread *t, struct socket *s, struct sock_msg *m, int flags);
 long unix_seqpacket_recvmsg(struct thread *t, struct socket *s, struct sock_msg *m, int flags);
-void unix_skb_free(struct unix_skb *skb);
 /* Every message of u's queue dropped (a release, a dgram reconnect). */
 void unix_purge(struct unix_sock *u);
 /* A dgram socket leaves its peer other: its queue from the old peer is dropped, and if that

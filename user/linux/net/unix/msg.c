@@ -8,91 +8,31 @@
 #include "net/unix/af_unix.h"
 #include "lib/errno.h"
 #include "lib/kmalloc.h"
-#include "mm/page.h"
+#include "net/skb.h"
 #include "signal/signal.h"
 #include "task/process.h"
 #include <string.h>
 
-#define SKB_OVERHEAD   576          /* Linux's SKB_TRUESIZE: the sk_buff and its shared info */
 #define STREAM_SKB_MAX (3776 + 32768)   /* SKB_MAX_HEAD(0) + UNIX_SKB_FRAGS_SZ */
-#define SKB_MAX_PAGES  ((4096 - sizeof(struct unix_skb)) / sizeof(char *))
 
-static struct unix_skb *skb_alloc(struct unix_sock *from, l4_word_t len, int *err)
-{
-    l4_word_t np = (len + LX_PAGE - 1) / LX_PAGE;
-    struct unix_skb *skb = np <= SKB_MAX_PAGES ? kmalloc(sizeof *skb + np * sizeof(char *)) : NULL;
-    if (!skb) {
-        *err = np <= SKB_MAX_PAGES ? -ENOMEM : -EMSGSIZE;
-        return NULL;
-    }
-    for (; skb->npages < np; skb->npages++)
-        if (!(skb->page[skb->npages] = page_alloc())) {
-            while (skb->npages)
-                page_free(skb->page[--skb->npages]);
-            kfree(skb);
-            *err = -ENOBUFS;
-            return NULL;
-        }
-    list_init(&skb->link);
-    skb->from = from;
-    sock_get(&from->sock);
-    skb->len = len;
-    skb->truesize = len + SKB_OVERHEAD;
-    from->sock.wmem += skb->truesize;
-    return skb;
-}
-
-void unix_skb_free(struct unix_skb *skb)
-{
-    struct unix_sock *from = skb->from;
-    list_del(&skb->link);
-    from->sock.wmem -= skb->truesize;
-    waitq_wake(&from->sock.wq);     /* room in its send buffer */
-    scm_fp_free(skb->fp);
-    while (skb->npages)
-        page_free(skb->page[--skb->npages]);
-    kfree(skb);
-    sock_put(&from->sock);
-}
-
-/* n bytes between the message at off and the transfer: all of them, or false (a fault;
- * the transfer is left as it was). */
-static bool skb_copy(struct unix_skb *skb, l4_word_t off, struct uio *u, l4_word_t n, bool in)
-{
-    struct uio saved = *u;
-    while (n) {
-        l4_word_t k = LX_PAGE - off % LX_PAGE;
-        if (k > n)
-            k = n;
-        char *p = skb->page[off / LX_PAGE] + off % LX_PAGE;
-        if ((in ? uio_copy_in(u, p, k) : uio_copy_out(u, p, k)) < k) {
-            *u = saved;
-            return false;
-        }
-        off += k;
-        n -= k;
-    }
-    return true;
-}
-
-static void enqueue(struct unix_sock *to, struct unix_skb *skb)
+static void enqueue(struct unix_sock *to, struct sk_buff *skb)
 {
     list_add_tail(&to->rq, &skb->link);
     to->rq_len++;
     waitq_wake(&to->sock.wq);
 }
 
-static void dequeue_free(struct unix_sock *u, struct unix_skb *skb)
+static void dequeue_free(struct unix_sock *u, struct sk_buff *skb)
 {
     u->rq_len--;
-    unix_skb_free(skb);
+    skb_free(skb);
     waitq_wake(&u->sock.wq);        /* senders waiting for room in the queue */
 }
 
 void unix_purge(struct unix_sock *u)
 {
     while (!list_empty(&u->rq))
-        dequeue_free(u, list_entry(u->rq.next, struct unix_skb, link));
+        dequeue_free(u, list_entry(u->rq.next, struct sk_buff, link));
 }
 
 void unix_dgram_disconnected(struct unix_sock *u, struct unix_sock *other)
@@ -113,7 +53,7 @@ static int take_error(struct socket *s)
     return -e;
 }
 
-static void stamp(struct thread *t, struct unix_skb *skb, const struct sock_msg *m)
+static void stamp(struct thread *t, struct sk_buff *skb, const struct sock_msg *m)
 {
     skb->creds = m->has_creds ? m->creds : sock_current_creds(t);
 }
@@ -128,7 +68,7 @@ static bool recvq_full(const struct unix_sock *u)
 long unix_dgram_sendmsg(struct thread *t, struct socket *s, struct sock_msg *m, int flags)
 {
     struct unix_sock *u = unix_sk(s), *other = NULL;
-    struct unix_skb *skb = NULL;
+    struct sk_buff *skb = NULL;
     int err;
     if (flags & MSG_OOB)
         return -EOPNOTSUPP;
@@ -154,7 +94,7 @@ long unix_dgram_sendmsg(struct thread *t, struct socket *s, struct sock_msg *m, 
         err = -EAGAIN;
         goto out;
     }
-    if (!(skb = skb_alloc(u, len, &err)))
+    if (!(skb = skb_alloc(&u->sock, len, &err)))
         goto out;
     err = -EFAULT;
     if (!skb_copy(skb, 0, m->u, len, true))
@@ -194,7 +134,7 @@ long unix_dgram_sendmsg(struct thread *t, struct socket *s, struct sock_msg *m, 
     err = (int)len;
 out:
     if (skb) {
-        unix_skb_free(skb);
+        skb_free(skb);
         *m->u = before;
     }
     if (other)
@@ -241,14 +181,14 @@ long unix_dgram_recvmsg(struct thread *t, struct socket *s, struct sock_msg *m, 
         }
         return -EAGAIN;
     }
-    struct unix_skb *skb = list_entry(u->rq.next, struct unix_skb, link);
+    struct sk_buff *skb = list_entry(u->rq.next, struct sk_buff, link);
     bool peek = flags & MSG_PEEK;
     if (!peek) {
         list_del(&skb->link);       /* taken: a fault below loses it, as in Linux */
         u->rq_len--;
         waitq_wake(&s->wq);
     }
-    copy_addr(m, skb->from);
+    copy_addr(m, unix_sk(skb->from));
     l4_word_t size = m->u->resid;
     if (size > skb->len)
         size = skb->len;
@@ -267,7 +207,7 @@ long unix_dgram_recvmsg(struct thread *t, struct socket *s, struct sock_msg *m, 
         r = flags & MSG_TRUNC ? (long)skb->len : (long)size;
     }
     if (!peek)
-        unix_skb_free(skb);
+        skb_free(skb);
     return r;
 }
 
@@ -310,17 +250,17 @@ long unix_stream_sendmsg(struct thread *t, struct socket *s, struct sock_msg *m,
             m->wait = &s->wq;
             break;
         }
-        struct unix_skb *skb = skb_alloc(u, size, &err);
+        struct sk_buff *skb = skb_alloc(&u->sock, size, &err);
         if (!skb)
             break;
         struct uio before = *m->u;
         if (!skb_copy(skb, 0, m->u, size, true)) {
-            unix_skb_free(skb);
+            skb_free(skb);
             err = -EFAULT;
             break;
         }
         if (other->dead || (other->sock.shutdown & RCV_SHUTDOWN)) {
-            unix_skb_free(skb);
+            skb_free(skb);
             *m->u = before;         /* not sent */
             if (!sent && !(flags & MSG_NOSIGNAL))
                 signal_raise(t, SIGPIPE);
@@ -362,7 +302,7 @@ long unix_stream_recvmsg(struct thread *t, struct socket *s, struct sock_msg *m,
     bool peek = flags & MSG_PEEK, check_creds = false;
     l4_word_t copied = 0;
     int err = 0;
-    struct unix_skb *skb = list_first(&u->rq, struct unix_skb, link);
+    struct sk_buff *skb = list_first(&u->rq, struct sk_buff, link);
     for (;;) {
         if (!skb) {
             if (copied >= target)
@@ -379,7 +319,7 @@ long unix_stream_recvmsg(struct thread *t, struct socket *s, struct sock_msg *m,
             m->creds = skb->creds;
             m->has_creds = check_creds = true;
         }
-        copy_addr(m, skb->from);
+        copy_addr(m, unix_sk(skb->from));
         l4_word_t chunk = skb->len - skb->consumed;
         if (chunk > size)
             chunk = size;
@@ -401,13 +341,13 @@ long unix_stream_recvmsg(struct thread *t, struct socket *s, struct sock_msg *m,
             dequeue_free(u, skb);
             if (m->fp)
                 break;
-            skb = list_first(&u->rq, struct unix_skb, link);
+            skb = list_first(&u->rq, struct sk_buff, link);
         } else {
             if (skb->fp) {
                 m->fp = scm_fp_dup(skb->fp);
                 break;
             }
-            skb = skb->link.next != &u->rq ? list_entry(skb->link.next, struct unix_skb, link)
+            skb = skb->link.next != &u->rq ? list_entry(skb->link.next, struct sk_buff, link)
                                            : NULL;
             if (!skb)
                 break;

@@ -9,6 +9,7 @@
 #include "syscalls/handlers_more.h"
 #include "syscalls/sys_socket.h"
 #include "syscalls/handlers_events.h"
+#include "fs/pipe/pipe.h"
 #include "task/cputime.h"
 #include <stdio.h>
 
@@ -299,10 +300,10 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [272] = NONE("not yet: CLONE_FILES/CLONE_FS unsharing and the namespaces' EINVAL"),
     [273] = FULL(sys_set_robust_list, ""),
     [274] = FULL(sys_get_robust_list, ""),
-    [275] = NONE("not yet: splice between pipes and files"),
-    [276] = NONE("not yet: tee between pipes"),
+    [275] = FULL(sys_splice, "copies through lx (no page is shared); a pipe's room is counted in bytes, not in page slots"),
+    [276] = FULL(sys_tee, "copies the bytes"),
     [277] = FULL(sys_sync_file_range, "everything is in memory"),
-    [278] = NONE("not yet: vmsplice"),
+    [278] = FULL(sys_vmsplice, "copies (no page is gifted or shared with the pipe)"),
     [279] = NONE("one memory node: as a kernel without CONFIG_NUMA"),
     [280] = FULL(sys_utimensat, ""),
     [281] = PARTIAL(sys_epoll_pwait, "level-triggered only"),
@@ -317,7 +318,7 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [290] = FULL(sys_eventfd2, ""),
     [291] = FULL(sys_epoll_create1, ""),
     [292] = FULL(sys_dup3, ""),
-    [293] = PARTIAL(sys_pipe2, "O_DIRECT (packet mode) is EINVAL"),
+    [293] = FULL(sys_pipe2, "packet mode is the pipe's (set by pipe2), not each writer's O_DIRECT"),
     [294] = NONE("not yet: inotify needs event hooks in the VFS's operations (docs/linux/event-files.md)"),
     [295] = FULL(sys_preadv, ""),
     [296] = FULL(sys_pwritev, ""),

@@ -10,6 +10,7 @@
 #include "syscalls/sys_socket.h"
 #include "syscalls/handlers_events.h"
 #include "fs/pipe/pipe.h"
+#include "task/sharing.h"
 #include "task/cputime.h"
 #include <stdio.h>
 
@@ -297,7 +298,7 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [269] = FULL(sys_faccessat, ""),
     [270] = FULL(sys_pselect6, ""),
     [271] = FULL(sys_ppoll, ""),
-    [272] = NONE("not yet: CLONE_FILES/CLONE_FS unsharing and the namespaces' EINVAL"),
+    [272] = PARTIAL(sys_unshare, "no namespaces: CLONE_NEW* is EPERM without CAP_SYS_ADMIN, else EINVAL; CLONE_SYSVSEM acts only in a single-threaded process"),
     [273] = FULL(sys_set_robust_list, ""),
     [274] = FULL(sys_get_robust_list, ""),
     [275] = FULL(sys_splice, "copies through lx (no page is shared); a pipe's room is counted in bytes, not in page slots"),
@@ -333,11 +334,11 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [305] = NONE("the clock is lx's: no NTP discipline to set or read"),
     [306] = FULL(sys_syncfs, "everything is in memory"),
     [307] = PARTIAL(sys_sendmmsg, "messages after the first never wait"),
-    [308] = NONE("no namespaces"),
+    [308] = PARTIAL(sys_setns, "no /proc/PID/ns files; a pidfd's namespaces are the caller's own (one of each): joining them changes nothing"),
     [309] = FULL(sys_getcpu, "CPU 0, node 0"),
-    [310] = NONE("not yet: copies between processes"),
-    [311] = NONE("not yet: copies between processes"),
-    [312] = NONE("not yet: kcmp"),
+    [310] = FULL(sys_process_vm_readv, "copies through lx a page at a time"),
+    [311] = FULL(sys_process_vm_writev, "copies through lx a page at a time"),
+    [312] = FULL(sys_kcmp, "KCMP_IO is always 0 (no process has an I/O context)"),
     [313] = NONE("no kernel modules: lx is the kernel"),
     [314] = NONE("not yet: sched_setattr (SCHED_OTHER only)"),
     [315] = NONE("not yet: sched_getattr"),

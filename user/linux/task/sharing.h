@@ -11,6 +11,8 @@ struct process;
 struct file;
 
 long sys_unshare(struct thread *, const struct sysargs *);
+long sys_chroot(struct thread *, const struct sysargs *);  /* syscalls/sys_fs.c */
+long sys_execveat(struct thread *, const struct sysargs *); /* task/exec.c */
 long sys_setns(struct thread *, const struct sysargs *);
 long sys_kcmp(struct thread *, const struct sysargs *);
 long sys_process_vm_readv(struct thread *, const struct sysargs *);

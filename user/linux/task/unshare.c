@@ -43,6 +43,8 @@ static bool fs_unshare(struct thread *t)
     *fs = *t->fs;
     fs->refs = 1;
     inode_get(fs->cwd);
+    if (fs->root)
+        inode_get(fs->root);
     t->fs->refs--;
     t->fs = fs;
     return true;

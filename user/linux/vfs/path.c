@@ -21,16 +21,24 @@ static struct inode *cwd_of(struct thread *t)
     return t && t->fs ? t->fs->cwd : NULL;
 }
 
+struct inode *vfs_root(struct thread *t)
+{
+    return t && t->fs && t->fs->root ? t->fs->root : vfs_mounted(root_sb->root);
+}
+
 static struct inode *start_dir(struct thread *t, struct inode *dir, const char *path)
 {
     if (path[0] == '/' || !(dir = dir ? dir : cwd_of(t)))
-        dir = root_sb->root;
+        return vfs_root(t);
     return vfs_mounted(dir);
 }
 
-/* ".." of dir: from the root of a mounted file system, that of its mount point. */
-static struct inode *dotdot(struct inode *dir)
+/* ".." of dir: from the root of a mounted file system, that of its mount point; at the
+ * caller's root (chroot's), the root itself. */
+static struct inode *dotdot(struct thread *t, struct inode *dir)
 {
+    if (dir == vfs_root(t))
+        return dir;
     for (struct super_block *sb = dir->sb; dir == sb->root && sb->mountpoint; sb = dir->sb)
         dir = sb->mountpoint;
     if (dir->parent)
@@ -131,7 +139,7 @@ static struct inode *walk(struct thread *t, struct inode *dir, const char *path,
         if (len == 1 && s[0] == '.')
             i = dir;
         else if (len == 2 && s[0] == '.' && s[1] == '.')
-            i = dotdot(dir);
+            i = dotdot(t, dir);
         else
             i = vfs_lookup(t, dir, s, len);
         if (!i) {
@@ -171,10 +179,56 @@ struct inode *path_parent(struct thread *t, struct inode *dir, const char *path,
     return walk(t, dir, path, true, true, last, trailing, &depth, err);
 }
 
+/* The path of i as seen from t's root: 0, or -ENOENT (-ENAMETOOLONG) as vfs_path_of;
+ * a directory outside the root gets Linux's "(unreachable)" in front. */
+int vfs_path_from_root(struct thread *t, struct inode *i, char *buf, size_t size)
+{
+    int n = vfs_path_of(i, buf, size);
+    struct inode *root = t && t->fs ? t->fs->root : NULL;
+    if (n < 0 || !root)
+        return n;
+    static char rootpath[PATH_MAX];
+    int r = vfs_path_of(root, rootpath, sizeof rootpath);
+    if (r < 0)
+        return r;
+    if (r == 1)
+        return n;                   /* chroot("/") */
+    if (!strncmp(buf, rootpath, (size_t)r) && (buf[r] == '/' || !buf[r])) {
+        if (!buf[r]) {
+            strcpy(buf, "/");       /* the root itself */
+            return 1;
+        }
+        memmove(buf, buf + r, (size_t)(n - r) + 1);
+        return n - r;
+    }
+    static const char unreachable[] = "(unreachable)";
+    if ((size_t)n + sizeof unreachable > size)
+        return -ENAMETOOLONG;
+    memmove(buf + sizeof unreachable - 1, buf, (size_t)n + 1);
+    memcpy(buf, unreachable, sizeof unreachable - 1);
+    return n + (int)sizeof unreachable - 1;
+}
+
 int vfs_getcwd(struct thread *t, char *buf, size_t size)
 {
-    int n = vfs_path_of(t->fs->cwd, buf, size);
+    int n = vfs_path_from_root(t, t->fs->cwd, buf, size);
     return n < 0 ? n : n + 1;
+}
+
+int vfs_chroot(struct thread *t, struct inode *i)
+{
+    if (!S_ISDIR(i->mode))
+        return -ENOTDIR;
+    int e = inode_permission(t, i, MAY_EXEC);
+    if (e)
+        return e;
+    if (!cred_capable(&t->proc->cred, CAP_SYS_CHROOT))
+        return -EPERM;
+    inode_get(i);
+    if (t->fs->root)
+        inode_put(t->fs->root);
+    t->fs->root = i;
+    return 0;
 }
 
 int vfs_chdir(struct thread *t, struct inode *i)

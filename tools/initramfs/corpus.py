@@ -165,8 +165,10 @@ def linux_reference(initramfs: Path = DEFAULT_INITRAMFS, kernel: Path = DEFAULT_
     append = APPEND + "".join(f" {c}" for c in cases)
     # More CPUs than one: in real time (QEMU's -icount with several CPUs did not get Linux
     # through its boot in 600 s here), so that each run interleaves threads differently.
+    # 512 MiB: the corpus's initramfs (68 MB, unpacked next to its own copy) no longer fits
+    # 256 ("Initramfs unpacking failed: write error", then every case's fds fail).
     cmd = linuxref.qemu_command(Path(kernel), Path(initramfs), append, icount=smp == 1,
-                                qemu=qemu, deterministic=True)
+                                qemu=qemu, deterministic=True, memory=512)
     if smp != 1:
         cmd[cmd.index("-smp") + 1] = str(smp)
     results, seconds = boot_reference(cmd, CACHE_DIR / "linux-console.log", timeout)

@@ -13,6 +13,7 @@ struct file;
 long sys_unshare(struct thread *, const struct sysargs *);
 long sys_chroot(struct thread *, const struct sysargs *);  /* syscalls/sys_fs.c */
 long sys_execveat(struct thread *, const struct sysargs *); /* task/exec.c */
+long sys_openat2(struct thread *, const struct sysargs *);  /* syscalls/sys_openat2.c */
 long sys_setns(struct thread *, const struct sysargs *);
 long sys_kcmp(struct thread *, const struct sysargs *);
 long sys_process_vm_readv(struct thread *, const struct sysargs *);

@@ -21,6 +21,36 @@ static struct inode *cwd_of(struct thread *t)
     return t && t->fs ? t->fs->cwd : NULL;
 }
 
+/* openat2's RESOLVE_* for the walks of the call being served (lx serves one call at a
+ * time): the flags, the dirfd's directory of a scoped walk, the mount a NO_XDEV walk stays
+ * on (its first walk's start). */
+static unsigned resolve;
+static struct inode *resolve_scope;
+static struct super_block *resolve_sb;
+
+void vfs_resolve_begin(unsigned flags, struct inode *scope)
+{
+    resolve = flags;
+    resolve_scope = scope ? vfs_mounted(scope) : NULL;
+    resolve_sb = NULL;
+}
+
+void vfs_resolve_end(void)
+{
+    resolve = 0;
+    resolve_scope = NULL;
+}
+
+/* A NO_XDEV walk reaching dir: 0, or -EXDEV off its mount. */
+static int xdev_check(struct inode *dir)
+{
+    if (!(resolve & RESOLVE_NO_XDEV))
+        return 0;
+    if (!resolve_sb)
+        resolve_sb = dir->sb;
+    return dir->sb == resolve_sb ? 0 : -EXDEV;
+}
+
 struct inode *vfs_root(struct thread *t)
 {
     return t && t->fs && t->fs->root ? t->fs->root : vfs_mounted(root_sb->root);
@@ -28,6 +58,8 @@ struct inode *vfs_root(struct thread *t)
 
 static struct inode *start_dir(struct thread *t, struct inode *dir, const char *path)
 {
+    if (path[0] == '/' && (resolve & RESOLVE_IN_ROOT))
+        return resolve_scope;
     if (path[0] == '/' || !(dir = dir ? dir : cwd_of(t)))
         return vfs_root(t);
     return vfs_mounted(dir);
@@ -37,7 +69,7 @@ static struct inode *start_dir(struct thread *t, struct inode *dir, const char *
  * caller's root (chroot's), the root itself. */
 static struct inode *dotdot(struct thread *t, struct inode *dir)
 {
-    if (dir == vfs_root(t))
+    if (dir == vfs_root(t) || ((resolve & RESOLVE_IN_ROOT) && dir == resolve_scope))
         return dir;
     for (struct super_block *sb = dir->sb; dir == sb->root && sb->mountpoint; sb = dir->sb)
         dir = sb->mountpoint;
@@ -67,12 +99,18 @@ static struct inode *walk(struct thread *t, struct inode *dir, const char *path,
 static struct inode *follow_link(struct thread *t, struct inode *dir, struct inode *i, int *depth,
                                  int *err)
 {
-    if (++*depth > LX_SYMLOOP) {
+    if (++*depth > LX_SYMLOOP || (resolve & RESOLVE_NO_SYMLINKS)) {
         *err = -ELOOP;
         return NULL;
     }
-    if (i->iop && i->iop->follow_link)
+    if (i->iop && i->iop->follow_link) {
+        /* a magic link: refused by NO_MAGICLINKS, and (EXDEV) by a scoped walk */
+        if (resolve & (RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH | RESOLVE_IN_ROOT)) {
+            *err = resolve & RESOLVE_NO_MAGICLINKS ? -ELOOP : -EXDEV;
+            return NULL;
+        }
         return i->iop->follow_link(t, i, err);
+    }
     char *buf = kmalloc(PATH_MAX);
     if (!buf) {
         *err = -ENOMEM;
@@ -95,12 +133,18 @@ static struct inode *follow_link(struct thread *t, struct inode *dir, struct ino
 static struct inode *walk(struct thread *t, struct inode *dir, const char *path, bool follow,
                           bool want_parent, char *last, bool *trailing, int *depth, int *err)
 {
+    if (path[0] == '/' && (resolve & RESOLVE_BENEATH)) {
+        *err = -EXDEV;              /* out of the dirfd's tree at once */
+        return NULL;
+    }
     dir = start_dir(t, dir, path);
     const char *s = path;
     if (!*s) {
         *err = -ENOENT;
         return NULL;
     }
+    if ((*err = xdev_check(dir)))
+        return NULL;
     for (;;) {
         while (*s == '/')
             s++;
@@ -138,8 +182,13 @@ static struct inode *walk(struct thread *t, struct inode *dir, const char *path,
         struct inode *i;
         if (len == 1 && s[0] == '.')
             i = dir;
-        else if (len == 2 && s[0] == '.' && s[1] == '.')
+        else if (len == 2 && s[0] == '.' && s[1] == '.') {
+            if ((resolve & RESOLVE_BENEATH) && dir == resolve_scope) {
+                *err = -EXDEV;      /* ".." out of the dirfd's tree */
+                return NULL;
+            }
             i = dotdot(t, dir);
+        }
         else
             i = vfs_lookup(t, dir, s, len);
         if (!i) {
@@ -147,11 +196,15 @@ static struct inode *walk(struct thread *t, struct inode *dir, const char *path,
             return NULL;
         }
         i = vfs_mounted(i);
+        if ((*err = xdev_check(i)))
+            return NULL;
         if (S_ISLNK(i->mode) && (!is_last || follow || e != n)) {
             i = follow_link(t, dir, i, depth, err);
             if (!i)
                 return NULL;
             i = vfs_mounted(i);
+            if ((*err = xdev_check(i)))
+                return NULL;
         }
         if (is_last) {
             if (e != n && !S_ISDIR(i->mode)) {

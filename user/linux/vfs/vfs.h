@@ -310,6 +310,16 @@ struct fs_struct {
 int vfs_chdir(struct thread *t, struct inode *i);
 /* chroot: i becomes t's root (vfs/path.c): 0 or -errno (ENOTDIR, EACCES, EPERM). */
 int vfs_chroot(struct thread *t, struct inode *i);
+/* openat2's resolve flags for the walks until vfs_resolve_end (vfs/path.c): scope is the
+ * dirfd's directory (BENEATH, IN_ROOT). */
+#define RESOLVE_NO_XDEV       0x01
+#define RESOLVE_NO_MAGICLINKS 0x02
+#define RESOLVE_NO_SYMLINKS   0x04
+#define RESOLVE_BENEATH       0x08
+#define RESOLVE_IN_ROOT       0x10
+#define RESOLVE_CACHED        0x20
+void vfs_resolve_begin(unsigned flags, struct inode *scope);
+void vfs_resolve_end(void);
 /* The root t's absolute paths start from (t NULL: the real one). */
 struct inode *vfs_root(struct thread *t);
 

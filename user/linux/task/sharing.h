@@ -1,5 +1,5 @@
-/* What processes share, and calls that look across processes (docs/linux/processes.md,
- * "Sharing"): unshare and setns (task/unshare.c: lx has no namespaces), kcmp
+/* What processes share, and calls that look across processes (docs/linux/sharing.md):
+ * unshare and setns (task/unshare.c: lx has no namespaces), kcmp
  * (task/kcmp.c), process_vm_readv/writev (mm/process_vm.c). */
 #ifndef LX_TASK_SHARING_H
 #define LX_TASK_SHARING_H

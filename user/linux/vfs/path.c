@@ -268,11 +268,15 @@ int vfs_getcwd(struct thread *t, char *buf, size_t size)
     return n < 0 ? n : n + 1;
 }
 
+/* chdir's and chroot's check: a directory the caller may search. */
+static int may_enter(struct thread *t, struct inode *i)
+{
+    return S_ISDIR(i->mode) ? inode_permission(t, i, MAY_EXEC) : -ENOTDIR;
+}
+
 int vfs_chroot(struct thread *t, struct inode *i)
 {
-    if (!S_ISDIR(i->mode))
-        return -ENOTDIR;
-    int e = inode_permission(t, i, MAY_EXEC);
+    int e = may_enter(t, i);
     if (e)
         return e;
     if (!cred_capable(&t->proc->cred, CAP_SYS_CHROOT))
@@ -286,9 +290,7 @@ int vfs_chroot(struct thread *t, struct inode *i)
 
 int vfs_chdir(struct thread *t, struct inode *i)
 {
-    if (!S_ISDIR(i->mode))
-        return -ENOTDIR;
-    int e = inode_permission(t, i, MAY_EXEC);
+    int e = may_enter(t, i);
     if (e)
         return e;
     inode_get(i);

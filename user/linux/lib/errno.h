@@ -43,6 +43,7 @@
 #define ENOTEMPTY    39
 #define ELOOP        40
 #define ENODATA      61
+#define ENOPKG       65
 #define EOVERFLOW    75
 #define EOPNOTSUPP   95
 #define ETIMEDOUT    110

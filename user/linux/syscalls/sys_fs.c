@@ -451,6 +451,13 @@ long sys_chdir(struct thread *t, const struct sysargs *a)
     return i ? vfs_chdir(t, i) : err;
 }
 
+long sys_chroot(struct thread *t, const struct sysargs *a)
+{
+    int err;
+    struct inode *i = lookup_at(t, AT_FDCWD, a->a[0], path1, true, &err);
+    return i ? vfs_chroot(t, i) : err;
+}
+
 long sys_fchdir(struct thread *t, const struct sysargs *a)
 {
     struct file *f = fd_get(t, (int)a->a[0]);

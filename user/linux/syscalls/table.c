@@ -9,6 +9,8 @@
 #include "syscalls/handlers_more.h"
 #include "syscalls/sys_socket.h"
 #include "syscalls/handlers_events.h"
+#include "fs/pipe/pipe.h"
+#include "task/sharing.h"
 #include "task/cputime.h"
 #include <stdio.h>
 
@@ -185,7 +187,7 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [158] = FULL(sys_arch_prctl, ""),
     [159] = NONE("the clock is lx's: no NTP discipline to set or read"),
     [160] = PARTIAL(sys_setrlimit, "kept; only RLIMIT_NOFILE and RLIMIT_CORE act"),
-    [161] = NONE("not yet: no per-process root directory"),
+    [161] = FULL(sys_chroot, "the root every path walk of the process starts from (its fs_struct's, as Linux)"),
     [162] = FULL(sys_sync, "everything is in memory"),
     [163] = NONE("no process accounting file: not built"),
     [164] = FULL(sys_settimeofday, ""),
@@ -296,13 +298,13 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [269] = FULL(sys_faccessat, ""),
     [270] = FULL(sys_pselect6, ""),
     [271] = FULL(sys_ppoll, ""),
-    [272] = NONE("not yet: CLONE_FILES/CLONE_FS unsharing and the namespaces' EINVAL"),
+    [272] = PARTIAL(sys_unshare, "no namespaces: CLONE_NEW* is EPERM without CAP_SYS_ADMIN, else EINVAL; CLONE_SYSVSEM acts only in a single-threaded process"),
     [273] = FULL(sys_set_robust_list, ""),
     [274] = FULL(sys_get_robust_list, ""),
-    [275] = NONE("not yet: splice between pipes and files"),
-    [276] = NONE("not yet: tee between pipes"),
+    [275] = FULL(sys_splice, "copies through lx (no page is shared); a pipe's room is counted in bytes, not in page slots"),
+    [276] = FULL(sys_tee, "copies the bytes"),
     [277] = FULL(sys_sync_file_range, "everything is in memory"),
-    [278] = NONE("not yet: vmsplice"),
+    [278] = FULL(sys_vmsplice, "copies (no page is gifted or shared with the pipe)"),
     [279] = NONE("one memory node: as a kernel without CONFIG_NUMA"),
     [280] = FULL(sys_utimensat, ""),
     [281] = PARTIAL(sys_epoll_pwait, "level-triggered only"),
@@ -317,7 +319,7 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [290] = FULL(sys_eventfd2, ""),
     [291] = FULL(sys_epoll_create1, ""),
     [292] = FULL(sys_dup3, ""),
-    [293] = PARTIAL(sys_pipe2, "O_DIRECT (packet mode) is EINVAL"),
+    [293] = FULL(sys_pipe2, "packet mode is the pipe's (set by pipe2), not each writer's O_DIRECT"),
     [294] = NONE("not yet: inotify needs event hooks in the VFS's operations (docs/linux/event-files.md)"),
     [295] = FULL(sys_preadv, ""),
     [296] = FULL(sys_pwritev, ""),
@@ -332,11 +334,11 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [305] = NONE("the clock is lx's: no NTP discipline to set or read"),
     [306] = FULL(sys_syncfs, "everything is in memory"),
     [307] = PARTIAL(sys_sendmmsg, "messages after the first never wait"),
-    [308] = NONE("no namespaces"),
+    [308] = PARTIAL(sys_setns, "no /proc/PID/ns files; a pidfd's namespaces are the caller's own (one of each): joining them changes nothing"),
     [309] = FULL(sys_getcpu, "CPU 0, node 0"),
-    [310] = NONE("not yet: copies between processes"),
-    [311] = NONE("not yet: copies between processes"),
-    [312] = NONE("not yet: kcmp"),
+    [310] = FULL(sys_process_vm_readv, "copies through lx a page at a time"),
+    [311] = FULL(sys_process_vm_writev, "copies through lx a page at a time"),
+    [312] = FULL(sys_kcmp, "KCMP_IO is always 0 (no process has an I/O context)"),
     [313] = NONE("no kernel modules: lx is the kernel"),
     [314] = NONE("not yet: sched_setattr (SCHED_OTHER only)"),
     [315] = NONE("not yet: sched_getattr"),
@@ -346,7 +348,7 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [319] = PARTIAL(sys_memfd_create, "on lx's own tmpfs, with seals; MFD_HUGETLB: ENOENT (no huge pages reserved)"),
     [320] = NONE("no kexec: lx is not replaced"),
     [321] = NONE("no BPF: as a kernel without CONFIG_BPF_SYSCALL"),
-    [322] = NONE("not yet: execveat"),
+    [322] = FULL(sys_execveat, ""),
     [323] = NONE("no userfaultfd: lx's pager answers every fault itself"),
     [324] = FULL(sys_membarrier, "one CPU: every barrier is there when lx answers"),
     [325] = PARTIAL(sys_mlock2, "as mlock; MLOCK_ONFAULT brings nothing in"),
@@ -372,7 +374,7 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [434] = PARTIAL(sys_pidfd_open, "poll wakes through the parent's child queue (a process without a parent never wakes it); no waitid P_PIDFD"),
     [435] = PARTIAL(sys_clone3, "as clone; set_tid in the one pid namespace; no namespaces, no cgroups (CLONE_INTO_CGROUP: EBADF)"),
     [436] = FULL(sys_close_range, ""),
-    [437] = NONE("not yet: openat2"),
+    [437] = PARTIAL(sys_openat2, "RESOLVE_CACHED never fails a lookup (all is in memory); proc's /proc/self counts as a magic link"),
     [438] = FULL(sys_pidfd_getfd, "root or the same user (ptrace's check, simplified)"),
     [439] = FULL(sys_faccessat2, ""),
     [440] = NONE("not yet: process_madvise"),

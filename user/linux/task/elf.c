@@ -202,10 +202,11 @@ static int load_segments(struct mm *mm, const struct elf_src *src, const struct 
 
 /* The dynamic linker named by PT_INTERP: loaded into the mmap area (where Linux puts it),
  * its bias into *base, its entry into *entry. */
-static int load_interp(struct mm *mm, const char *path, l4_word_t *base, l4_word_t *entry)
+static int load_interp(struct mm *mm, const char *path, struct thread *walker, l4_word_t *base,
+                       l4_word_t *entry)
 {
     int err;
-    struct inode *i = path_walk(NULL, NULL, path, true, &err);
+    struct inode *i = path_walk(walker, NULL, path, true, &err);
     if (!i) {
         printf("lx: elf: no interpreter %s (error %d)\n", path, -err);
         return err;
@@ -363,7 +364,7 @@ static int load(struct mm *mm, const struct elf_src *src, const struct exec_args
     mm->mmap_top = MMAP_TOP;
     *entry = eh->entry + bias;
     l4_word_t base = 0;
-    if (interp_path[0] && (e = load_interp(mm, interp_path, &base, entry)))
+    if (interp_path[0] && (e = load_interp(mm, interp_path, args->walker, &base, entry)))
         return e;
     return build_stack(mm, eh, bias, base, phdr_addr, stack_prot, args, sp);
 }

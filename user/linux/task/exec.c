@@ -137,6 +137,8 @@ void task_drop_exe(struct process *p)
 static char path[PATH_MAX];         /* the program: the interpreter's after a #! line */
 static char filename[PATH_MAX];     /* the path execve was given (the name comm takes) */
 static struct exec_args args;       /* the strings of the execve being served */
+/* execveat: the program's file, found from its dirfd before find_image (NULL: walk path) */
+static struct inode *exec_first;
 
 /* Rewrite argv for the script's #! line in hdr (the file's first BINPRM_BUF bytes, zero
  * past its end): [interpreter, (argument,) script path, argv[1], ...]; path becomes the
@@ -217,7 +219,9 @@ static int find_image(struct thread *t, bool tree, const void **image, l4_word_t
         char hdr[BINPRM_BUF];
         size_t n;
         int e = -ENOENT;
-        struct inode *i = tree ? path_walk(t, NULL, path, true, &e) : NULL;
+        struct inode *i = exec_first ? exec_first : tree ? path_walk(t, NULL, path, true, &e)
+                                                         : NULL;
+        exec_first = NULL;
         if (i) {
             if ((e = may_exec(t, i)))
                 return e;
@@ -357,13 +361,65 @@ static void exec_take_leader(struct thread *t)
     list_add_head(&p->threads, &t->proc_link);
 }
 
-long sys_execve(struct thread *t, const struct sysargs *a)
+
+/* execveat's start (Linux's do_open_execat): the file named by dirfd and the path the user
+ * gave (in `user`), or NULL with *err. */
+static struct inode *open_execat(struct thread *t, int dirfd, const char *user, int flags,
+                                 int *err)
 {
-    long n = strncpy_from_user(t->mm, filename, a->a[0], sizeof filename);
+    if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH)) {
+        *err = -EINVAL;
+        return NULL;
+    }
+    struct inode *dir = NULL;
+    if (dirfd != AT_FDCWD && user[0] != '/') {
+        struct file *f = fd_get(t, dirfd);
+        if (!f) {
+            *err = -EBADF;
+            return NULL;
+        }
+        if (!user[0])
+            return f->inode;        /* AT_EMPTY_PATH: fexecve */
+        if (!S_ISDIR(f->inode->mode)) {
+            *err = -ENOTDIR;
+            return NULL;
+        }
+        dir = f->inode;
+    }
+    struct inode *i = path_walk(t, dir, user, !(flags & AT_SYMLINK_NOFOLLOW), err);
+    if (i && S_ISLNK(i->mode)) {
+        *err = -ELOOP;
+        return NULL;
+    }
+    return i;
+}
+
+/* execve and execveat: the program at dirfd/upath with the vectors at uargv and uenvp.  As
+ * Linux, a path taken from a dirfd is named "/dev/fd/N/PATH" ("/dev/fd/N" for an empty one)
+ * for comm, AT_EXECFN and a script's interpreter. */
+static long do_execveat(struct thread *t, int dirfd, l4_word_t upath, l4_word_t uargv,
+                        l4_word_t uenvp, int flags, bool at)
+{
+    long n = strncpy_from_user(t->mm, path, upath, sizeof path);
     if (n < 0)
         return n;
+    if (!n && !(flags & AT_EMPTY_PATH))
+        return -ENOENT;
+    bool fdpath = dirfd != AT_FDCWD && path[0] != '/';
+    if (fdpath)
+        n = snprintf(filename, sizeof filename, n ? "/dev/fd/%d/%s" : "/dev/fd/%d", dirfd, path);
+    else
+        memcpy(filename, path, (size_t)n + 1);
+    if (n >= (long)sizeof filename)
+        return -ENAMETOOLONG;
+    static char user[PATH_MAX];
+    memcpy(user, path, sizeof user);
     memcpy(path, filename, (size_t)n + 1);
-    int e = copy_args(t, a, (size_t)n);
+    struct sysargs va = { .a = { 0, uargv, uenvp } };
+    int e = copy_args(t, &va, (size_t)n);
+    exec_first = NULL;
+    if (!e && at)
+        exec_first = open_execat(t, dirfd, user, flags, &e);
     if (e) {
         exec_args_end(&args);
         return e;
@@ -380,6 +436,7 @@ long sys_execve(struct thread *t, const struct sysargs *a)
         cred_exec(&nc, file ? file->mode : 0, file ? file->uid : 0, file ? file->gid : 0,
                   !file || (file->sb->flags & MS_NOSUID), &args.secure);
     args.cred = &nc;
+    args.walker = t;
     l4_word_t entry, sp;
     struct mm *nm;
     if (!e)
@@ -408,7 +465,10 @@ long sys_execve(struct thread *t, const struct sysargs *a)
     t->proc->cred = nc;             /* the same groups: no reference changes hands */
     t->proc->execed = true;
     t->proc->membarrier = 0;        /* registrations are the old memory's */
-    thread_set_comm(t, filename);   /* as Linux: the name execve was given (a link's) */
+    /* As Linux: the name execve was given (a link's); from a dirfd, the file's own name. */
+    if (fdpath && file && vfs_path_of(file, filename, sizeof filename) < 0)
+        strcpy(filename, path);
+    thread_set_comm(t, filename);
     vfs_task_exec(t);               /* close-on-exec */
     signal_exec(t);                 /* handlers back to default (ignored stay ignored) */
     posix_timers_exec(t->proc);     /* timer_create's timers are deleted */
@@ -430,6 +490,16 @@ long sys_execve(struct thread *t, const struct sysargs *a)
     return LX_REPLIED;
 }
 
+long sys_execve(struct thread *t, const struct sysargs *a)
+{
+    return do_execveat(t, AT_FDCWD, a->a[0], a->a[1], a->a[2], 0, false);
+}
+
+long sys_execveat(struct thread *t, const struct sysargs *a)
+{
+    return do_execveat(t, (int)a->a[0], a->a[1], a->a[2], a->a[3], (int)a->a[4], true);
+}
+
 struct process *exec_spawn(const char *prog, int argc, char *const argv[],
                            char *const env[], int *err)
 {
@@ -449,6 +519,7 @@ struct process *exec_spawn(const char *prog, int argc, char *const argv[],
         *err = exec_args_push(&args, prog, n);
     args.exec = args.p;
     args.cred = NULL;               /* root's */
+    args.walker = NULL;
     args.secure = false;
     for (long i = envc; !*err && i-- > 0;)
         *err = exec_args_push(&args, env[i], strlen(env[i]));

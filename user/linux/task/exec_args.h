@@ -23,6 +23,8 @@ struct exec_args {
     l4_word_t exec;                     /* the path's string (AT_EXECFN) */
     long argc, envc;
     const struct cred *cred;            /* the new ids for the auxiliary vector (NULL: root) */
+    struct thread *walker;              /* whose root (chroot) the interpreter is found from
+                                           (NULL: lx's own start, from /) */
     bool secure;                        /* AT_SECURE: the ids differ or were gained */
 };
 

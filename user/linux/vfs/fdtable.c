@@ -275,6 +275,8 @@ void vfs_task_exit(struct thread *t)
     }
     if (t->fs && --t->fs->refs == 0) {
         inode_put(t->fs->cwd);
+        if (t->fs->root)
+            inode_put(t->fs->root);
         kfree(t->fs);
     }
     t->files = NULL;
@@ -352,6 +354,8 @@ bool vfs_task_fork(struct thread *child, struct thread *parent, bool share_files
         *child->fs = *parent->fs;
         child->fs->refs = 1;
         inode_get(child->fs->cwd);
+        if (child->fs->root)
+            inode_get(child->fs->root);
     }
     if (child->files && child->fs)
         return true;

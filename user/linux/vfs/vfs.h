@@ -298,13 +298,30 @@ struct inode *vfs_lookup(struct thread *t, struct inode *dir, const char *name, 
 struct inode *vfs_mounted(struct inode *i);
 int vfs_readlink(struct thread *t, struct inode *i, char *buf, size_t size);
 int vfs_getcwd(struct thread *t, char *buf, size_t size);   /* length with NUL, or -errno */
+/* vfs_path_of as t sees it: from its root (chroot), "(unreachable)" in front outside it. */
+int vfs_path_from_root(struct thread *t, struct inode *i, char *buf, size_t size);
 /* The working directory and umask of a process (CLONE_FS shares them). */
 struct fs_struct {
     unsigned refs;
     struct inode *cwd;
+    struct inode *root;             /* chroot's (a reference); NULL: the real root */
     unsigned umask;
 };
 int vfs_chdir(struct thread *t, struct inode *i);
+/* chroot: i becomes t's root (vfs/path.c): 0 or -errno (ENOTDIR, EACCES, EPERM). */
+int vfs_chroot(struct thread *t, struct inode *i);
+/* openat2's resolve flags for the walks until vfs_resolve_end (vfs/path.c): scope is the
+ * dirfd's directory (BENEATH, IN_ROOT). */
+#define RESOLVE_NO_XDEV       0x01
+#define RESOLVE_NO_MAGICLINKS 0x02
+#define RESOLVE_NO_SYMLINKS   0x04
+#define RESOLVE_BENEATH       0x08
+#define RESOLVE_IN_ROOT       0x10
+#define RESOLVE_CACHED        0x20
+void vfs_resolve_begin(unsigned flags, struct inode *scope);
+void vfs_resolve_end(void);
+/* The root t's absolute paths start from (t NULL: the real one). */
+struct inode *vfs_root(struct thread *t);
 
 /* --- operations on names (vfs/namei.c): the checks in Linux's order, then the file
  * system's operation.  dir and last come from path_parent. ---------------------------- */

@@ -8,6 +8,7 @@
  * EPOLLET is accepted and treated as level-triggered, EPOLLONESHOT disables an entry after
  * it was reported once.  No nesting: an epoll fd cannot be watched (EINVAL). */
 #include "syscalls/handlers.h"
+#include "task/sharing.h"
 #include "lib/errno.h"
 #include "lib/kmalloc.h"
 #include "mm/page.h"
@@ -206,4 +207,17 @@ long sys_epoll_pwait2(struct thread *t, const struct sysargs *a)
     if ((e = poll_set_sigmask(t, a->a[4], a->a[5])))
         return e;
     return poll_done(t, do_wait(t, (long)a->a[0], a->a[1], (int)a->a[2], timeout));
+}
+
+struct file *epoll_target(struct file *ep, int tfd, unsigned long toff, int *err)
+{
+    if (ep->ops != &epoll_ops) {
+        *err = -EINVAL;
+        return NULL;
+    }
+    for (struct epitem *it = ((struct epoll *)ep->priv)->items; it; it = it->next)
+        if (it->fd == tfd && !toff--)
+            return it->f;
+    *err = -ENOENT;
+    return NULL;
 }

@@ -55,14 +55,8 @@ SYSCTL_TABLE(pipe_sysctls)
 #define F_SETPIPE_SZ 1031
 #define F_GETPIPE_SZ 1032
 
-struct pipe {
-    struct radix pages;             /* ring page -> lx page; absent: not used yet */
-    l4_word_t size;                 /* capacity: a power of two number of pages */
-    l4_word_t head, count;          /* read position (mod size), bytes held */
-    unsigned readers, writers;      /* open file descriptions of each end */
-    bool had_reader, had_writer;    /* an end of that kind has been opened */
-    struct waitq rq, wq;            /* waiting for data (readers), for room (writers) */
-};
+#define O_DIRECT            040000
+#define O_NOTIFICATION_PIPE O_EXCL
 
 static bool reads(const struct file *f)
 {
@@ -83,6 +77,105 @@ static char *ring_page(struct pipe *p, l4_word_t at, bool create)
     return slot ? *slot : NULL;
 }
 
+static l4_word_t slots(const struct pipe *p)
+{
+    return p->size / LX_PAGE;
+}
+
+l4_word_t pipe_room(const struct pipe *p)
+{
+    if (p->packet)
+        return (slots(p) - p->pkt_count) * LX_PAGE;
+    return p->size - p->count;
+}
+
+l4_word_t pipe_peek(struct pipe *p, l4_word_t off, struct uio *u, l4_word_t n)
+{
+    if (off >= p->count)
+        return 0;
+    if (n > p->count - off)
+        n = p->count - off;
+    l4_word_t done = 0;
+    while (done < n) {
+        l4_word_t at = (p->head + off + done) % p->size, o = at % LX_PAGE, k = LX_PAGE - o;
+        if (k > n - done)
+            k = n - done;
+        l4_word_t m = uio_copy_out(u, ring_page(p, at, false) + o, k);
+        done += m;
+        if (m < k)
+            break;
+    }
+    return done;
+}
+
+void pipe_consume(struct pipe *p, l4_word_t n)
+{
+    if (!n)
+        return;
+    p->head = (p->head + n) % p->size;
+    p->count -= n;
+    while (n && p->pkt_count) {
+        uint32_t *len = &p->pkt[p->pkt_head];
+        if (*len > n) {
+            *len -= (uint32_t)n;
+            break;
+        }
+        n -= *len;
+        p->pkt_head = (p->pkt_head + 1) % slots(p);
+        p->pkt_count--;
+    }
+    waitq_wake(&p->wq);
+}
+
+/* n bytes of u at the ring's end (n fits): the count. */
+static l4_word_t ring_in(struct pipe *p, struct uio *u, l4_word_t n)
+{
+    l4_word_t done = 0;
+    while (done < n) {
+        l4_word_t tail = (p->head + p->count) % p->size;
+        l4_word_t off = tail % LX_PAGE, k = LX_PAGE - off;
+        if (k > n - done)
+            k = n - done;
+        char *page = ring_page(p, tail, true);
+        if (!page)
+            break;
+        l4_word_t m = uio_copy_in(u, page + off, k);
+        p->count += m;
+        done += m;
+        if (m < k)
+            break;
+    }
+    return done;
+}
+
+l4_word_t pipe_append(struct pipe *p, struct uio *u, l4_word_t n)
+{
+    l4_word_t room = pipe_room(p), done = 0;
+    if (n > room)
+        n = room;
+    while (done < n) {
+        l4_word_t want = n - done;
+        if (p->packet && want > LX_PAGE)
+            want = LX_PAGE;         /* a packet per page, as Linux's pipe buffers */
+        l4_word_t got = ring_in(p, u, want);
+        if (p->packet && got) {
+            p->pkt[(p->pkt_head + p->pkt_count) % slots(p)] = (uint32_t)got;
+            p->pkt_count++;
+        }
+        done += got;
+        if (got < want)
+            break;
+    }
+    if (done)
+        waitq_wake(&p->rq);
+    return done;
+}
+
+struct pipe *pipe_of(const struct file *f)
+{
+    return f->ops == &fifo_ops ? f->inode->pipe : NULL;
+}
+
 static long pipe_read(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos)
 {
     (void)t, (void)pos;
@@ -92,20 +185,15 @@ static long pipe_read(struct thread *t, struct file *f, struct uio *u, l4_word_t
             return u->resid ? -EAGAIN : 0;
         return 0;                   /* end of file: no writer (left) */
     }
-    l4_word_t start = u->done;
-    while (u->resid && p->count) {
-        l4_word_t off = p->head % LX_PAGE, k = LX_PAGE - off;
-        if (k > p->count)
-            k = p->count;
-        l4_word_t m = uio_copy_out(u, ring_page(p, p->head, false) + off, k);
-        p->head = (p->head + m) % p->size;
-        p->count -= m;
-        if (m < k)
-            break;
-    }
-    if (u->done > start)
-        waitq_wake(&p->wq);
-    return (long)(u->done - start);
+    if (!u->resid)
+        return 0;
+    /* Packet mode: one packet per read, the rest of it discarded (Linux's PACKET buffers). */
+    l4_word_t n = u->resid, whole = p->pkt_count ? p->pkt[p->pkt_head] : 0;
+    if (whole && n > whole)
+        n = whole;
+    l4_word_t m = pipe_peek(p, 0, u, n);
+    pipe_consume(p, whole && m == n ? whole : m);
+    return (long)m;
 }
 
 static long pipe_write(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos)
@@ -118,28 +206,14 @@ static long pipe_write(struct thread *t, struct file *f, struct uio *u, l4_word_
         signal_raise(t, SIGPIPE);
         return -EPIPE;
     }
-    l4_word_t room = p->size - p->count;
+    l4_word_t room = pipe_room(p);
     if (!room || (u->resid <= PIPE_BUF && room < u->resid))
         return -EAGAIN;             /* all or nothing up to PIPE_BUF */
     l4_word_t start = u->done, want = u->resid;
-    while (u->resid && p->count < p->size) {
-        l4_word_t tail = (p->head + p->count) % p->size;
-        l4_word_t off = tail % LX_PAGE, k = LX_PAGE - off;
-        if (k > p->size - p->count)
-            k = p->size - p->count;
-        char *page = ring_page(p, tail, true);
-        if (!page)
-            break;
-        l4_word_t m = uio_copy_in(u, page + off, k);
-        p->count += m;
-        if (m < k)
-            break;
-    }
+    pipe_append(p, u, want);
     l4_word_t moved = u->done - start;
-    if (moved)
-        waitq_wake(&p->rq);
     if (moved < want && !u->fault)
-        return moved || p->count == p->size ? -EAGAIN : -ENOMEM;
+        return moved || !pipe_room(p) ? -EAGAIN : -ENOMEM;
     return (long)moved;
 }
 
@@ -156,7 +230,7 @@ static unsigned pipe_poll(struct thread *t, struct file *f, struct poll_table *p
         poll_wait(pt, &p->rq);
     }
     if (writes(f)) {
-        if (p->size - p->count >= PIPE_BUF)
+        if (pipe_room(p) >= PIPE_BUF)
             mask |= POLLOUT | POLLWRNORM;
         if (!p->readers)
             mask |= POLLERR;
@@ -186,6 +260,7 @@ static void pipe_free(struct inode *i)
     struct pipe *p = i->pipe;
     radix_each(&p->pages, 0, free_page, NULL);
     radix_destroy(&p->pages, NULL);
+    kfree(p->pkt);
     kfree(p);
     i->pipe = NULL;
 }
@@ -226,10 +301,20 @@ const struct file_ops fifo_ops = {
 
 /* --- the pipe's size --------------------------------------------------------------------------- */
 
+/* A packet mode ring of lengths for a pipe of size bytes (kmalloc's limit: 4 MiB pipes). */
+static uint32_t *pkt_ring(l4_word_t size)
+{
+    l4_word_t bytes = size / LX_PAGE * sizeof(uint32_t);
+    return bytes <= LX_PAGE ? kmalloc(bytes) : NULL;
+}
+
 /* Move the bytes into a ring of new_size (a power of two pages): 0 or -ENOMEM. */
 static int resize(struct pipe *p, l4_word_t new_size)
 {
     struct pipe n = { .size = new_size };
+    uint32_t *pkt = NULL;
+    if (p->packet && !(pkt = pkt_ring(new_size)))
+        return -ENOMEM;
     for (l4_word_t done = 0; done < p->count;) {
         l4_word_t from = (p->head + done) % p->size, k = LX_PAGE - from % LX_PAGE;
         if (k > p->count - done)
@@ -241,6 +326,7 @@ static int resize(struct pipe *p, l4_word_t new_size)
         if (!dst) {
             radix_each(&n.pages, 0, free_page, NULL);
             radix_destroy(&n.pages, NULL);
+            kfree(pkt);
             return -ENOMEM;
         }
         memcpy(dst + done % LX_PAGE, ring_page(p, from, false) + from % LX_PAGE, k);
@@ -249,6 +335,13 @@ static int resize(struct pipe *p, l4_word_t new_size)
     radix_each(&p->pages, 0, free_page, NULL);
     radix_destroy(&p->pages, NULL);
     p->pages = n.pages;
+    if (pkt) {
+        for (l4_word_t k = 0; k < p->pkt_count; k++)
+            pkt[k] = p->pkt[(p->pkt_head + k) % slots(p)];
+        kfree(p->pkt);
+        p->pkt = pkt;
+        p->pkt_head = 0;
+    }
     p->size = new_size;
     p->head = 0;
     waitq_wake(&p->wq);             /* more room, maybe */
@@ -257,7 +350,7 @@ static int resize(struct pipe *p, l4_word_t new_size)
 
 long pipe_fcntl(struct file *f, unsigned cmd, l4_word_t arg)
 {
-    struct pipe *p = f->ops == &fifo_ops ? f->inode->pipe : NULL;
+    struct pipe *p = pipe_of(f);
     if (!p)
         return -EBADF;
     if (cmd == F_GETPIPE_SZ)
@@ -270,7 +363,7 @@ long pipe_fcntl(struct file *f, unsigned cmd, l4_word_t arg)
     l4_word_t want = LX_PAGE;
     while (want < size)
         want <<= 1;
-    if (want < p->count)
+    if (want < p->count || want / LX_PAGE < p->pkt_count)
         return -EBUSY;
     if (want != p->size) {
         int e = resize(p, want);
@@ -296,8 +389,10 @@ static struct super_block pipefs_sb = { .type = &pipefs_type, .dev = 0xc, .root 
 
 static long do_pipe(struct thread *t, l4_word_t ufds, l4_word_t flags)
 {
-    if (flags & ~(l4_word_t)(O_CLOEXEC | O_NONBLOCK))
-        return -EINVAL;             /* O_DIRECT (packet mode) and O_NOTIFICATION_PIPE: no */
+    if (flags & ~(l4_word_t)(O_CLOEXEC | O_NONBLOCK | O_DIRECT | O_NOTIFICATION_PIPE))
+        return -EINVAL;
+    if (flags & O_NOTIFICATION_PIPE)
+        return -ENOPKG;             /* Debian's 6.1 is built without CONFIG_WATCH_QUEUE */
     pipefs_root.sb = &pipefs_sb;
     struct inode *i = inode_alloc(&pipefs_sb, sizeof *i, S_IFIFO | 0600);
     if (!i)
@@ -305,10 +400,15 @@ static long do_pipe(struct thread *t, l4_word_t ufds, l4_word_t flags)
     i->uid = vfs_fsuid(t);
     i->gid = vfs_fsgid(t);
     inode_get(i);                   /* held while the ends are made: freed with them */
-    unsigned fl = (unsigned)flags & O_NONBLOCK;
-    int err;
+    unsigned fl = (unsigned)flags & O_NONBLOCK;     /* O_DIRECT: the write end's only */
+    int err = -ENOMEM;
     struct file *r = file_open(t, i, O_RDONLY | fl, NULL, &err);
-    struct file *w = r ? file_open(t, i, O_WRONLY | fl, NULL, &err) : NULL;
+    struct file *w = r ? file_open(t, i, O_WRONLY | fl | ((unsigned)flags & O_DIRECT), NULL,
+                                   &err) : NULL;
+    if (w && (flags & O_DIRECT) && !(i->pipe->pkt = pkt_ring(i->pipe->size)))
+        file_put(w), w = NULL;
+    if (w)
+        i->pipe->packet = flags & O_DIRECT;
     bool cloexec = flags & O_CLOEXEC;
     int fds[2] = { -ENOMEM, -1 };
     if (w && (fds[0] = fd_install(t, r, 0, cloexec)) >= 0) {

@@ -51,7 +51,7 @@ static const struct entry pid_entries[] = {
     { "stat", P_PSTAT, S_IFREG | 0444 },      { "statm", P_STATM, S_IFREG | 0444 },
     { "status", P_STATUS, S_IFREG | 0444 },   { "mounts", P_MOUNTS, S_IFREG | 0444 },
     { "mountinfo", P_MOUNTINFO, S_IFREG | 0444 }, { "task", P_TASK, S_IFDIR | 0555 },
-    { "limits", P_LIMITS, S_IFREG | 0444 },
+    { "limits", P_LIMITS, S_IFREG | 0444 },   { "root", P_ROOTLINK, S_IFLNK | 0777 },
 };
 static const struct entry tid_entries[] = {
     { "comm", P_TCOMM, S_IFREG | 0644 },      { "stat", P_TSTAT, S_IFREG | 0444 },
@@ -494,7 +494,9 @@ static int link_text(struct thread *t, struct proc_inode *p, char *tmp)
     case P_EXE:
         return o ? exe_name(o->proc, tmp) : -ENOENT;
     case P_CWD:
-        return o && o->fs ? vfs_path_of(o->fs->cwd, tmp, PATH_MAX) : -ENOENT;
+        return o && o->fs ? vfs_path_from_root(t, o->fs->cwd, tmp, PATH_MAX) : -ENOENT;
+    case P_ROOTLINK:
+        return o && o->fs ? vfs_path_from_root(t, vfs_root(o), tmp, PATH_MAX) : -ENOENT;
     case P_FDLINK: {
         struct file *f = o ? fd_get(o, p->fd) : NULL;
         return f ? proc_file_name(f, tmp, PATH_MAX) : -ENOENT;
@@ -539,6 +541,8 @@ static struct inode *proc_follow(struct thread *t, struct inode *i, int *err)
     *err = -ENOENT;
     if (p->kind == P_CWD)
         return o->fs->cwd;
+    if (p->kind == P_ROOTLINK)
+        return vfs_root(o);
     if (p->kind == P_FDLINK) {
         struct file *f = fd_get(o, p->fd);
         return f ? f->inode : NULL;

@@ -20,7 +20,7 @@ enum proc_kind {
     P_SYS_DIR, P_SYS_FILE,
     /* in /proc/N */
     P_PID, P_CMDLINE, P_ENVIRON, P_COMM, P_CWD, P_EXE, P_FD, P_MAPS, P_PSTAT, P_STATM, P_STATUS,
-    P_MOUNTS, P_MOUNTINFO, P_TASK, P_LIMITS,
+    P_MOUNTS, P_MOUNTINFO, P_TASK, P_LIMITS, P_ROOTLINK,
     /* in /proc/N/fd */
     P_FDLINK,
     /* in /proc/N/task: a thread's directory (fd: its tid) and its files */

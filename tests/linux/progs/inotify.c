@@ -3,10 +3,12 @@
  * IN_MASK_ADD, IN_MASK_CREATE, IN_ONLYDIR, IN_DONT_FOLLOW, IN_EXCL_UNLINK), rm_watch, the
  * record layout (names NUL-padded), merging of equal events, the queue limit with
  * IN_Q_OVERFLOW (a small max_queued_events written through /proc/sys, then restored), the
- * per-user limits, FIONREAD, poll and epoll, a blocking read woken by another process,
+ * per-user limits, FIONREAD, poll and epoll, a blocking read woken by another process or
+ * interrupted by a signal,
  * IN_UNMOUNT, and the errors of the calls. */
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/epoll.h>
 #include <sys/inotify.h>
@@ -18,6 +20,11 @@
 #include <sys/xattr.h>
 #include <dirent.h>
 #include "pwait.h"
+
+static void on_signal(int sig)
+{
+    (void)sig;
+}
 
 static void *volatile bad_address = (void *)8;
 #define BAD bad_address
@@ -240,6 +247,20 @@ static void reads(void)
     until_asleep(child);
     unlink("r/name");
     reap("reader", child);
+
+    /* a blocking read that a signal ends: EINTR without SA_RESTART */
+    child = fork();
+    if (child == 0) {
+        struct sigaction sa = { .sa_handler = on_signal };
+        sigaction(SIGUSR1, &sa, NULL);
+        about_to_block();
+        long r = read(blk, buf, sizeof buf);
+        printf("interrupted read: %ld %s\n", r, r < 0 ? errname(errno) : "");
+        exit(0);
+    }
+    until_asleep(child);
+    kill(child, SIGUSR1);
+    reap("interrupted reader", child);
     close(blk);
     unlink("r/other");
     unlink("r/x");

@@ -17,6 +17,11 @@ long sys_timerfd_gettime(struct thread *, const struct sysargs *);
 /* fs/anon/signalfd.c */
 long sys_signalfd(struct thread *, const struct sysargs *);
 long sys_signalfd4(struct thread *, const struct sysargs *);
+/* fs/anon/inotify.c */
+long sys_inotify_init(struct thread *, const struct sysargs *);
+long sys_inotify_add_watch(struct thread *, const struct sysargs *);
+long sys_inotify_rm_watch(struct thread *, const struct sysargs *);
+long sys_inotify_init1(struct thread *, const struct sysargs *);
 /* syscalls/sys_timer.c: POSIX timers (time/posix_timer.c) */
 long sys_timer_create(struct thread *, const struct sysargs *);
 long sys_timer_settime(struct thread *, const struct sysargs *);

@@ -2,6 +2,7 @@
  * RWF_* flags, fallocate, copy_file_range, close_range, sync_file_range.  Thin, as
  * sys_file.c: the VFS's common path (vfs/rw.c) moves the bytes.  Each checks in Linux 6.1's
  * order (fs/read_write.c, fs/open.c, fs/file.c, fs/sync.c). */
+#include "vfs/fsnotify.h"
 #include "syscalls/handlers_more.h"
 #include "lib/errno.h"
 #include "mm/usercopy.h"
@@ -129,7 +130,10 @@ long sys_fallocate(struct thread *t, const struct sysargs *a)
         return -EFBIG;              /* past MAX_LFS_FILESIZE (both are below 2^63: no wrap) */
     if (!f->ops->fallocate)
         return -EOPNOTSUPP;
-    return f->ops->fallocate(t, f, mode, (l4_word_t)off, (l4_word_t)len);
+    int e = f->ops->fallocate(t, f, mode, (l4_word_t)off, (l4_word_t)len);
+    if (!e)
+        fsnotify_file(f->inode, FS_MODIFY);
+    return e;
 }
 
 /* --- copy_file_range ------------------------------------------------------------------------- */

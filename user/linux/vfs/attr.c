@@ -2,6 +2,7 @@
  * CAP_FSETID: vfs/permission.c) and the changes themselves through the file system's
  * setattr. */
 #include "vfs/vfs.h"
+#include "vfs/fsnotify.h"
 #include "vfs/permission.h"
 #include "lib/errno.h"
 #include "task/cred.h"
@@ -31,12 +32,16 @@ static int setattr(struct thread *t, struct inode *i, struct iattr *ia)
 {
     ia->valid |= ATTR_CTIME;
     ia->ctime = vfs_now();
+    int e = 0;
     if (i->iop && i->iop->setattr)
-        return i->iop->setattr(t, i, ia);
-    if (ia->valid & ATTR_SIZE)
-        return -EINVAL;             /* a file without a size of its own */
-    setattr_copy(i, ia);
-    return 0;
+        e = i->iop->setattr(t, i, ia);
+    else if (ia->valid & ATTR_SIZE)
+        e = -EINVAL;                /* a file without a size of its own */
+    else
+        setattr_copy(i, ia);
+    if (!e)
+        fsnotify_change(i, ia->valid);
+    return e;
 }
 
 int vfs_chmod(struct thread *t, struct inode *i, unsigned mode)

@@ -3,6 +3,7 @@
  * pipe's for a FIFO), the open operation run, the release operation at the last put.  An
  * O_PATH description has no operations at all (Linux's empty_fops). */
 #include "vfs/file.h"
+#include "vfs/fsnotify.h"
 #include "fs/pipe/pipe.h"
 #include "lib/errno.h"
 #include "lib/kmalloc.h"
@@ -65,6 +66,9 @@ void file_put(struct file *f)
 {
     if (--f->refs)
         return;
+    /* Linux's __fput: IN_CLOSE_* first */
+    fsnotify_file(f->inode, (f->flags & O_ACCMODE) == O_WRONLY || (f->flags & O_ACCMODE) == O_RDWR
+                                ? FS_CLOSE_WRITE : FS_CLOSE_NOWRITE);
     locks_remove_file(f);           /* its OFD locks and flock (vfs/lock.c) */
     if (f->ops->release)
         f->ops->release(f);

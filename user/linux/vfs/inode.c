@@ -5,6 +5,7 @@
 #include "lib/kmalloc.h"
 #include "mm/page.h"
 #include "time/clock.h"
+#include "vfs/fsnotify.h"
 #include "vfs/lock.h"
 #include <string.h>
 
@@ -51,8 +52,20 @@ void inode_get(struct inode *i)
 void inode_put(struct inode *i)
 {
     i->sb->refs--;
+    inode_unhold(i);
+}
+
+void inode_hold(struct inode *i)
+{
+    i->refs++;
+}
+
+void inode_unhold(struct inode *i)
+{
     if (--i->refs == 0 && i->nlink == 0)
         evict(i);
+    else if (i->marks && !i->nlink)
+        fsnotify_inode_unused(i);   /* only its watches hold it: they end */
 }
 
 void inode_drop_link(struct inode *i)

@@ -7,6 +7,7 @@
  * Paths of inodes (getcwd, /proc/N/fd, /proc/mounts) are made here, through each file
  * system's name operation. */
 #include "vfs/file.h"
+#include "vfs/fsnotify.h"
 #include "fs/devpts/devpts.h"
 #include "lib/errno.h"
 #include "lib/kmalloc.h"
@@ -69,6 +70,7 @@ static struct super_block *sb_make(const struct fs_type *type, unsigned long fla
 
 static void sb_free(struct super_block *sb)
 {
+    fsnotify_unmount(sb);           /* IN_UNMOUNT, then the watches on it end */
     sb->type->kill(sb);
     kfree(sb->source);
     kfree(sb);

@@ -7,6 +7,7 @@
 #include "vfs/vfs.h"
 #include "lib/errno.h"
 #include "task/process.h"
+#include "vfs/fsnotify.h"
 #include "vfs/permission.h"
 #include "task/cred.h"
 #include <string.h>
@@ -94,7 +95,10 @@ int vfs_create(struct thread *t, struct inode *dir, const char *name, unsigned m
     int e = may_create(t, dir, name, false, false, dir->iop->create);
     if (e)
         return e;
-    return dir->iop->create(t, dir, name, strlen(name), new_mode(t, dir, S_IFREG, mode), 0, 0, out);
+    e = dir->iop->create(t, dir, name, strlen(name), new_mode(t, dir, S_IFREG, mode), 0, 0, out);
+    if (!e)
+        fsnotify_dirent(dir, FS_CREATE, name, false, 0);
+    return e;
 }
 
 int vfs_mkdir(struct thread *t, struct inode *dir, const char *name, bool trailing,
@@ -104,8 +108,11 @@ int vfs_mkdir(struct thread *t, struct inode *dir, const char *name, bool traili
     if (e)
         return e;
     struct inode *i;
-    return dir->iop->create(t, dir, name, strlen(name), new_mode(t, dir, S_IFDIR, mode & 01777),
-                            0, 0, &i);
+    e = dir->iop->create(t, dir, name, strlen(name), new_mode(t, dir, S_IFDIR, mode & 01777),
+                         0, 0, &i);
+    if (!e)
+        fsnotify_dirent(dir, FS_CREATE, name, true, 0);
+    return e;
 }
 
 int vfs_mknod(struct thread *t, struct inode *dir, const char *name, bool trailing,
@@ -118,8 +125,11 @@ int vfs_mknod(struct thread *t, struct inode *dir, const char *name, bool traili
     if ((type == S_IFCHR || type == S_IFBLK) && !vfs_capable(t, CAP_MKNOD))
         return -EPERM;
     struct inode *i;
-    return dir->iop->create(t, dir, name, strlen(name), new_mode(t, dir, type, mode), major, minor,
-                            &i);
+    e = dir->iop->create(t, dir, name, strlen(name), new_mode(t, dir, type, mode), major, minor,
+                         &i);
+    if (!e)
+        fsnotify_dirent(dir, FS_CREATE, name, false, 0);
+    return e;
 }
 
 int vfs_symlink(struct thread *t, struct inode *dir, const char *name, bool trailing,
@@ -129,7 +139,10 @@ int vfs_symlink(struct thread *t, struct inode *dir, const char *name, bool trai
     if (e)
         return e;
     struct inode *i;
-    return dir->iop->symlink(t, dir, name, strlen(name), target, &i);
+    e = dir->iop->symlink(t, dir, name, strlen(name), target, &i);
+    if (!e)
+        fsnotify_dirent(dir, FS_CREATE, name, false, 0);
+    return e;
 }
 
 int vfs_link(struct thread *t, struct inode *old, struct inode *dir, const char *name,
@@ -146,7 +159,24 @@ int vfs_link(struct thread *t, struct inode *old, struct inode *dir, const char 
         return -EPERM;
     if (!old->nlink)
         return -ENOENT;             /* unlinked (an O_TMPFILE file is not linkable here) */
-    return dir->iop->link(t, old, dir, name, strlen(name));
+    if ((e = dir->iop->link(t, old, dir, name, strlen(name))))
+        return e;
+    fsnotify_inode(old, FS_ATTRIB);     /* its link count */
+    fsnotify_dirent(dir, FS_CREATE, name, false, 0);
+    return 0;
+}
+
+/* The events of a removal (e: the file system's answer), as Linux's vfs_unlink and
+ * vfs_rmdir: the file's link count (unlink), its end if nothing else holds it (IN_DELETE_SELF
+ * through inode_unhold), then the directory's IN_DELETE.  i is held across the removal. */
+static int removed(struct inode *i, int e, struct inode *dir, const char *name, bool isdir)
+{
+    if (!e && !isdir)
+        fsnotify_inode(i, FS_ATTRIB);
+    inode_unhold(i);
+    if (!e)
+        fsnotify_dirent(dir, FS_DELETE, name, isdir, 0);
+    return e;
 }
 
 int vfs_unlink(struct thread *t, struct inode *dir, const char *name, bool trailing)
@@ -167,7 +197,8 @@ int vfs_unlink(struct thread *t, struct inode *dir, const char *name, bool trail
         return -EPERM;
     if (is_mountpoint(i))
         return -EBUSY;
-    return dir->iop->unlink(t, dir, name, strlen(name));
+    inode_hold(i);
+    return removed(i, dir->iop->unlink(t, dir, name, strlen(name)), dir, name, false);
 }
 
 int vfs_rmdir(struct thread *t, struct inode *dir, const char *name, bool trailing)
@@ -193,7 +224,8 @@ int vfs_rmdir(struct thread *t, struct inode *dir, const char *name, bool traili
         return -EPERM;
     if (is_mountpoint(i))
         return -EBUSY;
-    return dir->iop->rmdir(t, dir, name, strlen(name));
+    inode_hold(i);
+    return removed(i, dir->iop->rmdir(t, dir, name, strlen(name)), dir, name, true);
 }
 
 /* Is a an ancestor of (or) d, within one file system? */
@@ -256,5 +288,20 @@ int vfs_rename(struct thread *t, struct inode *odir, const char *oname, bool otr
         return -EBUSY;
     if (dst && S_ISDIR(dst->mode) && !dst->iop->empty(dst))
         return -ENOTEMPTY;
-    return odir->iop->rename(t, odir, oname, strlen(oname), ndir, nname, strlen(nname));
+    inode_hold(src);
+    if (dst)
+        inode_hold(dst);
+    e = odir->iop->rename(t, odir, oname, strlen(oname), ndir, nname, strlen(nname));
+    if (!e) {                       /* Linux's fsnotify_move */
+        uint32_t cookie = fsnotify_cookie();
+        fsnotify_dirent(odir, FS_MOVED_FROM, oname, isdir, cookie);
+        fsnotify_dirent(ndir, FS_MOVED_TO, nname, isdir, cookie);
+        if (dst)
+            fsnotify_inode(dst, FS_ATTRIB);
+        fsnotify_inode(src, FS_MOVE_SELF);
+    }
+    if (dst)
+        inode_unhold(dst);          /* a replaced file's end */
+    inode_unhold(src);
+    return e;
 }

@@ -5,6 +5,7 @@
  * asked), O_TMPFILE (an unnamed file of the directory's file system), then may_open's
  * checks by kind and permission, and the file's open operation. */
 #include "vfs/file.h"
+#include "vfs/fsnotify.h"
 #include "lib/errno.h"
 #include "lib/kmalloc.h"
 #include "task/process.h"
@@ -190,5 +191,7 @@ struct file *vfs_open(struct thread *t, struct inode *dir, const char *path, uns
         file_put(f);
         return NULL;
     }
+    if (f)
+        fsnotify_file(i, FS_OPEN);
     return f;
 }

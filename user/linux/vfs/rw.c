@@ -3,6 +3,7 @@
  * generic operations of files with a page provider (tmpfs's regular files; exec and the
  * ELF loader read through the same provider), and getdents' walk of a directory. */
 #include "vfs/file.h"
+#include "vfs/fsnotify.h"
 #include "vfs/permission.h"
 #include "lib/errno.h"
 #include "mm/mm.h"
@@ -73,8 +74,10 @@ long vfs_rw(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos, boo
     l4_word_t total = moved + (io ? io->done : 0);
     if (io)
         io->done = 0;
-    if (total)
+    if (total) {
+        fsnotify_file(f->inode, write ? FS_MODIFY : FS_ACCESS);
         return (long)total;
+    }
     if (u->fault)
         return -EFAULT;
     return r < 0 ? r : 0;
@@ -280,5 +283,6 @@ int vfs_iterate(struct thread *t, struct file *f, struct dir_context *ctx)
     int e = f->ops->iterate(t, f, ctx);
     f->pos = ctx->pos;
     f->inode->atime = vfs_now();
+    fsnotify_file(f->inode, FS_ACCESS);
     return e;
 }

@@ -18,6 +18,7 @@ struct file_ops;
 struct super_block;
 struct pipe;
 struct file_lock_ctx;
+struct fsnotify_mark;
 
 #define S_IFMT   0170000
 #define S_IFSOCK 0140000
@@ -97,6 +98,7 @@ struct inode {
     /* kinds */
     struct pipe *pipe;              /* a FIFO's pipe (fs/pipe), made at its first open */
     struct file_lock_ctx *locks;    /* record locks and flock (vfs/lock.c); NULL: none yet */
+    struct fsnotify_mark *marks;    /* inotify's watches (vfs/fsnotify.c); NULL: none */
 };
 
 /* An attribute change (setattr): the fields named in `valid`. */
@@ -235,6 +237,9 @@ struct inode *inode_alloc(struct super_block *sb, size_t size, unsigned mode);
 void inode_get(struct inode *i);
 void inode_put(struct inode *i);    /* evicted when unreferenced and unlinked */
 void inode_drop_link(struct inode *i);  /* one name less (evicted if that was all) */
+/* A holder that does not keep the file system busy (a mark, a VFS operation's own). */
+void inode_hold(struct inode *i);
+void inode_unhold(struct inode *i);
 uint64_t vfs_now(void);
 void inode_touch(struct inode *i, bool modified);     /* mtime/ctime (or ctime only) */
 void vfs_getattr(struct inode *i, struct kstat *st);

@@ -4,6 +4,7 @@
  * simple_xattr).  Names are "namespace.name"; a file system without the operations, or
  * without the namespace, answers EOPNOTSUPP as Linux's do. */
 #include "vfs/xattr.h"
+#include "vfs/fsnotify.h"
 #include "lib/errno.h"
 #include "task/cred.h"
 #include "vfs/permission.h"
@@ -59,6 +60,7 @@ int vfs_setxattr(struct thread *t, struct inode *i, const char *name, const void
     if ((e = i->iop->setxattr(i, name, value, size, flags)))
         return e;
     inode_touch(i, false);
+    fsnotify_file(i, FS_ATTRIB);
     return 0;
 }
 
@@ -82,6 +84,7 @@ int vfs_removexattr(struct thread *t, struct inode *i, const char *name)
     if ((e = i->iop->removexattr(i, name)))
         return e;
     inode_touch(i, false);
+    fsnotify_file(i, FS_ATTRIB);
     return 0;
 }
 

@@ -536,6 +536,12 @@ def test_parse_lx_rows_and_na_in_the_programs_order():
     assert m["lx_odd"]["na"] == "child_status_11: errno 200"
 
 
+def test_parse_lx_without_icount_gives_ns_from_host_ticks():
+    m = bench.parse_lx(LXBENCH_LX, ns_per_tick=0.5)
+    assert m["lx_getpid"] == {"value": pytest.approx(160.53), "iters": 10000}
+    assert m["lx_pipe_pingpong"]["value"] is None
+
+
 @pytest.mark.parametrize("text, why", [
     (LXBENCH_LX.replace("BENCH-DONE\n", ""), "BENCH-DONE"),
     ("lx: hello\nBENCH-DONE\n", "no BENCH lines"),

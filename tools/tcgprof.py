@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Where QEMU's host CPU time goes while it emulates Pecan or Linux (issue 14 item 5).
 
-    tools/tcgprof.py [--repeat K] [--runs N] [--record] [--qemu PATH] SCENARIO[@K]...
+    tools/tcgprof.py [--repeat K] [--runs N] [--record | --count | --fills] [--qemu PATH]
+                     SCENARIO[@K]...
 
 A scenario is one QEMU boot without icount (TCG as `make bench`'s wall-clock runs), under
 `perf stat` (QEMU's task-clock: host CPU time of all its threads) or, with --record, under
@@ -12,8 +13,8 @@ A scenario is one QEMU boot without icount (TCG as `make bench`'s wall-clock run
   linux:ROW    the same program and row on Debian's kernel (the initramfs, busybox's /init)
   pecan:PROG   build/user/PROG.elf as Pecan's root task (pingpong, foreign, vmbench)
 
-SCENARIO@K repeats that scenario's row K times instead of --repeat's.  ROW `none` matches no row: the boot alone, the baseline that the per-operation figure
-subtracts.  For lx: and linux: rows it prints, per run, QEMU's CPU time, the row's BENCH
+SCENARIO@K repeats that scenario's row K times instead of --repeat's.  ROW `none` matches
+no row: the boot alone, the baseline that the per-operation figure subtracts.  For lx: and linux: rows it prints, per run, QEMU's CPU time, the row's BENCH
 figure (without icount the guest TSC is the host's: tsc_per_op is host TSC cycles per
 operation, ns at the host's TSC rate) and, given the `none` baseline of the same system,
 CPU ns per operation = (CPU time - the baseline's) / (iterations run, warm-ups included).
@@ -42,23 +43,22 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "tools" / "linuxref"))
 sys.path.insert(0, str(ROOT / "tools" / "initramfs"))
+import bench  # noqa: E402  (the images, lxbench, the host's TSC rate)
 import qemu_run  # noqa: E402
 import run as linuxref  # noqa: E402  (tools/linuxref/run.py)
 import linuxref_run  # noqa: E402  (tools/initramfs/linuxref_run.py)
 
-KERNEL = ROOT / "build" / "kernel.bin"
-SIGMA0 = ROOT / "build" / "user" / "sigma0.elf"
-ROOT_TASK = ROOT / "build" / "user" / "root.elf"
-LX = ROOT / "build" / "user" / "lx.elf"
-INITRAMFS = ROOT / "build" / "linux" / "initramfs.cpio"
-LINUX_KERNEL = ROOT / "build" / "linuxref" / "vmlinuz"
-PROGRAM = "/test/musl/lxbench"
+KERNEL, SIGMA0, ROOT_TASK, LX = bench.KERNEL, bench.SIGMA0, bench.ROOT_TASK, bench.LX
+INITRAMFS, PROGRAM = bench.INITRAMFS, bench.LX_PROGRAM
+LINUX_KERNEL = linuxref_run.DEFAULT_KERNEL
 PERF = "/usr/bin/perf"
 PROBE_GROUP = "probe_qemu"
 # QEMU 7.2 functions counted by --count (dynamic symbols of Debian's binary): the full flush
 # (cpu_x86_update_cr3 calls tlb_flush), its jump-cache clear, per-page flushes (invlpg), TLB
 # refills (x86_cpu_tlb_fill: one page walk each), translations, retranslation after writes to
 # pages holding code, exceptions and interrupts, CR0 writes (lazy FPU's TS bit).
+ACCESS = ("read", "write", "fetch")     # MMUAccessType
+FILL_PROBE = "tlbfill=x86_cpu_tlb_fill addr=%si:x64 acc=%cx:s32 idx=%r8:s32"
 PROBES = ["tlb_flush", "tcg_flush_jmp_cache", "tlb_flush_page", "tlb_flush_page_by_mmuidx",
           "x86_cpu_tlb_fill", "tb_gen_code", "tb_invalidate_phys_page_fast",
           "tb_invalidate_phys_range", "x86_cpu_do_interrupt", "cpu_loop_exit",
@@ -67,30 +67,31 @@ OUT = ROOT / "build" / "tcgprof"
 
 # Iterations a row runs per repetition, warm-up included (user/linux/tests/lxbench.c).
 ROW_OPS = {"getpid": 11000, "getppid": 11000, "pipe_pingpong": 2200, "futex_pingpong": 2200,
-           "ctxsw": 4400, "fork_exit": 44, "signal_catch": 1100, "pagefault_anon": 512,
+           "ctxsw": 4400, "fork_exit": 44, "fork_execve": 22, "sh_c_exit": 22,
+           "futex_pingpong_proc": 2200, "mutex_handoff": 1100, "signal_catch": 1100, "pagefault_anon": 512,
            "file_reread_64k": 110, "mmap_10k": 2200}
 
-# Classes of the flat profile, first match wins, on "DSO SYMBOL" (QEMU 7.2's names).  Debian's
-# binary keeps only its dynamic symbols; a static function shows as "static after X" (X the
-# dynamic symbol before it), placed by the source file it lies in: after do_smm_enter,
-# target/i386/tcg/sysemu/excp_helper.c's mmu_translate (the page walk); after
-# plugin_gen_tb_end, accel/tcg/cputlb.c's statics before tlb_init (tlb_mmu_resize_locked,
-# tlb_mmu_flush_locked, tlb_flush_by_mmuidx_async_work: the flush); after
-# cpu_loop_exit_atomic, accel/tcg/cpu-exec.c's (tb_lookup, cpu_tb_exec: TB lookup, the loop).
+# Classes of the flat profile, first match wins, on "DSO SYMBOL" (QEMU 7.2.22's names).
+# Debian's binary keeps only its dynamic symbols; a static function shows as "static after X"
+# (X the dynamic symbol before it), placed by what calls it (perf record --call-graph dwarf):
+# after plugin_gen_tb_end, accel/tcg/cputlb.c's statics (victim_tlb_hit,
+# tlb_flush_vtlb_page_locked, probe_access_internal: called by tlb_set_page_full and
+# probe_access_full, the fill); after do_smm_enter, target/i386/tcg/sysemu/excp_helper.c's
+# mmu_translate (the page walk); after cpu_loop_exit_atomic and curr_cflags,
+# accel/tcg/cpu-exec.c's (tb_lookup, cpu_tb_exec: TB lookup and the execution loop).
 CLASSES = [
     ("generated code", re.compile(r"^\[JIT\]")),
     ("host kernel", re.compile(r"^\[kernel")),
-    ("TLB flush", re.compile(r"tlb_flush|tcg_flush_jmp_cache|tlb_mmu_|memset|"
-                             r"static after plugin_gen_tb_end")),
+    ("TLB flush", re.compile(r"tlb_flush|tcg_flush_jmp_cache|tlb_mmu_|memset")),
     ("TLB fill / page walk", re.compile(r"tlb_fill|tlb_set_page|mmu_translate|get_pg_mode|"
                                         r"x86_ldq_phys|x86_ldl_phys|address_space_|"
                                         r"flatview_|get_page_addr_code|probe_access|"
                                         r"victim_tlb|_mmu$|qemu_ram_|qemu_map_ram_ptr|"
                                         r"memory_region_get_ram_ptr|cpu_asidx_from_attrs|"
                                         r"get_ptr_rcu_reader|find_next_bit|"
-                                        r"static after do_smm_enter")),
+                                        r"static after (do_smm_enter|plugin_gen_tb_end)")),
     ("TB lookup", re.compile(r"tb_htable_lookup|tb_lookup|qht_|tb_cmp|lookup_tb_ptr|"
-                             r"tb_jmp_cache|static after cpu_loop_exit_atomic")),
+                             r"tb_jmp_cache|static after (cpu_loop_exit_atomic|curr_cflags)")),
     ("translation", re.compile(r"tb_gen_code|tcg_|gen_|translator_|disas_|tb_link|"
                                r"tb_page|page_collection|i386_tr_")),
     ("helpers (syscall, interrupts, MSR, CR)", re.compile(r"helper_|do_interrupt|"
@@ -127,10 +128,10 @@ def scenario_command(scen: str, repeat: int, qemu: str, tmp: pathlib.Path) -> tu
     system, _, what = scen.partition(":")
     if system == "lx":
         qemu_run.QEMU = qemu
-        args = f"heap=32 heapx=1 poweroff=1 initrd={INITRAMFS.name} init={PROGRAM} " \
-               f"repeat={repeat} {what}"
+        args = f"{bench.LX_ARGS} repeat={repeat} {what}"
         cmd = qemu_run.qemu_command(KERNEL, [SIGMA0, ROOT_TASK, (LX, args),
-                                             (INITRAMFS, "data")], "kdb=batch", memory=256)
+                                             (INITRAMFS, "data")], "kdb=batch",
+                                    memory=bench.LX_MEMORY)
         return cmd, 900
     if system == "linux":
         initrd = tmp / "linux-initrd.cpio"
@@ -167,6 +168,33 @@ def add_probes(qemu: str) -> None:
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+def fill_histogram(data: pathlib.Path, ops: int) -> list:
+    """(fills per operation, page, access, MMU index) from a `perf record` of the
+    FILL_PROBE uprobe: which pages QEMU walks the page table for, how often per operation."""
+    r = subprocess.run([PERF, "script", "-i", str(data), "-F", "trace"],
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    hist: dict = {}
+    for line in r.stdout.splitlines():
+        m = re.search(r"addr=0x([0-9a-f]+) acc=(-?\d+) idx=(-?\d+)", line)
+        if m:
+            key = (int(m.group(1), 16) & ~0xFFF, ACCESS[int(m.group(2)) % 3], int(m.group(3)))
+            hist[key] = hist.get(key, 0) + 1
+    return sorted(((n / ops, *k) for k, n in hist.items()), reverse=True)
+
+
+def page_owner(page: int) -> str:
+    """Which image a page of the lx scenario belongs to, by the symbols of the ELF files."""
+    for elf in (ROOT / "build" / "kernel.elf", LX):
+        r = subprocess.run(["nm", "-n", str(elf)], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, text=True)
+        syms = [(int(f[0], 16), f[2]) for f in (l.split() for l in r.stdout.splitlines())
+                if len(f) == 3]
+        inside = [name for a, name in syms if page <= a < page + 0x1000]
+        if inside:
+            return f"{elf.name}: {', '.join(inside[:4])}{' ...' if len(inside) > 4 else ''}"
+    return ""
+
+
 def del_probes() -> None:
     subprocess.run([PERF, "probe", "-q", "--del", f"{PROBE_GROUP}:*"],
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -178,14 +206,6 @@ def bench_lines(console: str) -> dict:
     for m in re.finditer(r"BENCH name=(\S+) iters=(\d+) tsc_per_op=([\d.]+)", console):
         out.setdefault(m.group(1), []).append(float(m.group(3)))
     return out
-
-
-def host_tsc_mhz() -> float:
-    """The host's TSC rate: QEMU without icount gives the guest the host's TSC."""
-    for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("cpu MHz"):
-            return float(line.split(":")[1])
-    return float("nan")
 
 
 def run_once(scen: str, repeat: int, qemu: str, record: bool, tag: str,
@@ -248,6 +268,30 @@ def spread(xs: list) -> str:
     return f"{statistics.median(xs):.1f} (min {min(xs):.1f}, max {max(xs):.1f}, n={len(xs)})"
 
 
+def fills(args) -> int:
+    scen, _, k = args.scenarios[0].partition("@")
+    repeat = int(k) if k else args.repeat
+    binary = shutil.which(args.qemu) or args.qemu
+    subprocess.run([PERF, "probe", "-q", "-x", binary, "--add", FILL_PROBE],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    OUT.mkdir(parents=True, exist_ok=True)
+    data = OUT / "fills.perf.data"
+    with tempfile.TemporaryDirectory() as td:
+        cmd, timeout = scenario_command(scen, repeat, args.qemu, pathlib.Path(td))
+        subprocess.run([PERF, "record", "-e", f"{PROBE_GROUP}:tlbfill", "-o", str(data), "--"]
+                       + cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=timeout)
+    row = scen.partition(":")[2]
+    ops = ROW_OPS.get(row, 1) * repeat
+    hist = fill_histogram(data, ops)
+    print(f"{scen}@{repeat}: {sum(h[0] for h in hist):.1f} TLB fills per operation "
+          f"(boot included), the pages above 0.5 per operation:")
+    for per, page, acc, idx in hist:
+        if per >= 0.5:
+            print(f"  {per:6.2f}  {page:#018x} {acc:5} mmu_idx {idx}  {page_owner(page)}")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("scenarios", nargs="+")
@@ -257,15 +301,20 @@ def main(argv=None) -> int:
     ap.add_argument("--count", action="store_true",
                     help="count calls of QEMU's TLB, translation and interrupt functions "
                          "(uprobes, root; slows QEMU: no timing from these runs)")
+    ap.add_argument("--fills", action="store_true",
+                    help="record every TLB fill (uprobe with its address, access and MMU "
+                         "index) of the first scenario and print the pages per operation")
     ap.add_argument("--del-probes", action="store_true", help="remove the uprobes and exit")
     ap.add_argument("--qemu", default=os.environ.get("QEMU", "qemu-system-x86_64"))
     args = ap.parse_args(argv)
     if args.del_probes:
         del_probes()
         return 0
-    if args.count:
+    if args.count or args.fills:
         add_probes(args.qemu)
-    mhz = host_tsc_mhz()
+    if args.fills:
+        return fills(args)
+    ns_per_tick = bench.host_tsc_ns()
     results: dict = {}
     repeats: dict = {}
     for word in args.scenarios:
@@ -275,7 +324,7 @@ def main(argv=None) -> int:
             tag = re.sub(r"[^\w.-]", "_", f"{scen}-r{repeats[scen]}-{n}")
             res = run_once(scen, repeats[scen], args.qemu, args.record, tag, args.count)
             results.setdefault(scen, []).append(res)
-            b = "; ".join(f"{k} {min(v):.0f} TSC/op = {min(v) / mhz * 1000:.0f} ns"
+            b = "; ".join(f"{k} {min(v):.0f} TSC/op = {min(v) * ns_per_tick:.0f} ns"
                           for k, v in res["bench"].items())
             print(f"{scen} run {n}: QEMU CPU {res['cpu_ms']:.0f} ms, wall {res['wall_s']:.1f} s"
                   f"{'' if res['done'] else ' (no BENCH-DONE)'}; {b}", flush=True)

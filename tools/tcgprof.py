@@ -294,7 +294,7 @@ def fills(args) -> int:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("scenarios", nargs="+")
+    ap.add_argument("scenarios", nargs="*")
     ap.add_argument("--repeat", type=int, default=20, help="repetitions of each lxbench row")
     ap.add_argument("--runs", type=int, default=1, help="boots per scenario")
     ap.add_argument("--record", action="store_true", help="perf record: a flat profile")
@@ -310,6 +310,8 @@ def main(argv=None) -> int:
     if args.del_probes:
         del_probes()
         return 0
+    if not args.scenarios:
+        ap.error("no scenario (lx:ROW, linux:ROW, pecan:PROG)")
     if args.count or args.fills:
         add_probes(args.qemu)
     if args.fills:

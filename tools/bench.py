@@ -14,6 +14,8 @@ One invocation boots, under TCG:
                       lxbench.c, musl) under lx on Pecan, and the same program on native
                       Linux (the initramfs guest of tools/initramfs/linuxref_run.py), as
                       lx_<row>; a row whose calls lx lacks is n/a with the errno
+  lx, wall            the same two without icount: their TSC is then the host's, so the rows'
+                      host ticks per op x the host's TSC period are TCG ns per op
 
 and writes, under --out (default build/bench):
 
@@ -206,10 +208,23 @@ def slowpath_names(measurements: dict) -> dict:
     return {name + SLOWPATH: m for name, m in measurements.items() if SLOWPATH_RE.match(name)}
 
 
-def parse_lx(text: str, partial: bool = False) -> dict:
+def host_tsc_ns() -> float:
+    """Nanoseconds per host TSC tick: without icount QEMU gives the guest the host's TSC
+    (cpu_get_tsc), so lxbench's wall-clock figures are host ticks on both systems."""
+    try:
+        for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("cpu MHz"):
+                return 1000.0 / float(line.split(":")[1])
+    except (OSError, ValueError):
+        pass
+    raise BenchError("no host TSC rate (cpu MHz in /proc/cpuinfo)")
+
+
+def parse_lx(text: str, partial: bool = False, ns_per_tick: Optional[float] = None) -> dict:
     """name -> {"value", "iters"} (value None and "na" the reason for a BENCH-NA row) from
     a console of lxbench.  Raises BenchError unless it reached BENCH-DONE (partial: the rows
-    before a hang or a crash, maybe none)."""
+    before a hang or a crash, maybe none).  ns_per_tick: a run without icount, whose TSC is
+    the host's; the values are then ns (tsc_per_op x ns_per_tick)."""
     parsed = linuxref.parse_console(text)
     if not parsed.done and not partial:
         raise BenchError("no BENCH-DONE line")
@@ -218,7 +233,8 @@ def parse_lx(text: str, partial: bool = False) -> dict:
         if not isinstance(r.get("iters"), int) or not isinstance(r.get("tsc_per_op"),
                                                                   (int, float)):
             raise BenchError(f"malformed BENCH line for {name}: {r}")
-        out[name] = {"value": round(float(r["tsc_per_op"]), 2), "iters": r["iters"]}
+        per = float(r["tsc_per_op"]) * (ns_per_tick or 1.0)
+        out[name] = {"value": round(per, 2), "iters": r["iters"]}
     for raw in text.splitlines():
         if m := _NA_RE.search(linuxref._ESC_RE.sub("", raw.replace("\r", ""))):
             err = int(m.group(2))
@@ -295,41 +311,45 @@ class Runner:
         self._account(what, run.seconds, shlex.join(run.command), True)
         return run
 
-    def lx(self) -> Optional[dict]:
-        """lxbench as lx's first process on Pecan, under icount: parse_lx's dict, or None."""
-        what = "pecan lx lxbench icount"
+    def lx(self, icount: bool = True) -> Optional[dict]:
+        """lxbench as lx's first process on Pecan: parse_lx's dict (without icount in ns), or
+        None."""
+        mode = "icount" if icount else "wall"
+        what = f"pecan lx lxbench {mode}"
         modules = [SIGMA0, ROOT_TASK, (LX, LX_ARGS), (INITRAMFS, "data")]
         try:
             r = qemu_run.run(KERNEL, modules, cmdline="kdb=batch", memory=LX_MEMORY,
-                             icount=True, timeout=min(self.timeout, LX_TIMEOUT))
+                             icount=icount, timeout=min(self.timeout, LX_TIMEOUT))
         except qemu_run.QemuError as e:
             self._account(what, 0, "", False)
             self.fail(what, str(e))
             return None
-        (self.out_dir / "pecan-lx-icount.log").write_text(r.output)
+        (self.out_dir / f"pecan-lx-{mode}.log").write_text(r.output)
+        ns_per_tick = None if icount else host_tsc_ns()
         try:
             if r.timed_out or r.status != 1:
                 raise BenchError("QEMU did not exit with status 1, lx's poweroff=1")
-            result = parse_lx(r.output)
+            result = parse_lx(r.output, ns_per_tick=ns_per_tick)
         except BenchError as e:
             self._account(what, r.duration, shlex.join(r.command), False)
             self.fail(what, f"{e}\n{r.describe()}")
             # A row that hangs or kills lx (a call being built) keeps the rows before it.
-            return parse_lx(r.output, partial=True)
+            return parse_lx(r.output, partial=True, ns_per_tick=ns_per_tick)
         self._account(what, r.duration, shlex.join(r.command), True)
         return result
 
-    def linux_lx(self) -> Optional[dict]:
-        """The same program on native Linux (Debian's kernel, the initramfs with busybox,
-        icount): parse_lx's dict, or None."""
-        what = "linux lxbench icount"
+    def linux_lx(self, icount: bool = True) -> Optional[dict]:
+        """The same program on native Linux (Debian's kernel, the initramfs with busybox):
+        parse_lx's dict (without icount in ns), or None."""
+        mode = "icount" if icount else "wall"
+        what = f"linux lxbench {mode}"
         t0 = time.monotonic()
         try:
             res = linuxref_run.run_commands([LX_PROGRAM], initramfs=INITRAMFS,
-                                            timeout=max(self.timeout, 300))[0]
+                                            timeout=max(self.timeout, 300), icount=icount)[0]
             if res.status != 0:
                 raise BenchError(f"{LX_PROGRAM} exited with status {res.status}")
-            result = parse_lx(res.output)
+            result = parse_lx(res.output, ns_per_tick=None if icount else host_tsc_ns())
         except (linuxref_run.RunError, BenchError, OSError) as e:
             self._account(what, time.monotonic() - t0, "", False)
             self.fail(what, str(e))
@@ -337,7 +357,7 @@ class Runner:
         finally:
             log_src = INITRAMFS.parent / "linuxref-console.log"
             if log_src.is_file():
-                shutil.copyfile(log_src, self.out_dir / "linux-lxbench-icount.log")
+                shutil.copyfile(log_src, self.out_dir / f"linux-lxbench-{mode}.log")
         self._account(what, time.monotonic() - t0, f"tools/initramfs/linuxref_run.py "
                       f"{LX_PROGRAM}", True)
         return result
@@ -871,18 +891,23 @@ def prepare_lx() -> None:
         raise BenchError(f"make initramfs failed:\n{(r.stdout + r.stderr).strip()}")
 
 
-def measure_lx(runner: Runner, linux: bool) -> tuple:
-    """The personality's rows: (Pecan's, Linux's), each name -> {"value", "iters"[, "na"]};
-    Linux's is {} without linux.  Only guest instructions: lxbench's figures are TSC deltas."""
+def measure_lx(runner: Runner, linux: bool, quick: bool = True) -> tuple:
+    """The personality's rows: (Pecan's, Linux's), each unit -> name -> {"value", "iters"[,
+    "na"]}; Linux's is empty without linux.  Guest instructions under icount; without quick
+    also TCG ns (lxbench's TSC deltas without icount are host ticks, docs/performance.md
+    "Where TCG's wall time goes")."""
+    pecan: dict = {GUEST: {}, WALL: {}}
+    ref: dict = {GUEST: {}, WALL: {}}
     try:
         prepare_lx()
     except BenchError as e:
         runner.fail("lx prepare", str(e))
-        return {}, {}
-    pecan = runner.lx() or {}
-    ref = {}
-    if linux:
-        ref = {n: m for n, m in (runner.linux_lx() or {}).items() if m["value"] is not None}
+        return pecan, ref
+    for unit, icount in ((GUEST, True),) + (() if quick else ((WALL, False),)):
+        pecan[unit] = runner.lx(icount=icount) or {}
+        if linux:
+            ref[unit] = {n: m for n, m in (runner.linux_lx(icount=icount) or {}).items()
+                         if m["value"] is not None}
     return pecan, ref
 
 
@@ -931,10 +956,11 @@ def main(argv: Optional[list] = None) -> int:
     if args.no_lx or args.pingpong:
         skipped.append("lx: " + ("--no-lx" if args.no_lx else "--pingpong"))
     else:
-        lx_pecan, lx_linux = measure_lx(runner, linux is not None)
-        pecan[GUEST].update(lx_pecan)
-        if linux is not None:
-            linux[GUEST].update(lx_linux)
+        lx_pecan, lx_linux = measure_lx(runner, linux is not None, args.quick)
+        for unit in (GUEST, WALL):
+            pecan[unit].update(lx_pecan[unit])
+            if linux is not None:
+                linux[unit].update(lx_linux[unit])
 
     macro = None
     if args.no_macro or args.pingpong:

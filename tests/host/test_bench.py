@@ -536,6 +536,12 @@ def test_parse_lx_rows_and_na_in_the_programs_order():
     assert m["lx_odd"]["na"] == "child_status_11: errno 200"
 
 
+def test_parse_lx_without_icount_gives_ns_from_host_ticks():
+    m = bench.parse_lx(LXBENCH_LX, ns_per_tick=0.5)
+    assert m["lx_getpid"] == {"value": pytest.approx(160.53), "iters": 10000}
+    assert m["lx_pipe_pingpong"]["value"] is None
+
+
 @pytest.mark.parametrize("text, why", [
     (LXBENCH_LX.replace("BENCH-DONE\n", ""), "BENCH-DONE"),
     ("lx: hello\nBENCH-DONE\n", "no BENCH lines"),
@@ -616,3 +622,34 @@ def test_parse_lx_partial_keeps_the_rows_before_a_hang():
     assert list(bench.parse_lx(hung, partial=True)) == ["lx_getpid", "lx_fork_exit",
                                                         "lx_pipe_pingpong"]
     assert bench.parse_lx("lx: hello\n", partial=True) == {}
+
+
+class FakeLxRunner(FakeRunner):
+    """lxbench's consoles: the same figures under icount and without (then host ticks)."""
+
+    def lx(self, icount=True):
+        self.calls.append(("lx", icount))
+        return bench.parse_lx(LXBENCH_LX, ns_per_tick=None if icount else 0.5)
+
+    def linux_lx(self, icount=True):
+        self.calls.append(("linux_lx", icount))
+        return bench.parse_lx(LXBENCH_LINUX, ns_per_tick=None if icount else 0.5)
+
+
+@pytest.mark.parametrize("quick", [True, False])
+def test_measure_lx_adds_wall_rows_unless_quick(monkeypatch, quick):
+    monkeypatch.setattr(bench, "prepare_lx", lambda: None)
+    runner = FakeLxRunner()
+    pecan, ref = bench.measure_lx(runner, linux=True, quick=quick)
+    assert pecan[bench.GUEST]["lx_getpid"]["value"] == 321.05
+    assert ref[bench.GUEST]["lx_getpid"]["value"] == 310.07
+    if quick:
+        assert runner.calls == [("lx", True), ("linux_lx", True)]
+        assert pecan[bench.WALL] == {} and ref[bench.WALL] == {}
+    else:
+        assert runner.calls == [("lx", True), ("linux_lx", True), ("lx", False),
+                                ("linux_lx", False)]
+        assert pecan[bench.WALL]["lx_getpid"]["value"] == pytest.approx(160.53)
+        rows = {r[0]: r for r in bench.table_rows(
+            bench.build_records(pecan, ref), [])}
+        assert rows["lx_getpid"][5:8] == ["160.5", "155.0", "0.97"]

@@ -6,6 +6,8 @@
  *     BENCH-NA name=lx_ROW errno=E what=CALL       the row cannot run here (a call failed)
  *   then BENCH-DONE; exit status 0.
  *   lxbench exit        exit at once (the image fork_execve runs)
+ *   lxbench repeat=K ROW...   each row K times (tools/tcgprof.py: a loop long enough for a
+ *                       host profile of QEMU to see it above the boot)
  *
  * Figures are rdtsc deltas: under QEMU -icount shift=0 the TSC counts guest instructions
  * (docs/performance.md).  Each row warms up first (the same operation, untimed).  A row whose
@@ -21,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -677,11 +680,17 @@ int main(int argc, char **argv)
     if (argc > 1 && !strcmp(argv[1], "exit"))
         return 0;
     self = argv[0];
+    long repeat = 1;
+    if (argc > 1 && !strncmp(argv[1], "repeat=", 7)) {
+        repeat = strtol(argv[1] + 7, NULL, 10);
+        argv++;
+        argc--;
+    }
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         bool run = argc < 2;
         for (int a = 1; a < argc; a++)
             run |= !strcmp(argv[a], rows[i].name);
-        if (run)
+        for (long k = 0; run && k < repeat; k++)
             rows[i].fn();
     }
     out("BENCH-DONE\n");

@@ -7,6 +7,7 @@
 #include "foreign.h"
 #include "glue.h"
 #include "ipc.h"
+#include "sched.h"
 #include "space.h"
 #include "thread.h"
 #include "console.h"
@@ -127,10 +128,17 @@ void foreign_syscall(struct tcb *t)
 
 void foreign_syscall_return(struct tcb *t)
 {
-    if (!(t->mr[0] & L4_TAG_E))
+    if (!(t->mr[0] & L4_TAG_E)) {
+        /* A YIELD reply (the handler's sched_yield) rotates t behind the threads of its
+         * priority: the reply itself switched to t directly, which would let a thread that
+         * yields in a loop keep the CPU from a ready thread of its own priority. */
+        bool yield = l4_tag_label(t->mr[0]) == L4_FOREIGN_YIELD;
         apply_reply(t, true, "system call");
-    else if (!foreign_handler(t))
+        if (yield)
+            sched_yield();
+    } else if (!foreign_handler(t)) {
         orphaned(t, "system call");
+    }
     /* else aborted by ExchangeRegisters: the registers are as they were */
     thread_return_to_user_checks(t);
 }

@@ -43,6 +43,8 @@ enum l4_foreign_reg_mr {
 #define L4_FOREIGN_RESUME    0   /* syscall: RAX = MR1 if u >= 1; otherwise no change */
 #define L4_FOREIGN_SET_REGS  1   /* MR1..MRu (u <= 20) set the register set in its order */
 #define L4_FOREIGN_GET_REGS  2   /* answered by an L4_PROTO_FOREIGN_REGS message */
+#define L4_FOREIGN_YIELD     3   /* syscall: as RESUME, then the thread yields: it goes to the
+                                    end of its priority's ready queue (ThreadSwitch(nil)) */
 
 /* ExchangeRegisters' control word: a foreign space's handler may name threads of that space
  * (not only of its own); bit 17 with bit 18 sets (or clears) a pending interrupt, which the

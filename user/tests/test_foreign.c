@@ -311,6 +311,51 @@ TEST(stub_calls_are_foreign_system_calls)
     tu_kill(t);
 }
 
+/* --- YIELD: the reply of a sched_yield ------------------------------------------------------- */
+
+static volatile l4_word_t ticket;
+
+static void yield_a_main(void)
+{
+    seen[5] = 99;                       /* fault the pages in before the call */
+    ticket = ticket;
+    lx_syscall(1003, 0, 0, 0);
+    seen[5] = ticket++;
+    report_and_exit(3, 0);
+}
+
+static void yield_b_main(void)
+{
+    seen[6] = 99;
+    ticket = ticket;
+    lx_syscall(1004, 0, 0, 0);
+    seen[6] = ticket++;
+    report_and_exit(4, 0);
+}
+
+/* A YIELD reply puts its thread behind a ready thread of its priority (b), which a plain
+ * reply would not: the reply's direct switch would run a first. */
+TEST(yield_reply_runs_a_ready_thread_of_the_same_priority_first)
+{
+    ticket = 0;
+    l4_word_t a = foreign_thread(yield_a_main, 0, tu_main_tid());
+    CHECK(a != 0);
+    CHECK(is_syscall(next_from(a), 1003), "number %lu", l4_mr(L4_FSC_RAX));
+    l4_word_t b = foreign_thread(yield_b_main, 1, tu_main_tid());
+    CHECK(b != 0);
+    CHECK(is_syscall(next_from(b), 1004), "number %lu", l4_mr(L4_FSC_RAX));
+    resume(0);
+    CHECK(!l4_ipc_failed(l4_reply(b)));     /* b is ready and has not run since */
+    l4_set_mr(0, l4_tag_make(L4_FOREIGN_YIELD, 1, 0));
+    l4_set_mr(1, 0);
+    l4_word_t tag = reply_next(a);
+    CHECK(is_syscall(tag, 1003), "tag %lx, number %lu", tag, l4_mr(L4_FSC_RAX));
+    CHECK_EQ(seen[6], 0);                   /* b took the first ticket */
+    CHECK_EQ(seen[5], 1);
+    tu_kill(a);
+    tu_kill(b);
+}
+
 /* --- interrupts ------------------------------------------------------------------------------ */
 
 static void spin_main(void)

@@ -5,6 +5,7 @@
 #include "lib/errno.h"
 #include "mm/usercopy.h"
 #include "park/park.h"
+#include "signal/signal.h"
 #include "task/cputime.h"
 #include "task/process.h"
 #include "time/clock.h"
@@ -137,10 +138,18 @@ long sys_getrusage(struct thread *t, const struct sysargs *a)
     return copy_to_user(t->mm, a->a[1], ru, sizeof ru);
 }
 
+/* The caller goes behind the other ready threads of its priority: a YIELD reply has the
+ * kernel rotate it (docs/linux-abi.md).  A plain reply would switch straight back to it, and
+ * a thread that waits for another by yielding in a loop could starve that other thread.
+ * With a signal to deliver, the ordinary return path (which delivers it) answers instead. */
 long sys_sched_yield(struct thread *t, const struct sysargs *a)
 {
-    (void)t, (void)a;
-    return 0;                       /* the reply lets it run; the kernel schedules */
+    (void)a;
+    if (signal_pending(t) || t->proc->sig.stopped)
+        return 0;
+    l4_set_mr(0, l4_tag_make(L4_FOREIGN_YIELD, 1, 0));
+    l4_set_mr(1, 0);
+    return LX_REPLIED;
 }
 
 /* --- sleeps -------------------------------------------------------------------------------- */

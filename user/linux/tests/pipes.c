@@ -496,6 +496,28 @@ static void test_time(void)
     check(c1.tv_sec > c0.tv_sec || (c1.tv_sec == c0.tv_sec && c1.tv_nsec > c0.tv_nsec),
           "the process's CPU time grows");
     check(sched_yield() == 0, "sched_yield");
+
+    /* sched_yield puts the caller behind the ready threads of its priority: a child woken
+     * by the parent's write (ready, not yet run) answers before the parent's one yield
+     * returns. */
+    int go[2], yp[2];
+    char c;
+    check(pipe(go) == 0 && pipe2(yp, O_NONBLOCK) == 0, "pipes for the yield check");
+    pid_t y = fork();
+    if (y == 0) {
+        if (read(go[0], &c, 1) != 1 || write(yp[1], "y", 1) != 1)
+            _exit(1);
+        _exit(0);
+    }
+    check(read(yp[0], &c, 1) == -1 && errno == EAGAIN, "the child waits for its go");
+    check(write(go[1], "g", 1) == 1, "the child's go");
+    check(sched_yield() == 0, "sched_yield with the child ready");
+    check(read(yp[0], &c, 1) == 1, "sched_yield ran the child that was ready");
+    check(waitpid(y, NULL, 0) == y, "the yield check's child ended");
+    close(go[0]);
+    close(go[1]);
+    close(yp[0]);
+    close(yp[1]);
 }
 
 /* --- a pipeline of ten processes ----------------------------------------------------------- */

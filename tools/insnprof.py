@@ -9,10 +9,10 @@ plugin API cannot read registers (no CR3), so everything here is by virtual addr
   kernel   the high half (Pecan's kernel, symbols from build/kernel*.elf; Linux's kernel)
   lx       lx's link range (symbols from build/user/lx.elf)
   sigma0, root   their link ranges (symbols from their ELFs)
-  prog     a Linux process's program: below 0x7000_0000_0000 (PIE programs load at 2/3 of
+  prog     a Linux process's program: 0x1000_0000 up to 0x7000_0000_0000 (PIE programs load at 2/3 of
            the user half, 0x5555_5555_4000 on both systems)
   libs     ld.so, libc and the other mmaps: 0x7000_0000_0000 up to the high half
-  other    anything else (Pecan's low-half boot code, a non-PIE program at lx's 0x400000 falls
+  other    anything else (the firmware, Pecan's low-half boot code; a non-PIE program at lx's 0x400000 falls
            into lx: Debian's programs are PIE)
 
   tools/insnprof.py report PROFILE [--system pecan|linux] [--jobs N] [--top K]
@@ -35,6 +35,7 @@ BUILD = ROOT / "build"
 PLUGIN = BUILD / "qemu_plugins" / "insnprof.so"
 
 HIGH_HALF = 0xFFFF800000000000
+PROG_LO = 0x10000000           # above the firmware, the boot code and the servers
 LIBS_LO = 0x700000000000
 USER_TOP = 0x800000000000
 
@@ -76,7 +77,7 @@ def classes(system: str, elfs: Optional[dict] = None) -> list:
         for name in ("lx", "sigma0", "root"):
             lo, hi = elf_range((elfs or PECAN_ELFS)[name])
             out.append((name, lo, hi))
-    out += [("prog", 0x1000, LIBS_LO), ("libs", LIBS_LO, USER_TOP)]
+    out += [("prog", PROG_LO, LIBS_LO), ("libs", LIBS_LO, USER_TOP)]
     return out
 
 

@@ -92,4 +92,4 @@ def test_classes_follow_the_elfs_and_end_with_the_linux_buckets(tmp_path):
     assert cls[0][1] == 0xFFFF800000000000 and cls[0][2] == 0
     arg = insnprof.plugin_arg("linux", tmp_path / "p.txt", pathlib.Path("/x/insnprof.so"))
     assert arg.startswith("/x/insnprof.so,out=")
-    assert ",class=kernel:ffff800000000000-0,class=prog:1000-700000000000," in arg
+    assert ",class=kernel:ffff800000000000-0,class=prog:10000000-700000000000," in arg

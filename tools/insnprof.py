@@ -7,17 +7,19 @@ and "transitions" (a TB whose address class differs from the previous TB's).  QE
 plugin API cannot read registers (no CR3), so everything here is by virtual address:
 
   kernel   the high half (Pecan's kernel, symbols from build/kernel*.elf; Linux's kernel)
-  lx       lx's link range (symbols from build/user/lx.elf)
+  lx       lx's link range (symbols from build/user/lx.elf; at 1 GiB, above non-PIE programs)
   sigma0, root   their link ranges (symbols from their ELFs)
   prog     a Linux process's program: 0x1000_0000 up to 0x7000_0000_0000 (PIE programs load at 2/3 of
            the user half, 0x5555_5555_4000 on both systems)
   libs     ld.so, libc and the other mmaps: 0x7000_0000_0000 up to the high half
-  other    anything else (the firmware, Pecan's low-half boot code; a non-PIE program at lx's 0x400000 falls
-           into lx: Debian's programs are PIE)
+  other    anything else: the firmware, Pecan's boot code, the serial driver, and non-PIE
+           programs at 0x400000 (gcc's cc1, as and ld on Debian 12)
 
   tools/insnprof.py report PROFILE [--system pecan|linux] [--jobs N] [--top K]
   tools/insnprof.py compare A B [--jobs-a N] [--jobs-b M] [--base PROFILE] [--top K]
-      per-job difference, B against A: the functions whose cost per job grows
+                    [--system-a S --base-a P --system-b S --base-b P]
+      per-job difference, B against A: the functions whose cost per job grows (two systems:
+      Linux as A, Pecan as B, each with its own baseline)
   tools/insnprof.py args --system pecan --out FILE      the -plugin argument
 """
 from __future__ import annotations
@@ -238,9 +240,13 @@ def main(argv: Optional[list] = None) -> int:
     c.add_argument("a")
     c.add_argument("b")
     c.add_argument("--system", default="pecan", choices=("pecan", "linux"))
+    c.add_argument("--system-a", choices=("pecan", "linux"), help="default: --system")
+    c.add_argument("--system-b", choices=("pecan", "linux"), help="default: --system")
     c.add_argument("--jobs-a", type=float, default=1)
     c.add_argument("--jobs-b", type=float, default=1)
     c.add_argument("--base", help="a profile of the same boot without the work, subtracted")
+    c.add_argument("--base-a", help="A's baseline (default: --base)")
+    c.add_argument("--base-b", help="B's baseline (default: --base)")
     c.add_argument("--top", type=int, default=30)
     g = sub.add_parser("args")
     g.add_argument("--system", default="pecan", choices=("pecan", "linux"))
@@ -249,17 +255,20 @@ def main(argv: Optional[list] = None) -> int:
     if args.cmd == "args":
         print(plugin_arg(args.system, Path(args.out)))
         return 0
-    syms = symbols_for(args.system)
-    base = fold(load(args.base), syms) if args.base else None
 
-    def per_job(path, jobs):
+    def per_job(path, system, base, jobs):
+        syms = symbols_for(system)
         f = fold(load(path), syms)
-        return scale(subtract(f, base) if base else f, jobs)
+        if base:
+            f = subtract(f, fold(load(base), syms))
+        return scale(f, jobs)
     if args.cmd == "report":
         unit = " per job" if args.jobs != 1 else ""
-        print(report(per_job(args.profile, args.jobs), args.top, unit))
+        print(report(per_job(args.profile, args.system, args.base, args.jobs), args.top, unit))
     else:
-        print(compare(per_job(args.a, args.jobs_a), per_job(args.b, args.jobs_b), args.top))
+        a = per_job(args.a, args.system_a or args.system, args.base_a or args.base, args.jobs_a)
+        b = per_job(args.b, args.system_b or args.system, args.base_b or args.base, args.jobs_b)
+        print(compare(a, b, args.top))
     return 0
 
 

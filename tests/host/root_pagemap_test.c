@@ -1,23 +1,8 @@
 /* Host unit test of root's page map (user/root/pagemap.c): first fit against a plain model,
  * and the work per allocation (bitmap words examined) bounded where the first version walked
  * every used page.  Cases by name; --list prints them.  Driven by test_root_pagemap.py. */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "pagemap.h"
-
-static unsigned long failures, checks;
-
-#define CHECK(cond, ...) do {                                              \
-        checks++;                                                          \
-        if (!(cond)) {                                                     \
-            failures++;                                                    \
-            printf("FAIL %s:%d: ", __func__, __LINE__);                    \
-            printf(__VA_ARGS__);                                           \
-            printf("\n");                                                  \
-        }                                                                  \
-    } while (0)
+#include "unit_check.h"
 
 /* The model: a byte per page over the first MODEL pages, first fit by plain scanning. */
 #define MODEL 20000ul
@@ -56,7 +41,7 @@ static void test_first_fit_matches_model(void)
             if (want == PAGEMAP_NONE || want + n > MODEL / 2)
                 continue;                   /* stay well inside the model */
             unsigned long got = alloc(n);
-            CHECK(got == want, "step %d: %lu pages at %lu, the model says %lu", step, n, got, want);
+            CHECKQ(got == want, "step %d: %lu pages at %lu, the model says %lu", step, n, got, want);
             if (got != want)
                 return;
             memset(model + got, 1, n);
@@ -70,7 +55,7 @@ static void test_first_fit_matches_model(void)
         }
     }
     for (unsigned long i = 0; i < MODEL; i++)
-        CHECK(pagemap_used(i) == !!model[i], "page %lu", i);
+        CHECKQ(pagemap_used(i) == !!model[i], "page %lu", i);
 }
 
 /* lx's heap as root serves it: hundreds of thousands of pages touched once each, after root
@@ -82,18 +67,18 @@ static void test_single_pages_after_an_early_free(void)
     for (unsigned long i = 0; i < 200000; i++)
         alloc(1);
     pagemap_mark(5, 1, false);
-    CHECK(alloc(1) == 5, "the freed page comes back first");
+    CHECKQ(alloc(1) == 5, "the freed page comes back first");
     unsigned long worst = 0, start = pagemap_words_examined;
     for (unsigned long i = 0; i < 20000; i++) {
         unsigned long before = pagemap_words_examined;
         unsigned long p = alloc(1);
-        CHECK(p == 200000 + i, "page %lu, expected %lu", p, 200000 + i);
+        CHECKQ(p == 200000 + i, "page %lu, expected %lu", p, 200000 + i);
         if (pagemap_words_examined - before > worst)
             worst = pagemap_words_examined - before;
     }
     /* One walk from page 6 to 200,000 by the summary (49 summary words), then O(1). */
-    CHECK(worst <= 64, "an allocation examined %lu words", worst);
-    CHECK(pagemap_words_examined - start < 3 * 20000, "%lu words for 20,000 pages",
+    CHECKQ(worst <= 64, "an allocation examined %lu words", worst);
+    CHECKQ(pagemap_words_examined - start < 3 * 20000, "%lu words for 20,000 pages",
           pagemap_words_examined - start);
 }
 
@@ -105,45 +90,35 @@ static void test_runs_over_a_small_hole(void)
         alloc(1);
     pagemap_mark(10, 1, false);             /* a one-page hole */
     unsigned long before = pagemap_words_examined;
-    CHECK(alloc(4) == 100000, "the run goes past the hole");
-    CHECK(alloc(4) == 100004, "and the next one after it");
-    CHECK(pagemap_words_examined - before <= 2 * (100000 / 4096 + 8),
+    CHECKQ(alloc(4) == 100000, "the run goes past the hole");
+    CHECKQ(alloc(4) == 100004, "and the next one after it");
+    CHECKQ(pagemap_words_examined - before <= 2 * (100000 / 4096 + 8),
           "two runs examined %lu words", pagemap_words_examined - before);
-    CHECK(alloc(1) == 10, "the hole is still found first");
+    CHECKQ(alloc(1) == 10, "the hole is still found first");
 }
 
 static void test_full_and_edges(void)
 {
     pagemap_reset();
-    CHECK(pagemap_find(0) == PAGEMAP_NONE && pagemap_find(PAGEMAP_PAGES + 1) == PAGEMAP_NONE,
+    CHECKQ(pagemap_find(0) == PAGEMAP_NONE && pagemap_find(PAGEMAP_PAGES + 1) == PAGEMAP_NONE,
           "sizes 0 and beyond the map");
-    CHECK(alloc(PAGEMAP_PAGES) == 0, "the whole map in one run");
-    CHECK(pagemap_find(1) == PAGEMAP_NONE, "nothing left");
+    CHECKQ(alloc(PAGEMAP_PAGES) == 0, "the whole map in one run");
+    CHECKQ(pagemap_find(1) == PAGEMAP_NONE, "nothing left");
     pagemap_mark(PAGEMAP_PAGES - 1, 1, false);
-    CHECK(pagemap_find(1) == PAGEMAP_PAGES - 1, "the last page");
-    CHECK(pagemap_find(2) == PAGEMAP_NONE, "no run of two");
+    CHECKQ(pagemap_find(1) == PAGEMAP_PAGES - 1, "the last page");
+    CHECKQ(pagemap_find(2) == PAGEMAP_NONE, "no run of two");
     pagemap_mark(63, 2, false);             /* across a word boundary */
-    CHECK(pagemap_find(2) == 63, "a run across words");
+    CHECKQ(pagemap_find(2) == 63, "a run across words");
 }
 
-static const struct { const char *name; void (*fn)(void); } cases[] = {
-    { "test_first_fit_matches_model", test_first_fit_matches_model },
-    { "test_single_pages_after_an_early_free", test_single_pages_after_an_early_free },
-    { "test_runs_over_a_small_hole", test_runs_over_a_small_hole },
-    { "test_full_and_edges", test_full_and_edges },
+static const struct uc_case cases[] = {
+    UC_CASE(test_first_fit_matches_model),
+    UC_CASE(test_single_pages_after_an_early_free),
+    UC_CASE(test_runs_over_a_small_hole),
+    UC_CASE(test_full_and_edges),
 };
 
 int main(int argc, char **argv)
 {
-    unsigned ncases = sizeof cases / sizeof cases[0];
-    if (argc == 2 && !strcmp(argv[1], "--list")) {
-        for (unsigned i = 0; i < ncases; i++)
-            printf("%s\n", cases[i].name);
-        return 0;
-    }
-    for (unsigned i = 0; i < ncases; i++)
-        if (argc < 2 || !strcmp(argv[1], cases[i].name))
-            cases[i].fn();
-    printf("%lu checks passed, %lu failed\n", checks - failures, failures);
-    return failures != 0;
+    return uc_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

@@ -18,7 +18,7 @@ CASES = ["test_first_fit_matches_model", "test_single_pages_after_an_early_free"
 def program(tmp_path_factory):
     out = tmp_path_factory.mktemp("root-pagemap") / "root_pagemap_test"
     base = ["gcc", "-std=gnu11", "-g", "-O2", "-Wall", "-Wextra", "-Werror",
-            f"-I{ROOT / 'user' / 'root'}", *map(str, SOURCES), "-o", str(out)]
+            f"-I{ROOT / 'user' / 'root'}", f"-I{ROOT / 'tests' / 'host'}", *map(str, SOURCES), "-o", str(out)]
     for extra in (["-fsanitize=address,undefined", "-fno-sanitize-recover=all"],
                   ["-fsanitize=undefined", "-fno-sanitize-recover=all"], []):
         proc = subprocess.run(base + extra, capture_output=True, text=True)

@@ -58,9 +58,10 @@ static void test_first_fit_matches_model(void)
         CHECKQ(pagemap_used(i) == !!model[i], "page %lu", i);
 }
 
-/* lx's heap as root serves it: hundreds of thousands of pages touched once each, after root
- * freed a page early on (a loaded program's start record).  Each further page must cost a
- * few words, not a walk over every page handed out. */
+/* lx's heap as root serves it: hundreds of thousands of pages touched once each, and a page
+ * of root's task or thread records freed low in the pool when a Linux process's task went
+ * (and taken again).  Each further page must cost a few words, not a walk over every page
+ * handed out. */
 static void test_single_pages_after_an_early_free(void)
 {
     pagemap_reset();

@@ -10,6 +10,8 @@ wall time; ratios against Linux.  docs/performance.md "Macro benchmarks" explain
   tools/macrobench.py                      both systems, icount and wall, every benchmark
   tools/macrobench.py --quick              icount only, users 1,4,16
   tools/macrobench.py --users 1,2 --no-compile --no-linux
+  tools/macrobench.py --profile --users 16 --no-compile     an instruction profile of each
+                                           run (docs/profiling.md; --users 0: the baseline)
   make bench                               runs it after the micro benchmarks (bench.py)
 
 Outputs in build/bench/: macro.json (records), macro-*.log (consoles), macro_users.png and
@@ -36,6 +38,7 @@ sys.path.insert(0, str(ROOT / "tools" / "linuxref"))
 import qemu_run  # noqa: E402
 import newc  # noqa: E402
 import run as linuxref  # noqa: E402
+import insnprof  # noqa: E402
 
 BUILD = ROOT / "build"
 OUT = BUILD / "macrobench"
@@ -148,7 +151,18 @@ def tail(text: str, n: int = 30) -> str:
     return "\n".join(text.replace("\r", "").splitlines()[-n:])
 
 
-def run_pecan(cpio: Path, args: list, icount: bool, out_dir: Path) -> Run:
+def profile_extra(system: str, args: list, profile: bool, out_dir: Path) -> list:
+    """QEMU's -plugin option for an instruction profile (--profile, docs/profiling.md) into
+    out_dir/insnprof-SYSTEM-WHAT.txt; none without --profile."""
+    if not profile:
+        return []
+    what = "-".join(a.replace(":", "").replace("+", "_") for a in args) or "none"
+    out = out_dir / f"insnprof-{system}-{what}.txt"
+    log(f"{system}: instruction profile into {out}")
+    return ["-plugin", insnprof.plugin_arg(system, out.resolve(), insnprof.build_plugin())]
+
+
+def run_pecan(cpio: Path, args: list, icount: bool, out_dir: Path, profile: bool = False) -> Run:
     mode = "icount" if icount else "wall"
     lx_args = (f"heap={LX_HEAP} heapx=1 poweroff=1 quiet=1 console=serial initrd={cpio.name} "
                f"init=/bench/init.sh {' '.join(args)}")
@@ -158,7 +172,8 @@ def run_pecan(cpio: Path, args: list, icount: bool, out_dir: Path) -> Run:
     log_path = out_dir / f"macro-pecan-{mode}.log"
     with open(log_path, "w") as echo:       # the console as it comes: a long run's progress
         r = qemu_run.run(str(KERNEL.relative_to(ROOT)), modules, cmdline="kdb=batch",
-                         memory=memory, icount=icount, timeout=TIMEOUT, echo=echo)
+                         memory=memory, icount=icount, timeout=TIMEOUT, echo=echo,
+                         extra=profile_extra("pecan", args, profile, out_dir))
     log_path.write_text(r.output)
     if r.timed_out or r.status != 1:
         raise MacroError(f"pecan {mode}: QEMU status {r.status}, timed out {r.timed_out}\n"
@@ -166,11 +181,12 @@ def run_pecan(cpio: Path, args: list, icount: bool, out_dir: Path) -> Run:
     return Run("pecan", mode, r.duration, shlex.join(r.command), parse(r.output, f"pecan {mode}"))
 
 
-def run_linux(cpio: Path, args: list, icount: bool, out_dir: Path) -> Run:
+def run_linux(cpio: Path, args: list, icount: bool, out_dir: Path, profile: bool = False) -> Run:
     mode = "icount" if icount else "wall"
     append = f"{linuxref.BASE_APPEND} rdinit=/bench/init.sh -- {' '.join(args)}"
     cmd = linuxref.qemu_command(linuxref.DEFAULT_KERNEL, cpio, append, icount,
                                 deterministic=True, memory=LINUX_MEMORY)
+    cmd += profile_extra("linux", args, profile, out_dir)
     log_path = out_dir / f"macro-linux-{mode}.log"
     t0 = time.monotonic()
     with open(log_path, "wb") as f:
@@ -293,7 +309,7 @@ def plot(recs: list, out_dir: Path) -> list:
 
 
 def measure(out_dir: Path, quick: bool = False, linux: bool = True, pecan: bool = True,
-            compile_: bool = True, users: Optional[str] = None) -> dict:
+            compile_: bool = True, users: Optional[str] = None, profile: bool = False) -> dict:
     """Every run; returns {"records", "bars", "runs", "failures"} and writes macro.json.
     A run that fails is a failure, not an exception (the other system's figures stay)."""
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -313,7 +329,7 @@ def measure(out_dir: Path, quick: bool = False, linux: bool = True, pecan: bool 
         for icount in modes if (on and what) else ():
             label = f"{system} {'icount' if icount else 'wall'}"
             try:
-                run = fn(cpio, what, icount, out_dir)
+                run = fn(cpio, what, icount, out_dir, profile)
             except (MacroError, qemu_run.QemuError, OSError) as e:
                 failures.append(f"{label}: {e}")
                 log(f"{label}: FAILED: {e}")
@@ -350,6 +366,8 @@ def main(argv: Optional[list] = None) -> int:
     ap.add_argument("--no-compile", action="store_true")
     ap.add_argument("--users", help="comma-separated N (default 1,2,4,8,16,32)")
     ap.add_argument("--out", default=str(BUILD / "bench"))
+    ap.add_argument("--profile", action="store_true", help="an instruction profile of each "
+                    "run (QEMU plugin insnprof; docs/profiling.md): OUT/insnprof-SYSTEM-WHAT.txt")
     ap.add_argument("--plot", metavar="JSON", help="only draw the plots of a macro.json "
                     "into --out (bench.py runs this with a Python that has matplotlib)")
     args = ap.parse_args(argv)
@@ -359,7 +377,7 @@ def main(argv: Optional[list] = None) -> int:
             print(p)
         return 0
     result = measure(out_dir, args.quick, not args.no_linux, not args.no_pecan,
-                     not args.no_compile, args.users)
+                     not args.no_compile, args.users, args.profile)
     print(table(result["records"], bar_tuples(result)))
     for f in result["failures"]:
         log(f"FAILED: {f.splitlines()[0]}")

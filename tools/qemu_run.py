@@ -17,7 +17,7 @@ entered with kdb=batch.  0 is a normal QEMU exit (quit from the monitor); None: 
 
 CLI (see --help):
     tools/qemu_run.py [--iso] [--memory N] [--cpu C] [--timeout S] [--interactive]
-                      kernel module[:args] ...
+                      [--profile FILE] kernel module[:args] ...
 """
 from __future__ import annotations
 
@@ -343,7 +343,14 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
                     help="text to send on the serial line (non-interactive; \\n for newline)")
     ap.add_argument("--qemu-arg", action="append", default=[], metavar="ARG",
                     help="extra QEMU argument (repeatable)")
+    ap.add_argument("--profile", metavar="FILE", default=None,
+                    help="an instruction profile of the run into FILE (the insnprof plugin; "
+                         "docs/profiling.md; fold it with tools/insnprof.py report FILE)")
     args = ap.parse_args(argv)
+    if args.profile:
+        import insnprof     # tools/, as this file
+        args.qemu_arg += ["-plugin", insnprof.plugin_arg(
+            "pecan", pathlib.Path(args.profile).resolve(), insnprof.build_plugin())]
 
     modules = [parse_module_arg(m) for m in args.modules]
     try:

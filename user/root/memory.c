@@ -1,7 +1,9 @@
 /* Root's memory: naturally aligned blocks from sigma0, mapped into root's space from
- * ROOT_HEAP up, handed out in whole pages and given back to this pool (a bitmap, first fit).
- * sigma0 has no way to take frames back, so freed pages stay here for the next task. */
+ * ROOT_HEAP up, handed out in whole pages and given back to this pool (first fit in the
+ * page map, pagemap.c).  sigma0 has no way to take frames back, so freed pages stay here for
+ * the next task. */
 #include "root.h"
+#include "pagemap.h"
 #include <string.h>
 
 #define CHUNK_LOG2 21
@@ -9,8 +11,9 @@
 
 static l4_word_t limit = ROOT_HEAP;            /* [ROOT_HEAP, limit) is ours, from sigma0 */
 static l4_word_t pool_end = ROOT_HEAP + ROOT_HEAP_SIZE;    /* limit never passes it */
-static uint64_t used[MAX_PAGES / 64];          /* one bit per page: handed out */
-static l4_word_t pages_used, hint;             /* hint: no free page below it */
+static l4_word_t pages_used;
+
+_Static_assert(MAX_PAGES == PAGEMAP_PAGES, "the page map covers the pool");
 
 static bool grow(void)
 {
@@ -31,45 +34,20 @@ static bool grow(void)
     return true;
 }
 
-static bool page_used(l4_word_t i)
-{
-    return used[i / 64] & (1ull << (i % 64));
-}
-
-static void mark(l4_word_t first, l4_word_t n, bool on)
-{
-    for (l4_word_t i = first; i < first + n; i++) {
-        if (on)
-            used[i / 64] |= 1ull << (i % 64);
-        else
-            used[i / 64] &= ~(1ull << (i % 64));
-    }
-}
-
 void *root_alloc(l4_word_t size)
 {
     if (!size || size > ROOT_HEAP_SIZE)
         return NULL;
     l4_word_t n = (size + 4095) >> 12;
-    /* First fit among the pages we have; the run may end in memory still to be taken. */
-    l4_word_t run = 0, i = hint;
-    for (;; i++) {
-        if (i >= MAX_PAGES)
+    /* First fit; the run may end in memory still to be taken (never marked: free). */
+    l4_word_t first = pagemap_find(n);
+    if (first == PAGEMAP_NONE)
+        return NULL;
+    while ((limit - ROOT_HEAP) >> 12 < first + n)
+        if (!grow())
             return NULL;
-        if (i >= (limit - ROOT_HEAP) >> 12 && !grow())
-            return NULL;
-        if (i < (limit - ROOT_HEAP) >> 12 && page_used(i)) {
-            run = 0;
-            continue;
-        }
-        if (++run == n)
-            break;
-    }
-    l4_word_t first = i + 1 - n;
-    mark(first, n, true);
+    pagemap_mark(first, n, true);
     pages_used += n;
-    if (first == hint)
-        hint = first + n;
     void *p = (void *)(ROOT_HEAP + (first << 12));
     memset(p, 0, n << 12);
     return p;
@@ -85,10 +63,8 @@ void root_free(void *p, l4_word_t size)
     if (!p || !size)
         return;
     l4_word_t first = ((l4_word_t)p - ROOT_HEAP) >> 12, n = (size + 4095) >> 12;
-    mark(first, n, false);
+    pagemap_mark(first, n, false);
     pages_used -= n;
-    if (first < hint)
-        hint = first;
 }
 
 l4_word_t root_pages_used(void)

@@ -1,0 +1,40 @@
+"""Host unit test of root's page map (user/root/pagemap.c), compiled from the real source with
+the host gcc (-Wall -Wextra -Werror, sanitizers where available) and run once per case
+(tests/host/root_pagemap_test.c): first fit against a model, and a bound on the bitmap words
+an allocation examines (the first version walked every used page on each of lx's heap
+faults: docs/performance.md, the multi-user mix)."""
+import pathlib
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SOURCES = [ROOT / "tests" / "host" / "root_pagemap_test.c", ROOT / "user" / "root" / "pagemap.c"]
+CASES = ["test_first_fit_matches_model", "test_single_pages_after_an_early_free",
+         "test_runs_over_a_small_hole", "test_full_and_edges"]
+
+
+@pytest.fixture(scope="module")
+def program(tmp_path_factory):
+    out = tmp_path_factory.mktemp("root-pagemap") / "root_pagemap_test"
+    base = ["gcc", "-std=gnu11", "-g", "-O2", "-Wall", "-Wextra", "-Werror",
+            f"-I{ROOT / 'user' / 'root'}", f"-I{ROOT / 'tests' / 'host'}", *map(str, SOURCES), "-o", str(out)]
+    for extra in (["-fsanitize=address,undefined", "-fno-sanitize-recover=all"],
+                  ["-fsanitize=undefined", "-fno-sanitize-recover=all"], []):
+        proc = subprocess.run(base + extra, capture_output=True, text=True)
+        if proc.returncode == 0:
+            return out
+    pytest.fail(f"building root_pagemap_test failed:\n{proc.stderr}", pytrace=False)
+
+
+def test_case_list_complete(program):
+    proc = subprocess.run([str(program), "--list"], capture_output=True, text=True, timeout=30)
+    assert proc.stdout.split() == CASES
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_pagemap(program, case):
+    proc = subprocess.run([str(program), case], capture_output=True, text=True, timeout=300)
+    failed = [line for line in proc.stdout.splitlines() if line.startswith("FAIL")]
+    assert not failed and proc.returncode == 0, "\n".join(failed[:40]) + proc.stderr[-3000:]
+    assert "checks passed" in proc.stdout

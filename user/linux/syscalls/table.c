@@ -9,6 +9,7 @@
 #include "syscalls/handlers_more.h"
 #include "syscalls/sys_socket.h"
 #include "syscalls/handlers_events.h"
+#include "syscalls/sigmq.h"
 #include "task/cputime.h"
 #include <stdio.h>
 
@@ -60,9 +61,9 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [33] = FULL(sys_dup2, ""),
     [34] = FULL(sys_pause, ""),
     [35] = FULL(sys_nanosleep, ""),
-    [36] = PARTIAL(sys_getitimer, "ITIMER_REAL only"),
+    [36] = FULL(sys_getitimer, "ITIMER_VIRTUAL/PROF on lx's CPU-time estimate"),
     [37] = FULL(sys_alarm, ""),
-    [38] = PARTIAL(sys_setitimer, "ITIMER_REAL only"),
+    [38] = FULL(sys_setitimer, "ITIMER_VIRTUAL/PROF on lx's CPU-time estimate, at 1 ms ticks"),
     [39] = FULL(sys_getpid, ""),
     [40] = PARTIAL(sys_sendfile, "never waits for a full pipe"),
     [41] = PARTIAL(sys_socket, "AF_UNIX only (other families: EAFNOSUPPORT)"),
@@ -153,7 +154,7 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [126] = PARTIAL(sys_capset, "bounding set always full, no ambient set"),
     [127] = FULL(sys_rt_sigpending, ""),
     [128] = FULL(sys_rt_sigtimedwait, ""),
-    [129] = NONE("not yet: a pending signal carries no sigval (signal/sigstate.h) to queue"),
+    [129] = FULL(sys_rt_sigqueueinfo, ""),
     [130] = FULL(sys_rt_sigsuspend, ""),
     [131] = FULL(sys_sigaltstack, ""),
     [132] = FULL(sys_utime, ""),
@@ -321,7 +322,7 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [294] = NONE("not yet: inotify needs event hooks in the VFS's operations (docs/linux/event-files.md)"),
     [295] = FULL(sys_preadv, ""),
     [296] = FULL(sys_pwritev, ""),
-    [297] = NONE("not yet: a pending signal carries no sigval (signal/sigstate.h) to queue"),
+    [297] = FULL(sys_rt_tgsigqueueinfo, ""),
     [298] = NONE("no performance counters for processes: as a kernel without CONFIG_PERF_EVENTS"),
     [299] = PARTIAL(sys_recvmmsg, "messages after the first never wait; the timeout is checked, not applied"),
     [300] = NONE("no fanotify: as a kernel without CONFIG_FANOTIFY"),

@@ -1,0 +1,11 @@
+/* The handlers of queued signals, CPU-time interval timers and POSIX message queues
+ * (sys_signal.c, sys_mqueue.c): docs/linux/signals.md, docs/linux/mqueue.md. */
+#ifndef LX_SYSCALLS_SIGMQ_H
+#define LX_SYSCALLS_SIGMQ_H
+
+#include "syscalls/handlers.h"
+
+long sys_rt_sigqueueinfo(struct thread *, const struct sysargs *);
+long sys_rt_tgsigqueueinfo(struct thread *, const struct sysargs *);
+
+#endif

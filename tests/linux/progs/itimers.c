@@ -112,7 +112,9 @@ static void inheritance(const char *self)
     waitpid(c, &st, 0);
     fflush(stdout);
     c = fork();
-    if (c == 0) {
+    if (c == 0) {                   /* the child's own timers, then execve */
+        setitimer(ITIMER_VIRTUAL, &v, NULL);
+        setitimer(ITIMER_PROF, &v, NULL);
         execl(self, self, "exec", (char *)NULL);
         _exit(127);
     }
@@ -127,6 +129,7 @@ static void default_action(int which)
 {
     pid_t c = fork();
     if (c == 0) {
+        signal(which == ITIMER_VIRTUAL ? SIGVTALRM : SIGPROF, SIG_DFL);
         struct itimerval v = { { 0, 0 }, { 0, 5000 } };
         setitimer(which, &v, NULL);
         for (;;)

@@ -7,5 +7,11 @@
 
 long sys_rt_sigqueueinfo(struct thread *, const struct sysargs *);
 long sys_rt_tgsigqueueinfo(struct thread *, const struct sysargs *);
+long sys_mq_open(struct thread *, const struct sysargs *);
+long sys_mq_unlink(struct thread *, const struct sysargs *);
+long sys_mq_timedsend(struct thread *, const struct sysargs *);
+long sys_mq_timedreceive(struct thread *, const struct sysargs *);
+long sys_mq_notify(struct thread *, const struct sysargs *);
+long sys_mq_getsetattr(struct thread *, const struct sysargs *);
 
 #endif

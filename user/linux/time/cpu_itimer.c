@@ -8,6 +8,8 @@
 #include "task/process.h"
 #include "time/clock_timer.h"
 
+#define TICK_NSEC 4000000ull        /* Linux's at Debian's HZ 250 */
+
 static int slot(int which)
 {
     return which == ITIMER_VIRTUAL ? 0 : 1;
@@ -42,8 +44,8 @@ void cpu_itimer_set(struct thread *t, int which, uint64_t value, uint64_t interv
     if (!ct->fire)                  /* the first use: the process's clock, for its life */
         clock_timer_init(ct, i ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_LX_PROCESS_UTIME, t, fired);
     p->sig.cpu_interval[i] = value ? interval : 0;
-    if (value)
-        clock_timer_start(ct, clock_timer_expiry(ct, value, false));
+    if (value)                      /* plus a tick, as Linux's set_cpu_itimer */
+        clock_timer_start(ct, clock_timer_expiry(ct, value + TICK_NSEC, false));
     else
         clock_timer_cancel(ct);
 }

@@ -165,8 +165,11 @@ def linux_reference(initramfs: Path = DEFAULT_INITRAMFS, kernel: Path = DEFAULT_
     append = APPEND + "".join(f" {c}" for c in cases)
     # More CPUs than one: in real time (QEMU's -icount with several CPUs did not get Linux
     # through its boot in 600 s here), so that each run interleaves threads differently.
+    # 384 MiB: the rootfs (a tmpfs of half the memory) holds the unpacked initramfs (over 67
+    # MB) and what the cases write; at 256 MiB it filled up and every later case came out
+    # empty ("write failed").
     cmd = linuxref.qemu_command(Path(kernel), Path(initramfs), append, icount=smp == 1,
-                                qemu=qemu, deterministic=True)
+                                qemu=qemu, deterministic=True, memory=384)
     if smp != 1:
         cmd[cmd.index("-smp") + 1] = str(smp)
     results, seconds = boot_reference(cmd, CACHE_DIR / "linux-console.log", timeout)

@@ -477,3 +477,18 @@ long mq_getsetattr_k(struct thread *t, int fd, const struct mq_attr_k *new,
         f->flags = (f->flags & ~(unsigned)O_NONBLOCK) | (unsigned)(new->mq_flags & O_NONBLOCK);
     return 0;
 }
+
+void mqueue_shutdown(void)
+{
+    struct mqueue *q, *n;
+    list_each_safe(q, n, &queues, link) {
+        list_del(&q->link);
+        list_init(&q->link);
+        inode_drop_link(&q->inode);     /* no fd is left: it goes now */
+    }
+    while (users) {
+        struct user_bytes *u = users;
+        users = u->next;
+        kfree(u);
+    }
+}

@@ -29,4 +29,7 @@ long mq_notify_k(struct thread *t, int fd, const int *notify, int signo, l4_word
 long mq_getsetattr_k(struct thread *t, int fd, const struct mq_attr_k *new,
                      struct mq_attr_k *old);
 
+/* The end of the run (no process left): every queue and count goes. */
+void mqueue_shutdown(void);
+
 #endif

@@ -27,10 +27,9 @@ MISSING.update({
 
 # Bugs in lx that a case shows.
 BUGS: dict[str, str] = {
-    # musl/futex was here: in the whole comparison run its requeue set-up hung (status 14)
-    # while alone it matched Linux.  With the AF_INET cases in the run (branch inet) it
-    # matches in the whole run too; the order-dependent cause was not found (issue 14 notes,
-    # stop 18), so it may come back when cases before it change.
+    # (musl/futex was here until stop 19: a thread waiting for a new one with sched_yield in a
+    # loop could keep it off the CPU; sched_yield now rotates the caller, docs/linux-abi.md's
+    # L4_FOREIGN_YIELD.)
 }
 
 # Cases the runner leaves out on Pecan (none: tlimits runs since the comparison boot gives

@@ -118,13 +118,13 @@ def run_part(name: str, paths, keyword, pytest_args, quiet=False) -> dict:
 
 def run_suites(suites, keyword, pytest_args, jobs) -> list:
     """Every part of the suites, jobs at a time; one summed result per suite."""
-    parts = [(suite, name, paths) for suite in suites for name, paths in PARTS[suite]]
+    parts = [part for suite in suites for part in PARTS[suite]]
     quiet = jobs > 1 and len(parts) > 1
+    # The longest part (the comparison boot) first, so that it overlaps everything else.
+    parts.sort(key=lambda part: COMPARE not in part[1])
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        # The longest part first, so that it overlaps everything else.
-        order = sorted(parts, key=lambda p: p[1] != "system-compare")
-        futures = {p[1]: pool.submit(run_part, p[1], p[2], keyword, pytest_args, quiet)
-                   for p in order}
+        futures = {name: pool.submit(run_part, name, paths, keyword, pytest_args, quiet)
+                   for name, paths in parts}
         done = {name: f.result() for name, f in futures.items()}
     results = []
     for suite in suites:

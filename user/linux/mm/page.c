@@ -68,6 +68,11 @@ static bool page_in(l4_word_t addr)
     l4_set_br(0, br0);
     for (int i = 0; i < 3; i++)
         l4_set_mr(i, mr[i]);
+    static l4_word_t last_refused;  /* one line per page, not per retry */
+    if (!ok && addr != last_refused)
+        printf("lx: the kernel has no memory to map lx's page %lx\n", addr);
+    if (!ok)
+        last_refused = addr;
     return ok;
 }
 

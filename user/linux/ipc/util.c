@@ -3,6 +3,7 @@
  * number grows each time the allocation wraps, and the id is index + seq * 32768, so a
  * slot used again gives a new id. */
 #include "ipc/util.h"
+#include "ipc/mqueue.h"
 #include "lib/errno.h"
 #include "ipc/msg.h"
 #include "ipc/sem.h"
@@ -319,4 +320,5 @@ void ipc_shutdown(void)
     sem_shutdown();
     msg_shutdown();
     shm_shutdown();
+    mqueue_shutdown();
 }

@@ -13,6 +13,9 @@
  * first page as free, so a pool with nothing handed out reports every page of the heap
  * free (the tests' check that nothing leaked).
  *
+ * A fresh page is mapped by an explicit request to the root task (page_in), not by touching
+ * it: with the kernel's memory exhausted a fault of lx's own would never be resolved.
+ *
  * Process memory (page_alloc_user) stops short of a reserve that only lx's own structures
  * (page_alloc: kmalloc, pipes, files) may use, so that lx keeps serving while processes
  * have used up everything else (docs/linux/memory.md §4). */
@@ -48,6 +51,31 @@ static uint32_t *ref_of(const void *p)
     return &chunk_of(p)[((l4_word_t)p - base) / LX_PAGE % CHUNK_PAGES];
 }
 
+/* Ask the root task for a fresh page of the heap as a page fault would, but as a call: when
+ * the kernel has no memory for the mapping (its pool used up by processes' page tables), the
+ * root task's reply fails with message overflow (docs/ipc.md §3.6) and so does this call,
+ * where touching the page would have faulted again for ever, lx with it.  The page is then
+ * as good as not there: the caller's out-of-memory path (the OOM killer for a process's
+ * page) gives the kernel its memory back.  The words of the message being served stay. */
+static bool page_in(l4_word_t addr)
+{
+    l4_word_t mr[3] = { l4_mr(0), l4_mr(1), l4_mr(2) }, br0 = l4_br(0);
+    l4_set_mr(0, l4_pagefault_tag(L4_PROTO_PAGEFAULT, L4_R | L4_W));
+    l4_set_mr(1, addr);
+    l4_set_mr(2, (l4_word_t)__builtin_return_address(0));
+    l4_accept_mappings(l4_fpage_log2(addr, 12));
+    bool ok = !l4_ipc_failed(l4_call(l4_pager()));
+    l4_set_br(0, br0);
+    for (int i = 0; i < 3; i++)
+        l4_set_mr(i, mr[i]);
+    static l4_word_t last_refused;  /* one line per page, not per retry */
+    if (!ok && addr != last_refused)
+        printf("lx: the kernel has no memory to map lx's page %lx\n", addr);
+    if (!ok)
+        last_refused = addr;
+    return ok;
+}
+
 static unsigned long allocatable(void)
 {
     return nfree_list + nfresh;
@@ -61,15 +89,18 @@ void *page_alloc(void)
         free_list = *(void **)p;
         nfree_list--;
     } else {
-        if (next < limit && (next - base) / LX_PAGE % CHUNK_PAGES == 0)
-            next += LX_PAGE;        /* a chunk's first page: its counts */
-        if (next >= limit)
+        l4_word_t at = next;
+        if (at < limit && (at - base) / LX_PAGE % CHUNK_PAGES == 0) {
+            if (!page_in(at))       /* a chunk's first page: its counts */
+                return NULL;
+            next = at += LX_PAGE;
+        }
+        if (at >= limit || !page_in(at))
             return NULL;
-        p = (void *)next;
-        next += LX_PAGE;
+        p = (void *)at;
+        next = at + LX_PAGE;
         nfresh--;
     }
-    /* Zeroing also faults the page into lx's space before it is mapped on. */
     void *d = p;
     l4_word_t n = LX_PAGE / 8;
     __asm__ volatile("rep stosq" : "+D"(d), "+c"(n) : "a"(0ul) : "memory");

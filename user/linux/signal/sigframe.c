@@ -111,7 +111,7 @@ void sigframe_siginfo(int sig, const struct k_siginfo *info, void *out)
     } else if (info->code <= 0 || info->code == SI_KERNEL) {
         si->u.rt.pid = info->pid;           /* SI_USER, SI_TKILL; 0 from the kernel */
         si->u.rt.uid = info->uid;
-        si->u.rt.value = info->code < 0 ? info->value : 0;  /* SI_QUEUE's sigval */
+        si->u.rt.value = info->value;       /* SI_QUEUE's sigval (0 from kill and lx) */
     } else {
         si->u.addr = info->addr;            /* a fault's */
     }

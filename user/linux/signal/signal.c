@@ -18,15 +18,17 @@
  * fault's are thread-directed (the thread's own set, taken first).  Threads with something to
  * deliver that lx does not hold are on a list signal_run works through after each message.
  *
- * Standard signals only in the sense that each signal is pending at most once (a real-time
- * signal sent twice is delivered once). */
+ * A standard signal is pending at most once, a real-time one once per send, each with its
+ * siginfo (sigqueue.c). */
 #include "signal/signal.h"
 #include "signal/fault_log.h"
 #include "signal/sigframe.h"
+#include "signal/sigqueue.h"
 #include "task/coredump.h"
 #include "lib/kmalloc.h"
 #include "lib/server.h"
 #include "time/clock.h"
+#include "time/cpu_itimer.h"
 #include "time/posix_timer.h"
 #include <stdio.h>
 
@@ -85,10 +87,13 @@ static int first_of(uint64_t set)
     return set ? __builtin_ctzll(s ? s : set) + 1 : 0;
 }
 
-/* The next signal to deliver. */
+/* The next signal to deliver: the thread's own first, then its process's (Linux's
+ * dequeue_signal). */
 static int next_signal(const struct thread *t)
 {
-    return first_of(deliverable(t));
+    uint64_t allowed = ~(t->sig.blocked & ~UNBLOCKABLE);
+    int sig = first_of(t->sig.pending.set & allowed);
+    return sig ? sig : first_of(t->proc->sig.shared.set & allowed);
 }
 
 /* Take sig off t's pending sets (its own first, as Linux's dequeue_signal); its siginfo. */
@@ -98,10 +103,9 @@ struct k_siginfo signal_dequeue(struct thread *t, int sig)
 {
     struct sigpending *q = (t->sig.pending.set & SIGBIT(sig)) ? &t->sig.pending
                                                                : &t->proc->sig.shared;
-    q->set &= ~SIGBIT(sig);
+    struct k_siginfo info = sigqueue_take(q, sig);
     if (sig == SIGALRM && q == &t->proc->sig.shared)
         itimer_rearm(t->proc);
-    struct k_siginfo info = q->info[sig - 1];
     if (info.code == SI_TIMER)
         posix_timer_dequeued(t->proc, &info);   /* a periodic timer goes on; its overruns */
     return info;
@@ -120,9 +124,9 @@ int signal_dequeue_mask(struct thread *t, uint64_t mask, struct k_siginfo *info)
 void signal_discard(struct process *p, uint64_t mask)
 {
     struct thread *t;
-    p->sig.shared.set &= ~mask;
+    sigqueue_flush(&p->sig.shared, mask);
     list_each(t, &p->threads, proc_link)
-        t->sig.pending.set &= ~mask;
+        sigqueue_flush(&t->sig.pending, mask);
 }
 
 static void note(struct thread *t)
@@ -188,37 +192,50 @@ static bool prepare(struct process *p, struct thread *t, int sig)
     return !(ignored(t, sig) && !(t->sig.blocked & SIGBIT(sig)));   /* else discarded */
 }
 
-/* Queue sig with info for p (its signalfds look again): false if it was pending already (one
- * of each: the second one is merged). */
-static bool queue(struct process *p, struct sigpending *q, int sig, const struct k_siginfo *info)
+/* Queue sig with info for p (its signalfds look again), counted for p's real user against
+ * p's RLIMIT_SIGPENDING (a timer's preallocated signal: against none): sigqueue_add's
+ * answer. */
+static int queue(struct process *p, struct sigpending *q, int sig, const struct k_siginfo *info,
+                 bool prealloc)
 {
     waitq_wake(&p->sig.signalfd_wait);
-    if (q->set & SIGBIT(sig))
-        return false;
-    q->info[sig - 1] = *info;
-    q->set |= SIGBIT(sig);
-    return true;
+    return sigqueue_add(q, sig, info, p->cred.uid,
+                        prealloc ? ~0ull : p->rlim[RLIMIT_SIGPENDING].cur);
+}
+
+int signal_send_info(struct process *p, int sig, const struct k_siginfo *info)
+{
+    if (!p || p->state != PROCESS_LIVE || sig < 1 || sig > 64)
+        return 0;
+    struct thread *t = taker(p, sig);
+    if (!t || !prepare(p, t, sig))
+        return 0;
+    int e = queue(p, &p->sig.shared, sig, info, false);
+    if (e >= 0)
+        note(t);
+    return e < 0 ? e : 0;
 }
 
 void signal_send(struct process *p, int sig, const struct k_siginfo *info)
 {
-    if (!p || p->state != PROCESS_LIVE || sig < 1 || sig > 64)
-        return;
-    struct thread *t = taker(p, sig);
-    if (!t || !prepare(p, t, sig))
-        return;
-    queue(p, &p->sig.shared, sig, info);
-    note(t);
+    signal_send_info(p, sig, info);
+}
+
+int signal_send_thread_info(struct thread *t, int sig, const struct k_siginfo *info)
+{
+    if (!t || t->proc->state != PROCESS_LIVE || sig < 1 || sig > 64)
+        return 0;
+    if (!prepare(t->proc, t, sig))
+        return 0;
+    int e = queue(t->proc, &t->sig.pending, sig, info, false);
+    if (e >= 0)
+        note(t);
+    return e < 0 ? e : 0;
 }
 
 void signal_send_thread(struct thread *t, int sig, const struct k_siginfo *info)
 {
-    if (!t || t->proc->state != PROCESS_LIVE || sig < 1 || sig > 64)
-        return;
-    if (!prepare(t->proc, t, sig))
-        return;
-    queue(t->proc, &t->sig.pending, sig, info);
-    note(t);
+    signal_send_thread_info(t, sig, info);
 }
 
 bool signal_send_timer(struct process *p, struct thread *t, int sig,
@@ -235,7 +252,7 @@ bool signal_send_timer(struct process *p, struct thread *t, int sig,
         old->overrun++;             /* still pending from this timer (Linux's send_sigqueue) */
         return true;
     }
-    if (!queue(p, q, sig, info))
+    if (queue(p, q, sig, info, true))
         return false;
     note(to);
     return true;
@@ -375,7 +392,8 @@ static uint64_t drop_ignored(struct thread *t)
     for (uint64_t m = d; m; m &= m - 1) {
         int sig = __builtin_ctzll(m) + 1;
         if (ignored(t, sig)) {
-            signal_dequeue(t, sig);
+            while (pending(t) & SIGBIT(sig))    /* every real-time one queued */
+                signal_dequeue(t, sig);
             d &= ~SIGBIT(sig);
         }
     }
@@ -911,7 +929,7 @@ void signal_exec(struct thread *t)
 void signal_thread_exit(struct thread *t)
 {
     list_del(&t->sig.kick_link);
-    t->sig.pending.set = 0;
+    sigqueue_flush(&t->sig.pending, ~0ull);
     t->sig.hold = SIG_HOLD_NONE;
     t->sig.want_regs = false;
 }
@@ -919,7 +937,8 @@ void signal_thread_exit(struct thread *t)
 void signal_process_exit(struct process *p)
 {
     timer_cancel(&p->sig.real);
-    p->sig.shared.set = 0;
+    cpu_itimer_exit(p);
+    sigqueue_flush(&p->sig.shared, ~0ull);
     p->sig.stopped = false;
 }
 

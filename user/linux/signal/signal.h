@@ -83,6 +83,10 @@ bool signal_pgrp_orphaned(struct pid *pgrp);
 void signal_send(struct process *p, int sig, const struct k_siginfo *info);
 /* A thread-directed one (tkill, tgkill). */
 void signal_send_thread(struct thread *t, int sig, const struct k_siginfo *info);
+/* The same with the queue's answer: 0, or -EAGAIN (a real-time signal with a siginfo of its
+ * own past RLIMIT_SIGPENDING: rt_sigqueueinfo, mq_notify). */
+int signal_send_info(struct process *p, int sig, const struct k_siginfo *info);
+int signal_send_thread_info(struct thread *t, int sig, const struct k_siginfo *info);
 /* A POSIX timer's signal (Linux's send_sigqueue) to p, or to thread t if not NULL: false if
  * it was not queued (ignored, or the signal is pending already with another siginfo: one of
  * each); if the timer's own signal is pending still, its overrun count grows instead. */

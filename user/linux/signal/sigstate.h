@@ -10,6 +10,7 @@
 #include "lib/list.h"
 #include "park/timer.h"
 #include "park/waitq.h"
+#include "time/clock_timer.h"
 #include "task/exit_status.h"
 #include <libl4.h>
 #include <stdbool.h>
@@ -35,9 +36,13 @@ struct k_siginfo {                  /* what a pending signal carries into its si
     };
 };
 _Static_assert(sizeof(struct k_siginfo) == 32, "64 of them in every thread and process");
-struct sigpending {                 /* signals pending (bit sig - 1), one of each: no queue */
+struct sigqueue_entry;
+struct sigpending {                 /* signals pending (bit sig - 1): signal/sigqueue.h */
     uint64_t set;
-    struct k_siginfo info[64];      /* by signal - 1 */
+    uint64_t charged;               /* info[sig - 1] counts for user charged_uid[sig - 1] */
+    struct k_siginfo info[64];      /* by signal - 1: the first pending siginfo */
+    unsigned charged_uid[64];
+    struct sigqueue_entry *more;    /* real-time signals queued behind, in arrival order */
 };
 struct sighand {                    /* the actions: Linux's sighand_struct */
     unsigned refs;                  /* processes that share them (CLONE_SIGHAND) */
@@ -74,6 +79,8 @@ struct proc_sigstate {              /* per process: Linux's signal_struct */
     struct exit_status report;      /* a stop or continue that wait has not reported yet */
     struct timer real;              /* ITIMER_REAL: SIGALRM when it fires ... */
     uint64_t real_interval;         /* ... and armed again this much later (0: once) */
+    struct clock_timer cpu_itimer[2];   /* ITIMER_VIRTUAL, ITIMER_PROF: time/cpu_itimer.c */
+    uint64_t cpu_interval[2];
     struct waitq signalfd_wait;     /* signalfd readers and pollers: a signal was queued */
 };
 

@@ -1,5 +1,6 @@
 /* The signal system calls (docs/linux/signals.md): actions, masks, the alternate stack,
- * sending, waiting, rt_sigreturn, and the ITIMER_REAL timer (alarm, setitimer).  Errors
+ * sending, queueing with a siginfo, waiting, rt_sigreturn, and the interval timers (alarm,
+ * setitimer: ITIMER_REAL here, the CPU-time ones in time/cpu_itimer.c).  Errors
  * in Linux's order: a bad pointer to what is read first is EFAULT before the arguments are
  * judged, what is written back is written last. */
 #include "syscalls/handlers.h"
@@ -7,7 +8,10 @@
 #include "park/park.h"
 #include "signal/sigframe.h"
 #include "signal/signal.h"
+#include "signal/sigqueue.h"
+#include "syscalls/sigmq.h"
 #include "time/clock.h"
+#include "time/cpu_itimer.h"
 #include "vfs/permission.h"
 #include <string.h>
 
@@ -195,8 +199,8 @@ static long thread_kill(struct thread *t, long tgid, long tid, long sig)
         return -ESRCH;
     struct k_siginfo info = { .code = SI_TKILL, .pid = thread_pid(t) };
     int e = kill_permission(t, target->proc, (int)sig);
-    if (!e && sig)
-        signal_send_thread(target, (int)sig, &info);
+    if (!e && sig)              /* SI_TKILL: a real-time one past RLIMIT_SIGPENDING fails */
+        e = signal_send_thread_info(target, (int)sig, &info);
     return e;
 }
 
@@ -252,10 +256,9 @@ long sys_rt_sigtimedwait(struct thread *t, const struct sysargs *a)
         if (ts[0] < 0 || ts[1] < 0 || ts[1] >= (int64_t)NSEC)
             return -EINVAL;
     }
-    uint64_t hit = signal_pending(t) & set;
-    if (hit) {
-        int sig = __builtin_ctzll(hit) + 1;
-        struct k_siginfo si = signal_dequeue(t, sig);
+    struct k_siginfo si;
+    int sig = signal_dequeue_mask(t, set, &si);     /* the thread's own first */
+    if (sig) {
         if (a->a[1]) {
             uint8_t info[128];
             sigframe_siginfo(sig, &si, info);
@@ -326,14 +329,21 @@ long sys_alarm(struct thread *t, const struct sysargs *a)
     return old;
 }
 
+/* which's time left and interval: ITIMER_REAL's or a CPU-time one's (time/cpu_itimer.c). */
+static void itimer_get(struct process *p, int which, uint64_t *value, uint64_t *interval)
+{
+    if (which == ITIMER_REAL)
+        remaining(p, value, interval);
+    else
+        cpu_itimer_get(p, which, value, interval);
+}
+
 long sys_getitimer(struct thread *t, const struct sysargs *a)
 {
     if (a->a[0] > 2)
         return -EINVAL;
-    if (a->a[0] != ITIMER_REAL)
-        return -EINVAL;             /* ITIMER_VIRTUAL/PROF: not implemented */
     uint64_t value, interval;
-    remaining(t->proc, &value, &interval);
+    itimer_get(t->proc, (int)a->a[0], &value, &interval);
     int64_t it[4];
     to_timeval(interval, it);
     to_timeval(value, it + 2);
@@ -345,18 +355,84 @@ long sys_setitimer(struct thread *t, const struct sysargs *a)
     int64_t it[4] = { 0, 0, 0, 0 }, old[4];
     if (a->a[1] && copy_from_user(t->mm, it, a->a[1], sizeof it))
         return -EFAULT;
-    if (a->a[0] > 2 || a->a[0] != ITIMER_REAL)
+    if (a->a[0] > 2)
         return -EINVAL;
+    int which = (int)a->a[0];
     for (unsigned i = 0; i < 4; i += 2)
         if (it[i] < 0 || it[i + 1] < 0 || it[i + 1] >= 1000000)
             return -EINVAL;
     uint64_t value, interval;
-    remaining(t->proc, &value, &interval);
+    itimer_get(t->proc, which, &value, &interval);
     to_timeval(interval, old);
     to_timeval(value, old + 2);
     uint64_t iv = timeval_ns(it[0], it[1]), v = timeval_ns(it[2], it[3]);
-    itimer_set(t->proc, v, iv);
+    if (which == ITIMER_REAL)
+        itimer_set(t->proc, v, iv);
+    else
+        cpu_itimer_set(t, which, v, iv);
     if (a->a[2] && copy_to_user(t->mm, a->a[2], old, sizeof old))
         return -EFAULT;
     return 0;
+}
+
+/* --- rt_sigqueueinfo, rt_tgsigqueueinfo: a siginfo of the sender's own (signal/sigqueue.c) --- */
+
+/* The siginfo from the process (EFAULT before anything is judged, as Linux's copy). */
+static long sigqueue_info_get(struct thread *t, l4_word_t uaddr, int sig, struct k_siginfo *k)
+{
+    uint8_t buf[128];
+    if (copy_from_user(t->mm, buf, uaddr, sizeof buf))
+        return -EFAULT;
+    *k = sigqueue_info_from_user(sig, buf);
+    return 0;
+}
+
+/* Not even root may pretend to be the kernel or kill/tkill (si_code >= 0, SI_TKILL) to
+ * another thread than itself (Linux compares with the caller's thread id). */
+static bool sigqueue_code_faked(const struct thread *t, const struct k_siginfo *k, long pid)
+{
+    return (k->code >= 0 || k->code == SI_TKILL) && t->tid->nr != pid;
+}
+
+long sys_rt_sigqueueinfo(struct thread *t, const struct sysargs *a)
+{
+    long pid = (int)a->a[0];
+    int sig = (int)a->a[1];
+    struct k_siginfo k;
+    long e = sigqueue_info_get(t, a->a[2], sig, &k);
+    if (e)
+        return e;
+    if (sigqueue_code_faked(t, &k, pid))
+        return -EPERM;
+    struct process *p = pid > 0 ? process_by_pid((int)pid) : NULL;
+    if (!p)
+        return -ESRCH;
+    if ((long)a->a[1] != sig || sig < 0 || sig > 64)
+        return -EINVAL;
+    if ((e = kill_permission(t, p, sig)) || !sig)
+        return e;
+    return signal_send_info(p, sig, &k);
+}
+
+long sys_rt_tgsigqueueinfo(struct thread *t, const struct sysargs *a)
+{
+    long tgid = (int)a->a[0], tid = (int)a->a[1];
+    int sig = (int)a->a[2];
+    struct k_siginfo k;
+    long e = sigqueue_info_get(t, a->a[3], sig, &k);
+    if (e)
+        return e;
+    if (tid <= 0 || tgid <= 0)
+        return -EINVAL;
+    if (sigqueue_code_faked(t, &k, tid))
+        return -EPERM;
+    struct pid *pid = pid_find((int)tid);
+    struct thread *target = pid ? pid->thread : NULL;
+    if (!target || thread_pid(target) != tgid)
+        return -ESRCH;
+    if ((long)a->a[2] != sig || sig < 0 || sig > 64)
+        return -EINVAL;
+    if ((e = kill_permission(t, target->proc, sig)) || !sig)
+        return e;
+    return signal_send_thread_info(target, sig, &k);
 }

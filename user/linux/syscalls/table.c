@@ -11,6 +11,7 @@
 #include "syscalls/handlers_events.h"
 #include "fs/pipe/pipe.h"
 #include "task/sharing.h"
+#include "syscalls/sigmq.h"
 #include "task/cputime.h"
 #include <stdio.h>
 
@@ -62,9 +63,9 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [33] = FULL(sys_dup2, ""),
     [34] = FULL(sys_pause, ""),
     [35] = FULL(sys_nanosleep, ""),
-    [36] = PARTIAL(sys_getitimer, "ITIMER_REAL only"),
+    [36] = FULL(sys_getitimer, "ITIMER_VIRTUAL/PROF on lx's CPU-time estimate"),
     [37] = FULL(sys_alarm, ""),
-    [38] = PARTIAL(sys_setitimer, "ITIMER_REAL only"),
+    [38] = FULL(sys_setitimer, "ITIMER_VIRTUAL/PROF on lx's CPU-time estimate, at 1 ms ticks"),
     [39] = FULL(sys_getpid, ""),
     [40] = PARTIAL(sys_sendfile, "never waits for a full pipe"),
     [41] = PARTIAL(sys_socket, "AF_UNIX, AF_INET/AF_INET6 on lo (TCP, UDP); others EAFNOSUPPORT"),
@@ -155,7 +156,7 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [126] = PARTIAL(sys_capset, "bounding set always full, no ambient set"),
     [127] = FULL(sys_rt_sigpending, ""),
     [128] = FULL(sys_rt_sigtimedwait, ""),
-    [129] = NONE("not yet: a pending signal carries no sigval (signal/sigstate.h) to queue"),
+    [129] = FULL(sys_rt_sigqueueinfo, ""),
     [130] = FULL(sys_rt_sigsuspend, ""),
     [131] = FULL(sys_sigaltstack, ""),
     [132] = FULL(sys_utime, ""),
@@ -266,12 +267,12 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [237] = NONE("one memory node: as a kernel without CONFIG_NUMA"),
     [238] = NONE("one memory node: as a kernel without CONFIG_NUMA"),
     [239] = NONE("one memory node: as a kernel without CONFIG_NUMA"),
-    [240] = NONE("no POSIX message queues (mqueue file system) yet"),
-    [241] = NONE("no POSIX message queues yet"),
-    [242] = NONE("no POSIX message queues yet"),
-    [243] = NONE("no POSIX message queues yet"),
-    [244] = NONE("no POSIX message queues yet"),
-    [245] = NONE("no POSIX message queues yet"),
+    [240] = PARTIAL(sys_mq_open, "no mount -t mqueue (queues are not in the tree)"),
+    [241] = FULL(sys_mq_unlink, ""),
+    [242] = FULL(sys_mq_timedsend, ""),
+    [243] = FULL(sys_mq_timedreceive, ""),
+    [244] = PARTIAL(sys_mq_notify, "SIGEV_THREAD needs AF_NETLINK: ENOTSOCK/ECONNREFUSED"),
+    [245] = FULL(sys_mq_getsetattr, ""),
     [246] = NONE("no kexec: lx is not replaced"),
     [247] = FULL(sys_waitid, ""),
     [248] = NONE("no keyrings: as a kernel without CONFIG_KEYS"),
@@ -323,7 +324,7 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [294] = PARTIAL(sys_inotify_init1, "as inotify_init (253)"),
     [295] = FULL(sys_preadv, ""),
     [296] = FULL(sys_pwritev, ""),
-    [297] = NONE("not yet: a pending signal carries no sigval (signal/sigstate.h) to queue"),
+    [297] = FULL(sys_rt_tgsigqueueinfo, ""),
     [298] = NONE("no performance counters for processes: as a kernel without CONFIG_PERF_EVENTS"),
     [299] = PARTIAL(sys_recvmmsg, "messages after the first never wait; the timeout is checked, not applied"),
     [300] = NONE("no fanotify: as a kernel without CONFIG_FANOTIFY"),

@@ -52,6 +52,15 @@ uint64_t cpu_process_ns(const struct process *p)
     return clock_tsc_ns(ticks);
 }
 
+uint64_t cpu_process_user_ns(const struct process *p)
+{
+    const struct thread *t;
+    uint64_t ticks = p->dead_utime;
+    list_each(t, &p->threads, proc_link)
+        ticks += t->utime + running_ticks(t);   /* it runs user code now */
+    return clock_tsc_ns(ticks);
+}
+
 static void fill(void *buf, uint64_t utime, uint64_t stime, unsigned long pages)
 {
     int64_t *ru = buf;              /* utime{sec,usec}, stime{sec,usec}, 14 longs */

@@ -29,6 +29,7 @@ void cpu_thread_gone(struct thread *t);
 void cpu_child_reaped(struct process *parent, const struct process *child);
 uint64_t cpu_thread_ns(const struct thread *t);        /* user + system so far */
 uint64_t cpu_process_ns(const struct process *p);      /* its threads' */
+uint64_t cpu_process_user_ns(const struct process *p); /* its threads' user time */
 /* user and system time of p (TSC ticks): its threads' */
 void cpu_process_times(const struct process *p, uint64_t *utime, uint64_t *stime);
 /* Linux's struct rusage (144 bytes) for t (who: 0 its process, -1 its process's reaped

@@ -24,7 +24,8 @@ static bool is_realtime(int clock)
 
 static bool is_cputime(int clock)
 {
-    return clock == CLOCK_PROCESS_CPUTIME_ID || clock == CLOCK_THREAD_CPUTIME_ID;
+    return clock == CLOCK_PROCESS_CPUTIME_ID || clock == CLOCK_THREAD_CPUTIME_ID ||
+           clock == CLOCK_LX_PROCESS_UTIME;
 }
 
 static void deadline_fired(struct timer *tm)
@@ -69,6 +70,8 @@ uint64_t clock_timer_now(const struct clock_timer *ct)
         return clock_realtime();
     case CLOCK_PROCESS_CPUTIME_ID:
         return cpu_process_ns(ct->cpu_proc);
+    case CLOCK_LX_PROCESS_UTIME:
+        return cpu_process_user_ns(ct->cpu_proc);
     case CLOCK_THREAD_CPUTIME_ID: {
         struct pid *p = pid_find(ct->cpu_tid);
         struct thread *t = p ? p->thread : NULL;

@@ -23,6 +23,8 @@ struct process;
 #define CLOCK_REALTIME_ALARM     8
 #define CLOCK_BOOTTIME_ALARM     9
 #define CLOCK_TAI               11
+/* lx's own: a process's user CPU time (ITIMER_VIRTUAL: time/cpu_itimer.c); no clock id. */
+#define CLOCK_LX_PROCESS_UTIME  0x100
 #define TIMER_ABSTIME            1
 
 struct clock_timer {

@@ -67,7 +67,7 @@ static void to_record(int sig, const struct k_siginfo *k, struct signalfd_siginf
     } else {
         r->ssi_pid = (uint32_t)k->pid;      /* SI_USER, SI_KERNEL; the others add a value */
         r->ssi_uid = (uint32_t)k->uid;
-        if (k->code < 0) {
+        if (k->code < 0 && k->code != SI_TKILL) {   /* Linux's SIL_RT layout */
             r->ssi_ptr = k->value;
             r->ssi_int = (int32_t)k->value;
         }

@@ -6,6 +6,7 @@
 #include "fs/proc/proc.h"
 #include "mm/mm.h"
 #include "signal/signal.h"
+#include "signal/sigqueue.h"
 #include "task/cred.h"
 #include "task/exec.h"
 #include "task/process.h"
@@ -107,7 +108,7 @@ void proc_status(struct out *o, struct process *p, const struct thread *shown)
     uint64_t pend = shown ? shown->sig.pending.set : 0;
     out_printf(o, "Threads:\t%u\nSigQ:\t%d/%llu\nSigPnd:\t%016llx\nShdPnd:\t%016llx\n"
                "SigBlk:\t%016llx\nSigIgn:\t%016lx\nSigCgt:\t%016lx\n", p->nthreads,
-               __builtin_popcountll(pend | p->sig.shared.set),
+               (int)sigqueue_user_count(p->cred.uid),
                (unsigned long long)p->rlim[11].cur, (unsigned long long)pend,
                (unsigned long long)p->sig.shared.set,
                (unsigned long long)(shown ? shown->sig.blocked : 0), sig_mask(p, true),

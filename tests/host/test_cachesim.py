@@ -1,0 +1,40 @@
+"""Host unit test of the cachesim plugin's cache model (tools/qemu_plugins/cachesim_model.h),
+compiled with the host gcc (-Wall -Wextra -Werror, sanitizers where available) and run once per
+case (tests/host/cachesim_test.c); and the plugin itself builds against QEMU's header
+(docs/cache-partitioning.md)."""
+import pathlib
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+PLUGINS = ROOT / "tools" / "qemu_plugins"
+CASES = ["test_geometry_is_checked", "test_sweeps", "test_lru_replaces_the_oldest_way",
+         "test_colours_isolate"]
+
+
+@pytest.fixture(scope="module")
+def program(tmp_path_factory):
+    out = tmp_path_factory.mktemp("cachesim") / "cachesim_test"
+    base = ["gcc", "-std=gnu11", "-g", "-O2", "-Wall", "-Wextra", "-Werror", f"-I{PLUGINS}",
+            f"-I{ROOT / 'tests' / 'host'}", str(ROOT / "tests" / "host" / "cachesim_test.c"),
+            "-o", str(out)]
+    for extra in (["-fsanitize=address,undefined", "-fno-sanitize-recover=all"],
+                  ["-fsanitize=undefined", "-fno-sanitize-recover=all"], []):
+        proc = subprocess.run(base + extra, capture_output=True, text=True)
+        if proc.returncode == 0:
+            return out
+    pytest.fail(f"building cachesim_test failed:\n{proc.stderr}", pytrace=False)
+
+
+def test_case_list_complete(program):
+    proc = subprocess.run([str(program), "--list"], capture_output=True, text=True, timeout=30)
+    assert proc.stdout.split() == CASES
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_cache_model(program, case):
+    proc = subprocess.run([str(program), case], capture_output=True, text=True, timeout=120)
+    failed = [line for line in proc.stdout.splitlines() if line.startswith("FAIL")]
+    assert not failed and proc.returncode == 0, "\n".join(failed[:40]) + proc.stderr[-3000:]
+    assert "checks passed" in proc.stdout

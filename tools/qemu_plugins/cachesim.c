@@ -25,6 +25,7 @@
  *   # cachesim 1
  *   model l1 SIZE:WAYS:LINE l2 SIZE:WAYS:LINE colours N cost INSN L1HIT L2HIT MEM
  *   total INSNS ACCESSES L1_MISSES L2_MISSES
+ *   l2_misses_by_colour own|other N0 N1 ...   (L2 misses by the L2 colour of the page)
  *   region ID SEQ OWN_CYCLES OWN_INSNS OWN_ACCESSES OWN_L1_MISSES OWN_L2_MISSES ALL_CYCLES
  */
 #include <inttypes.h>
@@ -63,6 +64,9 @@ static FILE *out;
 static struct counters all, own;
 static bool current_is_own;
 static struct region regions[MAX_REGIONS];
+/* L2 misses by the L2 colour of their page, own and the rest: does a partition hold? */
+#define MAX_COLOURS 256
+static uint64_t own_misses_by_colour[MAX_COLOURS], other_misses_by_colour[MAX_COLOURS];
 
 static void count(struct counters *c, uint64_t cycles, unsigned insns, unsigned accesses,
                   unsigned l1m, unsigned l2m)
@@ -93,9 +97,14 @@ static void mem_access(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t v
     if (!hw || qemu_plugin_hwaddr_is_io(hw))
         return;
     uint64_t l1m = model.l1d.misses, l2m = model.l2.misses;
-    unsigned cycles = cache_model_data(&model, qemu_plugin_hwaddr_phys_addr(hw));
+    uint64_t pa = qemu_plugin_hwaddr_phys_addr(hw);
+    unsigned cycles = cache_model_data(&model, pa);
     l1m = model.l1d.misses - l1m;
     l2m = model.l2.misses - l2m;
+    if (l2m) {
+        unsigned colour = (unsigned)((pa >> 12) % cache_level_colours(&model.l2)) % MAX_COLOURS;
+        (current_is_own ? own_misses_by_colour : other_misses_by_colour)[colour]++;
+    }
     count(&all, cycles, 0, 1, (unsigned)l1m, (unsigned)l2m);
     if (current_is_own)
         count(&own, cycles, 0, 1, (unsigned)l1m, (unsigned)l2m);
@@ -159,6 +168,13 @@ static void at_exit(qemu_plugin_id_t id, void *p)
     (void)id, (void)p;
     fprintf(out, "total %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", all.insns,
             all.accesses, all.l1_misses, all.l2_misses);
+    unsigned colours = cache_level_colours(&model.l2);
+    for (int own_side = 1; own_side >= 0; own_side--) {
+        fprintf(out, "l2_misses_by_colour %s", own_side ? "own" : "other");
+        for (unsigned c = 0; c < colours && c < MAX_COLOURS; c++)
+            fprintf(out, " %" PRIu64, (own_side ? own_misses_by_colour : other_misses_by_colour)[c]);
+        fprintf(out, "\n");
+    }
     fclose(out);
 }
 

@@ -23,7 +23,6 @@ import argparse
 import json
 import re
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
@@ -52,14 +51,6 @@ MODEL_RE = re.compile(r"^model (.*)$", re.M)
 
 class CacheBenchError(RuntimeError):
     pass
-
-
-def build_plugin() -> Path:
-    r = subprocess.run(["make", "-s", "-C", str(ROOT / "tools" / "qemu_plugins")],
-                       capture_output=True, text=True)
-    if r.returncode != 0 or not PLUGIN.is_file():
-        raise CacheBenchError(f"building the cachesim plugin failed:\n{r.stdout}{r.stderr}")
-    return PLUGIN
 
 
 def colour_mask(colours: list, ncolours: int) -> int:
@@ -172,8 +163,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--periods", type=int, default=12)
     ap.add_argument("--period-us", type=int, default=50000)
-    ap.add_argument("--chunk", type=int, default=2,
-                    help="rows between interruptions (2 rows: about 90 us of the task's work)")
+    ap.add_argument("--chunk", type=int, default=3,
+                    help="rows between interruptions (3 rows: about 90 us of the task's work)")
     ap.add_argument("--rt-colours", default="0,1", help="L2 colours of the real-time task")
     ap.add_argument("--l1", default="16K:4:64")
     ap.add_argument("--l2", default="256K:4:64")
@@ -191,7 +182,7 @@ def main(argv=None) -> int:
         print(f"cachebench: skipped, not built: {', '.join(map(str, missing))} (make; the load "
               "needs the host's static glibc)")
         return 0
-    build_plugin()
+    insnprof.build_plugin(PLUGIN)
     results = {}
     for name in args.runs.split(","):
         results[name] = run_one(name, args, out_dir)

@@ -1,11 +1,12 @@
 """Host unit test of the cachesim plugin's cache model (tools/qemu_plugins/cachesim_model.h),
 compiled with the host gcc (-Wall -Wextra -Werror, sanitizers where available) and run once per
-case (tests/host/cachesim_test.c); and the plugin itself builds against QEMU's header
-(docs/cache-partitioning.md)."""
+case (tests/host/cachesim_test.c) (docs/cache-partitioning.md)."""
 import pathlib
 import subprocess
 
 import pytest
+
+from host_build import build_c_test
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PLUGINS = ROOT / "tools" / "qemu_plugins"
@@ -15,16 +16,9 @@ CASES = ["test_geometry_is_checked", "test_sweeps", "test_lru_replaces_the_oldes
 
 @pytest.fixture(scope="module")
 def program(tmp_path_factory):
-    out = tmp_path_factory.mktemp("cachesim") / "cachesim_test"
-    base = ["gcc", "-std=gnu11", "-g", "-O2", "-Wall", "-Wextra", "-Werror", f"-I{PLUGINS}",
-            f"-I{ROOT / 'tests' / 'host'}", str(ROOT / "tests" / "host" / "cachesim_test.c"),
-            "-o", str(out)]
-    for extra in (["-fsanitize=address,undefined", "-fno-sanitize-recover=all"],
-                  ["-fsanitize=undefined", "-fno-sanitize-recover=all"], []):
-        proc = subprocess.run(base + extra, capture_output=True, text=True)
-        if proc.returncode == 0:
-            return out
-    pytest.fail(f"building cachesim_test failed:\n{proc.stderr}", pytrace=False)
+    return build_c_test(tmp_path_factory.mktemp("cachesim") / "cachesim_test",
+                        [ROOT / "tests" / "host" / "cachesim_test.c"],
+                        [PLUGINS, ROOT / "tests" / "host"])
 
 
 def test_case_list_complete(program):

@@ -8,6 +8,8 @@ import subprocess
 
 import pytest
 
+from host_build import build_c_test
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SOURCES = [ROOT / "tests" / "host" / "root_pagemap_test.c", ROOT / "user" / "root" / "pagemap.c"]
 CASES = ["test_first_fit_matches_model", "test_single_pages_after_an_early_free",
@@ -17,15 +19,8 @@ CASES = ["test_first_fit_matches_model", "test_single_pages_after_an_early_free"
 
 @pytest.fixture(scope="module")
 def program(tmp_path_factory):
-    out = tmp_path_factory.mktemp("root-pagemap") / "root_pagemap_test"
-    base = ["gcc", "-std=gnu11", "-g", "-O2", "-Wall", "-Wextra", "-Werror",
-            f"-I{ROOT / 'user' / 'root'}", f"-I{ROOT / 'tests' / 'host'}", *map(str, SOURCES), "-o", str(out)]
-    for extra in (["-fsanitize=address,undefined", "-fno-sanitize-recover=all"],
-                  ["-fsanitize=undefined", "-fno-sanitize-recover=all"], []):
-        proc = subprocess.run(base + extra, capture_output=True, text=True)
-        if proc.returncode == 0:
-            return out
-    pytest.fail(f"building root_pagemap_test failed:\n{proc.stderr}", pytrace=False)
+    return build_c_test(tmp_path_factory.mktemp("root-pagemap") / "root_pagemap_test", SOURCES,
+                        [ROOT / "user" / "root", ROOT / "tests" / "host"])
 
 
 def test_case_list_complete(program):

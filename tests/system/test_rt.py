@@ -24,7 +24,7 @@ def run():
     if not HOG.is_file():
         pytest.skip("build/linux/cachehog.elf needs the host's static glibc")
     return boot("root", cmdline="kdb=batch", memory=160, extra_modules=[
-        (RT, f"prio=150 heap=1 periods={PERIODS} period_us=50000 chunk=2 colours={RT_MASK:#x}"),
+        (RT, f"prio=150 heap=1 periods={PERIODS} period_us=50000 chunk=3 colours={RT_MASK:#x}"),
         (LX, f"colours={~RT_MASK & (2**64 - 1):#x} heap=32 heapx=1 -- cachehog.elf 1024"),
         (str(HOG.relative_to(BUILD.parent)), "data")])
 

@@ -18,3 +18,17 @@ def build_c_test(out: pathlib.Path, sources, includes) -> pathlib.Path:
         if proc.returncode == 0:
             return out
     pytest.fail(f"building {out.name} failed:\n{proc.stderr}", pytrace=False)
+
+
+def listed_cases(program: pathlib.Path) -> list:
+    """The case names a unit-test program (tests/host/unit_check.h) lists with --list."""
+    return subprocess.run([str(program), "--list"], capture_output=True, text=True,
+                          timeout=30).stdout.split()
+
+
+def check_case(program: pathlib.Path, case: str, timeout: int = 300) -> None:
+    """Run one case; every FAIL line and the program's stderr make the assertion message."""
+    proc = subprocess.run([str(program), case], capture_output=True, text=True, timeout=timeout)
+    failed = [line for line in proc.stdout.splitlines() if line.startswith("FAIL")]
+    assert not failed and proc.returncode == 0, "\n".join(failed[:40]) + proc.stderr[-3000:]
+    assert "checks passed" in proc.stdout

@@ -2,11 +2,10 @@
 compiled with the host gcc (-Wall -Wextra -Werror, sanitizers where available) and run once per
 case (tests/host/cachesim_test.c) (docs/cache-partitioning.md)."""
 import pathlib
-import subprocess
 
 import pytest
 
-from host_build import build_c_test
+from host_build import build_c_test, check_case, listed_cases
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PLUGINS = ROOT / "tools" / "qemu_plugins"
@@ -22,13 +21,9 @@ def program(tmp_path_factory):
 
 
 def test_case_list_complete(program):
-    proc = subprocess.run([str(program), "--list"], capture_output=True, text=True, timeout=30)
-    assert proc.stdout.split() == CASES
+    assert listed_cases(program) == CASES
 
 
 @pytest.mark.parametrize("case", CASES)
 def test_cache_model(program, case):
-    proc = subprocess.run([str(program), case], capture_output=True, text=True, timeout=120)
-    failed = [line for line in proc.stdout.splitlines() if line.startswith("FAIL")]
-    assert not failed and proc.returncode == 0, "\n".join(failed[:40]) + proc.stderr[-3000:]
-    assert "checks passed" in proc.stdout
+    check_case(program, case, timeout=120)

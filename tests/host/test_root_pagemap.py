@@ -4,11 +4,10 @@ the host gcc (-Wall -Wextra -Werror, sanitizers where available) and run once pe
 an allocation examines (the first version walked every used page on each of lx's heap
 faults: docs/performance.md, the multi-user mix)."""
 import pathlib
-import subprocess
 
 import pytest
 
-from host_build import build_c_test
+from host_build import build_c_test, check_case, listed_cases
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SOURCES = [ROOT / "tests" / "host" / "root_pagemap_test.c", ROOT / "user" / "root" / "pagemap.c"]
@@ -24,13 +23,9 @@ def program(tmp_path_factory):
 
 
 def test_case_list_complete(program):
-    proc = subprocess.run([str(program), "--list"], capture_output=True, text=True, timeout=30)
-    assert proc.stdout.split() == CASES
+    assert listed_cases(program) == CASES
 
 
 @pytest.mark.parametrize("case", CASES)
 def test_pagemap(program, case):
-    proc = subprocess.run([str(program), case], capture_output=True, text=True, timeout=300)
-    failed = [line for line in proc.stdout.splitlines() if line.startswith("FAIL")]
-    assert not failed and proc.returncode == 0, "\n".join(failed[:40]) + proc.stderr[-3000:]
-    assert "checks passed" in proc.stdout
+    check_case(program, case, timeout=300)

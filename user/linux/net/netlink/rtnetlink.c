@@ -19,6 +19,7 @@
 #define RTM_MAX         123
 #define AF_INET_        2
 #define AF_INET6_       10
+#define AF_BRIDGE_      7
 
 #define IFLA_ADDRESS    1
 #define IFLA_BROADCAST  2
@@ -26,6 +27,7 @@
 #define IFLA_MTU        4
 #define IFLA_QDISC      6
 #define IFLA_STATS      7
+#define IFLA_PROTINFO   12
 #define IFLA_TXQLEN     13
 #define IFLA_OPERSTATE  16
 #define IFLA_LINKMODE   17
@@ -170,6 +172,22 @@ static void link_msg(const struct nlmsghdr *req, uint32_t pid, uint16_t flags)
     msg_end();
 }
 
+/* What IPv6 says about lo to an AF_INET6 link dump (Linux's inet6_fill_ifinfo; the
+ * IFLA_PROTINFO nest of IPv6's settings is left empty here). */
+static void link6_msg(const struct nlmsghdr *req, uint32_t pid)
+{
+    static const uint8_t hw[6];
+    msg_begin(RTM_NEWLINK, NLM_F_MULTI, req, pid);
+    struct ifinfomsg i = { AF_INET6_, 0, ARPHRD_LOOPBACK, LO_INDEX, LO_FLAGS, 0 };
+    put(&i, sizeof i);
+    attr(IFLA_IFNAME, "lo", 3);
+    attr(IFLA_ADDRESS, hw, sizeof hw);
+    attr_u32(IFLA_MTU, 65536);
+    attr_u8(IFLA_OPERSTATE, 0);
+    attr(IFLA_PROTINFO, NULL, 0);
+    msg_end();
+}
+
 static void cacheinfo(void)
 {
     /* prefered, valid (forever), created and updated (hundredths of a second: lx's start) */
@@ -269,7 +287,12 @@ static int dump(struct netlink_sock *ns, const struct nlmsghdr *req, int family)
     bool v4 = family != AF_INET6_, v6 = family != AF_INET_;
     switch (req->type) {
     case RTM_GETLINK:
-        link_msg(req, pid, NLM_F_MULTI);
+        if (family == AF_BRIDGE_)
+            break;                  /* lo is no bridge port */
+        if (family == AF_INET6_)
+            link6_msg(req, pid);
+        else
+            link_msg(req, pid, NLM_F_MULTI);
         send_out(ns, true);
         break;
     case RTM_GETADDR:

@@ -172,25 +172,15 @@ static void enqueue(struct netlink_sock *to, struct sk_buff *skb, uint32_t porti
     waitq_wake(&to->sock.wq);
 }
 
-static struct sk_buff *kernel_skb(struct netlink_sock *ns, const void *data, l4_word_t len)
-{
-    int err;
-    struct sk_buff *skb = skb_alloc(&ns->sock, len, &err);
-    if (!skb)
-        return NULL;
-    skb_orphan(skb);
-    struct uio_seg seg = { (l4_word_t)data, len };
-    struct uio u;
-    uio_init(&u, NULL, &seg, 1);
-    skb_copy(skb, 0, &u, len, true);
-    return skb;
-}
-
 bool netlink_kernel_send(struct netlink_sock *ns, const void *data, l4_word_t len, bool dump)
 {
     if (ns->dead)
         return true;
-    struct sk_buff *skb = kernel_skb(ns, data, len);
+    struct uio_seg seg = { (l4_word_t)data, len };
+    struct uio u;
+    uio_init(&u, NULL, &seg, 1);
+    int err;
+    struct sk_buff *skb = skb_alloc_orphan(&ns->sock, &u, len, &err);
     if (!skb)
         return false;
     if (dump && ns->dump_running) {
@@ -268,15 +258,10 @@ static long netlink_sendmsg(struct thread *t, struct socket *s, struct sock_msg 
                 to->rmem > (l4_word_t)to->sock.rcvbuf)
                 continue;
             int err;
-            struct sk_buff *skb = skb_alloc(s, len, &err);
+            *m->u = start;
+            struct sk_buff *skb = skb_alloc_orphan(s, m->u, len, &err);
             if (!skb)
                 return err;
-            *m->u = start;
-            if (!skb_copy(skb, 0, m->u, len, true)) {
-                skb_free(skb);
-                return -EFAULT;
-            }
-            skb_orphan(skb);
             enqueue(to, skb, ns->portid, dst_group, sock_current_creds(t));
         }
         *m->u = start;
@@ -291,14 +276,9 @@ static long netlink_sendmsg(struct thread *t, struct socket *s, struct sock_msg 
         return -EAGAIN;
     }
     int err;
-    struct sk_buff *skb = skb_alloc(s, len, &err);
+    struct sk_buff *skb = skb_alloc_orphan(s, m->u, len, &err);
     if (!skb)
         return err;
-    if (!skb_copy(skb, 0, m->u, len, true)) {
-        skb_free(skb);
-        return -EFAULT;
-    }
-    skb_orphan(skb);
     enqueue(to, skb, ns->portid, 0, sock_current_creds(t));
     return (long)len;
 }
@@ -324,19 +304,9 @@ static long netlink_recvmsg(struct thread *t, struct socket *s, struct sock_msg 
         list_del(&skb->link);
         ns->rmem -= skb->truesize;
     }
-    if (m->name) {
-        memcpy(m->name, skb->src, (size_t)skb->srclen);
-        m->namelen = skb->srclen;
-    }
     m->creds = skb->creds;
     m->has_creds = true;
-    l4_word_t size = m->u->resid;
-    if (size > skb->len)
-        size = skb->len;
-    else if (size < skb->len)
-        m->flags |= MSG_TRUNC;
-    long r = skb_copy(skb, 0, m->u, size, false) ?
-             (flags & MSG_TRUNC ? (long)skb->len : (long)size) : -EFAULT;
+    long r = skb_copy_datagram(skb, m, flags);
     if (!peek) {
         skb_free(skb);
         waitq_wake(&s->wq);         /* senders waiting for room */

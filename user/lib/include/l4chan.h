@@ -17,6 +17,17 @@
 #define L4CHAN_ZERO       0x0400u
 #define L4CHAN_NOACCEPT   0ul               /* acceptor: no mappings */
 
+/* lx's side (docs/linux/l4chan.md): open("/dev/l4chan") makes a channel of two ends; ioctl
+ * JOIN makes the calling thread one end (the first two callers from two processes) and
+ * returns both ids (partner 0 until the other end joined); PEER returns them without joining.
+ * Both ends joined, each may reach the other by native IPC until the channel's file is
+ * closed for good or either process exits or execs. */
+struct l4chan_ends {
+    uint64_t self, partner;
+};
+#define L4CHAN_IOC_JOIN   0x80104C01u       /* _IOR('L', 1, struct l4chan_ends) */
+#define L4CHAN_IOC_PEER   0x80104C02u       /* _IOR('L', 2, struct l4chan_ends) */
+
 /* X.2 error codes ((error >> 1) & 7). */
 enum { L4CHAN_ETIMEOUT = 1, L4CHAN_ENOPARTNER = 2, L4CHAN_ECANCELED = 3, L4CHAN_EOVERFLOW = 4,
        L4CHAN_EABORTED = 7 };

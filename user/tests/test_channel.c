@@ -210,6 +210,14 @@ static void sleep_main(void)
     report(1);
 }
 
+/* A thread of a new foreign space that waits in its report for ever (a partner that never
+ * sends); 0 on failure. */
+static l4_word_t sleeper(unsigned stack)
+{
+    l4_word_t t = start(sleep_main, stack);
+    return t && reported(t, 1) ? t : 0;
+}
+
 /* Sends to every destination in dests[] (until nilthread), then closed receives from them,
  * then the malformed messages to B: each error into res_a. */
 static void refused_main(void)
@@ -236,9 +244,8 @@ static void refused_main(void)
 
 TEST(every_other_destination_is_refused)
 {
-    l4_word_t b = start(sleep_main, 1), c = start(sleep_main, 2);
+    l4_word_t b = sleeper(1), c = sleeper(2);
     CHECK(b != 0 && c != 0);
-    CHECK(reported(b, 1) && reported(c, 1));
     l4_word_t a = start(refused_main, 0);
     CHECK(a != 0);
     peer_b = b;
@@ -425,8 +432,8 @@ static void stubs_main(void)
 
 TEST(x2_calls_are_still_messages_to_the_handler)
 {
-    l4_word_t b = start(sleep_main, 1);
-    CHECK(b != 0 && reported(b, 1));
+    l4_word_t b = sleeper(1);
+    CHECK(b != 0);
     l4_word_t a = start(stubs_main, 0);
     CHECK(a != 0);
     peer_b = b;
@@ -462,9 +469,11 @@ static void blocked_a_main(void)
     report(0);
 }
 
-/* A waits in a receive from dests[0]; then in a send to dests[1]. */
-static l4_word_t blocked_a(l4_word_t b)
+/* A (partner b) waits in a receive from rcv_from; afterwards it sends to snd_to. */
+static l4_word_t blocked_a(l4_word_t b, l4_word_t rcv_from, l4_word_t snd_to)
 {
+    dests[0] = rcv_from;
+    dests[1] = snd_to;
     for (unsigned i = 0; i < 4; i++)
         res_a[i] = 0;
     l4_word_t a = start(blocked_a_main, 0), from;
@@ -485,11 +494,9 @@ static l4_word_t blocked_a(l4_word_t b)
 
 TEST(a_signal_interrupts_a_blocked_native_receive)
 {
-    l4_word_t b = start(sleep_main, 1);
-    CHECK(b != 0 && reported(b, 1));
-    dests[0] = L4_ANYTHREAD;
-    dests[1] = b;
-    l4_word_t a = blocked_a(b);
+    l4_word_t b = sleeper(1);
+    CHECK(b != 0);
+    l4_word_t a = blocked_a(b, L4_ANYTHREAD, b);
     CHECK(a != 0);
     CHECK_EQ(res_a[1], 0);
     struct l4_exregs old;
@@ -519,11 +526,9 @@ TEST(a_signal_interrupts_a_blocked_native_receive)
 
 TEST(a_partner_that_dies_unblocks_the_other)
 {
-    l4_word_t b = start(sleep_main, 1);
-    CHECK(b != 0 && reported(b, 1));
-    dests[0] = b;
-    dests[1] = L4_NILTHREAD;
-    l4_word_t a = blocked_a(b);
+    l4_word_t b = sleeper(1);
+    CHECK(b != 0);
+    l4_word_t a = blocked_a(b, b, L4_NILTHREAD);
     CHECK(a != 0);
     tu_kill(b);
     CHECK(reported(a, 0));
@@ -533,11 +538,9 @@ TEST(a_partner_that_dies_unblocks_the_other)
 
 TEST(a_revoked_partner_unblocks_its_ipc)
 {
-    l4_word_t b = start(sleep_main, 1);
-    CHECK(b != 0 && reported(b, 1));
-    dests[0] = L4_ANYTHREAD;
-    dests[1] = b;
-    l4_word_t a = blocked_a(b);
+    l4_word_t b = sleeper(1);
+    CHECK(b != 0);
+    l4_word_t a = blocked_a(b, L4_ANYTHREAD, b);
     CHECK(a != 0);
     CHECK(res_a[0] == 1004 && tu_state(a) == 6, "res %lx state %u unexpected %lx %lx", res_a[0],
           tu_state(a), unexpected, unexpected_word);
@@ -565,10 +568,8 @@ static void handler_loop_never(void)
 TEST(channel_control_checks_everything)
 {
     l4_word_t me = tu_main_tid(), old;
-    l4_word_t b = start(sleep_main, 1);
-    CHECK(b != 0 && reported(b, 1));
-    l4_word_t a = start(sleep_main, 0);
-    CHECK(a != 0 && reported(a, 1));
+    l4_word_t b = sleeper(1), a = sleeper(0);
+    CHECK(a != 0 && b != 0);
     /* Not a foreign space (ours); with bit 63; unknown bits. */
     CHECK_EQ(l4_channel_control(me, 0, b), 0);
     CHECK_EQ(l4_error_code(), L4_ERR_INVALID_PARAM);

@@ -4,7 +4,8 @@ alone (lx not in the path); every other destination, a receive from a non-partne
 item without the right are refused with the documented errors; getpid still works in the
 same thread; SIGUSR1 interrupts a call blocked in its receive ("canceled", the handler ran);
 the partner's exit ends the call with "no partner" and removes the right (the number is then
-a Linux system call again: -ENOSYS).  lx only: Linux has no /dev/l4chan."""
+a Linux system call again: -ENOSYS); a second child joins the freed end and execs: the new
+program has no channel.  lx only: Linux has no /dev/l4chan."""
 import sys
 
 import pytest
@@ -36,6 +37,9 @@ interrupted call: error 3, receive phase, handler 1
 partner exited: error 2, receive phase
 child status 0
 after its exit: -38
+second child before exec: 4
+after exec: -38
+second child status 0
 done
 """
 

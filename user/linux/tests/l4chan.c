@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
@@ -57,9 +58,19 @@ static void child(int fd, int ready)
     }
 }
 
-int main(void)
+/* After exec: the channel the process had before is gone (the number is -ENOSYS again). */
+static int after_exec(const char *partner)
+{
+    uint64_t mr[8] = { l4chan_tag(1, 1, 0), 41 };
+    printf("after exec: %ld\n", (long)l4chan_send(strtoull(partner, NULL, 16), mr));
+    return 0;
+}
+
+int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
+    if (argc == 3 && !strcmp(argv[1], "exec"))
+        return after_exec(argv[2]);
     uint64_t mr[8] = { l4chan_tag(1, 1, 0), 41 };
     uint64_t err = l4chan_send(1, mr);
     printf("without a channel: %ld\n", (long)err);
@@ -135,6 +146,21 @@ int main(void)
     mr[0] = l4chan_tag(1, 1, 0);
     err = l4chan_send(partner, mr);
     printf("after its exit: %ld\n", (long)err);
+
+    /* A new child joins the free end, then execs: the new program has no channel. */
+    pid = fork();
+    if (pid == 0) {
+        if (ioctl(fd, L4CHAN_IOC_JOIN, &ends) != 0 || ends.partner != self)
+            _exit(1);
+        mr[0] = l4chan_tag(1, 1, 0);
+        printf("second child before exec: %ld\n", (long)l4chan_send(L4CHAN_ANYTHREAD, mr));
+        char hex[32];
+        snprintf(hex, sizeof hex, "%llx", (unsigned long long)self);
+        execl(argv[0], argv[0], "exec", hex, (char *)NULL);
+        _exit(2);
+    }
+    waitpid(pid, &status, 0);
+    printf("second child status %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     close(fd);
     printf("done\n");
     return 0;

@@ -31,6 +31,9 @@ $(eval $(call user_program,test_fsbase,user/tests/test_fsbase.c user/tests/testu
 $(eval $(call user_program,test_memory,user/tests/test_memory.c user/tests/agent.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,vmbench,user/bench/vmbench.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,unmapbench,user/bench/unmapbench.c user/tests/testutil.c $(TESTLIB),0x1000000))
+# The real-time task of docs/cache-partitioning.md, linked apart from every other program's
+# code (the cachesim plugin tells its instructions by address).
+$(eval $(call user_program,rt_matmul,user/rt/rt_matmul.c,0x20000000))
 $(eval $(call user_program,test_irq,user/tests/test_irq.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_kmem,user/tests/test_kmem.c user/tests/agent.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_tcontrol,user/tests/test_tcontrol.c user/tests/testutil.c $(TESTLIB),0x1000000))
@@ -115,4 +118,10 @@ $(LX_GLIBC_HELLO): user/linux/selftest/glibc_hello.c
 	@mkdir -p $(@D)
 	@echo "  CC      $<"; $(CC) -static -O2 -Wall -Wextra -Werror -o $@ $<
 all: $(LX_GLIBC_HELLO)
+# The cache-hostile Linux load of docs/cache-partitioning.md (run by lx, never on the host).
+LX_CACHEHOG := $(BUILD)/linux/cachehog.elf
+$(LX_CACHEHOG): user/rt/cachehog.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"; $(CC) -static -O2 -Wall -Wextra -Werror -o $@ $<
+all: $(LX_CACHEHOG)
 endif

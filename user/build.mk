@@ -18,6 +18,7 @@ $(eval $(call user_program,test_ipc,user/tests/test_ipc.c user/tests/testutil.c 
 $(eval $(call user_program,test_fuzz,user/tests/test_fuzz.c user/tests/fuzz_desc.c user/tests/fuzz_desc_thread.c user/tests/fuzz_segmodel.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_preemption,user/tests/test_preemption.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_foreign,user/tests/test_foreign.c user/tests/testutil.c $(TESTLIB),0x1000000))
+$(eval $(call user_program,test_channel,user/tests/test_channel.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_cpustate,user/tests/test_cpustate.c user/tests/probe.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_propagation,user/tests/test_propagation.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_strings,user/tests/test_strings.c user/tests/testutil.c $(TESTLIB),0x1000000))
@@ -49,7 +50,7 @@ $(eval $(call user_program,test_datamod,user/tests/test_datamod.c user/tests/tes
 # user/linux ("task/process.h").  tests/, selftest/ and fuzz/ hold Linux programs, not lx.
 # Linked at 1 GiB, not 0x400000: there its code would share addresses with non-PIE Linux
 # programs (gcc's cc1), which an instruction profile cannot tell apart (docs/profiling.md).
-LX_LAYERS := lib log task park mm signal vfs fs/tmpfs fs/proc fs/dev fs/pipe fs/epoll fs/anon fs/devpts net net/unix net/inet net/netlink tty time ipc syscalls
+LX_LAYERS := lib log task park mm signal vfs fs/tmpfs fs/proc fs/dev fs/pipe fs/epoll fs/anon fs/devpts net net/unix net/inet net/netlink tty time ipc l4chan syscalls
 $(eval $(call user_program,lx,$(wildcard user/linux/*.c $(LX_LAYERS:%=user/linux/%/*.c)),0x40000000,-Iuser/linux))
 
 # lx's self-test program: a static Linux executable (freestanding, raw system calls, built

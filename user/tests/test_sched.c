@@ -120,16 +120,27 @@ static bool spinner_runs_beside_a_calling_client(unsigned cwork, unsigned swork,
  * against the call loop differ from round to round. */
 static const unsigned light[] = { 0, 1, 3, 10, 30, 100, 300 };
 static const unsigned heavy[] = { 1000, 3000, 10000, 30000, 100000 };
+#define COUNT(a) (sizeof (a) / sizeof (a)[0])
+
+/* Rounds with each heavy amount of work against every step-th light one, the heavy work on
+ * the server's side or the client's; returns how many failed. */
+static unsigned rounds(bool heavy_server, unsigned step, unsigned sprio, unsigned bound_ticks)
+{
+    unsigned failed = 0;
+    for (unsigned i = 0; i < COUNT(heavy); i++)
+        for (unsigned j = 0; j < COUNT(light); j += step)
+            failed += !spinner_runs_beside_a_calling_client(heavy_server ? light[j] : heavy[i],
+                                                            heavy_server ? heavy[i] : light[j],
+                                                            sprio, bound_ticks);
+    return failed;
+}
 
 TEST(calling_client_lets_a_ready_thread_of_its_priority_run)
 {
-    /* The client does most of the work: ticks mostly land in the client, on its own slice
-     * or (after a preemption) on the server's. */
-    unsigned failed = 0;
-    for (unsigned i = 0; i < sizeof heavy / sizeof heavy[0]; i++)
-        for (unsigned j = 0; j < sizeof light / sizeof light[0]; j += 2)
-            failed += !spinner_runs_beside_a_calling_client(heavy[i], light[j], PRIO, SLICE_TICKS);
-    for (unsigned i = 0; i < sizeof light / sizeof light[0]; i++)
+    /* The client does most of the work (or both little): ticks mostly land in the client, on
+     * its own slice or (after a preemption) on the server's. */
+    unsigned failed = rounds(false, 2, PRIO, SLICE_TICKS);
+    for (unsigned i = 0; i < COUNT(light); i++)
         failed += !spinner_runs_beside_a_calling_client(light[i], light[i], PRIO, SLICE_TICKS);
     CHECK_EQ(failed, 0);
 }
@@ -138,11 +149,7 @@ TEST(server_current_at_the_slice_end_lets_a_ready_thread_run)
 {
     /* The server does most of the work: the slice ends while it runs on the client's slice
      * (the client blocked in its call), or on its own after a preemption. */
-    unsigned failed = 0;
-    for (unsigned i = 0; i < sizeof heavy / sizeof heavy[0]; i++)
-        for (unsigned j = 0; j < sizeof light / sizeof light[0]; j += 2)
-            failed += !spinner_runs_beside_a_calling_client(light[j], heavy[i], PRIO, SLICE_TICKS);
-    CHECK_EQ(failed, 0);
+    CHECK_EQ(rounds(true, 2, PRIO, SLICE_TICKS), 0);
 }
 
 TEST(client_of_a_more_important_server_loses_its_place_at_its_slice_end)
@@ -152,11 +159,7 @@ TEST(client_of_a_more_important_server_loses_its_place_at_its_slice_end)
      * scheduler (the server's own queue entry is stale, so it looks more important), and
      * the client must not resume at its old place ahead of the spinner.  The spinner runs
      * within the client's slice and the rest of the call that ends it (under a tick). */
-    unsigned failed = 0;
-    for (unsigned i = 0; i < sizeof heavy / sizeof heavy[0]; i++)
-        for (unsigned j = 0; j < sizeof light / sizeof light[0]; j += 3)
-            failed += !spinner_runs_beside_a_calling_client(light[j], heavy[i], PRIO + 5, SLICE_TICKS + 1);
-    CHECK_EQ(failed, 0);
+    CHECK_EQ(rounds(true, 3, PRIO + 5, SLICE_TICKS + 1), 0);
 }
 
 /* ThreadSwitch to the chain thread, which then stops (halts or deletes) its donor and spins on

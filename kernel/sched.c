@@ -7,7 +7,9 @@
  *  - a thread is in at most one ready queue (in_ready says whether).
  * Direct process switch: IPC hands the CPU to its partner without queue operations and the
  * partner runs on the remaining time slice of the thread the scheduler last chose (the slice
- * owner), i.e. the time slice is donated.
+ * owner), i.e. the time slice is donated.  When the slice ends, the whole chain (the owner,
+ * even if blocked in a call, and the thread running on its slice) goes to the end of its
+ * priority (sched_tick; docs/scheduling.md, "Slice end").
  *
  * Preemption (contract §6.4, docs/scheduling.md): a thread loses the CPU involuntarily at the
  * end of its time slice, and when a more important thread becomes ready.  It may delay that

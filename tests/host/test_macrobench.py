@@ -72,3 +72,10 @@ def test_table_marks_a_differing_transcript():
     text = macrobench.table(records(), macrobench.bars(records()))
     assert "| users_2 | guest (1 ms = 1 M instr) | 1,250.0 | 1,000.0 | 1.250 |" in text
     assert text.count("| NO |") == 1 and "(M2) FAIL" in text and "(M1) PASS" in text
+
+
+def test_plot_draws_only_the_times_measured():
+    users = [r for r in records() if "users" in r]
+    assert [u for u, _ in macrobench.plot_panels(users)] == ["guest_ns"]     # --quick: icount
+    wall = [dict(r, unit="tcg_ns") for r in users]
+    assert [u for u, _ in macrobench.plot_panels(users + wall)] == ["guest_ns", "tcg_ns"]

@@ -57,6 +57,11 @@ const char *l4_task_cmdline(void);
 #define ROOT_MEMORY_INFO    0x7209  /* -> MR1 root's pages in use, MR3 pages it took from
                                      * sigma0, MR4 tasks, MR5 thread records, MR6 the pages
                                      * of MR1 its thread-number table keeps */
+#define ROOT_PAGE_IN        0x720A  /* MR1 an address of the caller's, MR2 access (L4_R...),
+                                     * accept the page -> a reply that maps it as a fault's
+                                     * would, or MR1 0 and MR2 L4_ERR_NO_MEM (no memory behind
+                                     * it) or L4_ERR_INVALID_PARAM (no region allows it): a
+                                     * fault that cannot hang (docs/root-task.md) */
 
 /* Areas of a foreign task when MR4/MR5 are 0: the KIP below 64 KiB, where Linux never maps
  * anything (mmap_min_addr), page 0 left empty.  A foreign task's UTCBs are the kernel's and

@@ -56,7 +56,7 @@ static long udp_connect(struct thread *t, struct socket *s, const char *sa, int 
     int err = inet_connect_route(is, sa, len, &dst, &port, &src);
     if (err)
         return err;
-    if (in6_is_any(&is->laddr))     /* any address, bound or not, takes the route's */
+    if (in6_is_any(&is->laddr))     /* a wildcard local address (bound or not) takes it */
         is->laddr = src;
     is->raddr = dst;
     is->rport = port;

@@ -170,11 +170,10 @@ def run_pecan(cpio: Path, args: list, icount: bool, out_dir: Path, profile: bool
     modules += [(str(LX.relative_to(ROOT)), lx_args), (str(cpio.relative_to(ROOT)), "data")]
     memory = PECAN_MEMORY + cpio.stat().st_size // 2**20
     log_path = out_dir / f"macro-pecan-{mode}.log"
-    with open(log_path, "w") as echo:       # the console as it comes: a long run's progress
+    with open(log_path, "w") as echo:       # the console as it comes (all of it): the log
         r = qemu_run.run(str(KERNEL.relative_to(ROOT)), modules, cmdline="kdb=batch",
                          memory=memory, icount=icount, timeout=TIMEOUT, echo=echo,
                          extra=profile_extra("pecan", args, profile, out_dir))
-    log_path.write_text(r.output)
     if r.timed_out or r.status != 1:
         raise MacroError(f"pecan {mode}: QEMU status {r.status}, timed out {r.timed_out}\n"
                          + tail(r.output))

@@ -181,7 +181,8 @@ def run(kernel, modules=(), cmdline="", memory=128, cpu="max", machine="q35", ti
     iso: boot from this ISO image (-cdrom, GRUB).  If `kernel` is given too, the image is
     (re)built first from kernel, modules and cmdline (tools/mkiso.py); kernel=None boots the
     image as it is.  serial_input: text for the serial line, see _expect_list.  echo: a text
-    stream that receives the serial output as it arrives (e.g. sys.stdout).
+    stream that receives the serial output as it arrives (e.g. sys.stdout), all of it: what
+    came after a deadline too.
     """
     if iso is not None and kernel is not None:
         _mkiso().build_iso(iso, kernel, [normalize_module(m) for m in modules], cmdline)
@@ -265,12 +266,19 @@ def run(kernel, modules=(), cmdline="", memory=128, cpu="max", machine="q35", ti
             proc.stdin.close()
         except BrokenPipeError:
             pass
-    # Whatever arrived between the deadline and the kill.
+    # Whatever arrived between the deadline and the kill; the echo gets it too, so that it
+    # holds the whole output.
     for stream, buf in ((proc.stdout, out), (proc.stderr, err)):
         rest = stream.read()
         if rest:
             buf.extend(rest)
         stream.close()
+        if buf is out and echo is not None:
+            try:
+                echo.write(decoder.decode(rest or b"", final=True).replace("\r", ""))
+                echo.flush()
+            except BrokenPipeError:
+                pass
     return RunResult(status=None if timed_out else status, timed_out=timed_out,
                      output=out.decode("utf-8", "replace").replace("\r", ""),
                      duration=duration, command=cmd,

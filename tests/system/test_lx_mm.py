@@ -149,6 +149,38 @@ def test_kernel_memory_exhausted_at_a_page_of_lx(pad):
           "the refusal fell on a child this time")
 
 
+def test_kernel_memory_exhausted_at_each_kind_of_lx_page():
+    """The same exhaustion, with lx's probe (`oomprobe=`, user/linux/mm/oom_probe.c): at the
+    first page of a child the kernel refuses, lx takes the kernel's last memory (pages of its
+    own that need only a mapping node, until one is refused) and uses a page of each kind of its own that nothing touched before: code,
+    read-only data, data, and a page of the initramfs inside a 6 MiB file whose bytes lx does
+    not read at start-up (a 2 MiB region of the window with no page table yet).  The first
+    three are present since lx faults its image in at start-up; the initramfs's page is
+    refused (mm/module.c takes it by call) and lx goes on.  Before, each of them faulted for
+    ever: the run hung after the probe's refusal (the timeout)."""
+    if not OOM.is_file():
+        pytest.skip(f"{OOM} not built (make linux-tests)")
+    extra = [newc.directory("test"), newc.regular("test/big", b"b" * (6 << 20), 0o644),
+             newc.regular("test/oom", OOM.read_bytes(), 0o755)]
+    cpio = BUILD / "test-data" / "lxkprobe.cpio"
+    cpio.parent.mkdir(parents=True, exist_ok=True)
+    cpio.write_bytes(newc.pack(extra))
+    result = boot("root", cmdline="kdb=batch kmem=4", timeout=120, extra_modules=[
+        (LX, f"heap=64 heapx=1 poweroff=1 initrd={cpio.name} oomprobe=0x300000 "
+             "init=/test/oom spread 200"),
+        (cpio.relative_to(ROOT), "data")])
+    out = result.output
+    assert not result.timed_out, out[-3000:]
+    assert not kernel_trouble(result) and result.status == 1, result.describe()
+    m = re.search(r"^lx: oomprobe: \d+ pages took the rest \(the last refused\); code, "
+                  r"rodata 1, data 2 present; initramfs page 300000 (\w+)", out, re.M)
+    assert m and m.group(1) == "refused", out[-3000:]
+    assert re.search(r"^spread: \d+ forked, \d+ ready, stopped by [a-z ]+; "
+                     r"\d+ exited, \d+ killed, 0 other$", out, re.M), out[-3000:]
+    assert "lx: pid 1 exited with status 0" in out, out[-3000:]
+    assert pages_free_at_end(out) == 64 << 8, out[-2000:]
+
+
 def test_heap_larger_than_1_gib():
     """heap=1536 on a 2.5 GiB guest: lx's pool is all of it; 1,100 MiB in one process."""
     if not OOM.is_file():

@@ -30,6 +30,20 @@ void l4lib_init(void)
         (*ctor)();
 }
 
+/* Every page of the image (text, read-only data, data) read once, so that its pager maps it
+ * now: a server that must go on when the kernel's memory is exhausted cannot fault on a page
+ * of its own code later (the pager's map would be refused, and the fault repeated for ever).
+ * .bss needs nothing: crt0 has written every page of it (and the stack in it).  The pagers of
+ * the servers that use this (the kernel for sigma0, sigma0 for the root task, the root task
+ * for its boot modules) map a page with its region's rights whatever the access. */
+extern const char __executable_start[], _edata[];
+
+void l4_image_touch(void)
+{
+    for (const volatile char *p = __executable_start; p < _edata; p += 4096)
+        (void)*p;
+}
+
 /* Weak so that a program can supply its own. */
 __attribute__((weak)) void exit(int code)
 {

@@ -18,7 +18,9 @@
 #include "lib/server.h"
 #include "log/log.h"
 #include "mm/mm.h"
+#include "mm/module.h"
 #include "mm/oom.h"
+#include "mm/oom_probe.h"
 #include "park/park.h"
 #include "park/timer_thread.h"
 #include "signal/signal.h"
@@ -80,6 +82,8 @@ static void parse_cmdline(void)
             poweroff = true;
         } else if (!strncmp(w, "initrd=", 7)) {
             initrd = w + 7;
+        } else if (!strncmp(w, "oomprobe=", 9)) {
+            oom_probe_offset = strtoul(w + 9, NULL, 0);     /* a test's (mm/oom_probe.c) */
         }
     }
 }
@@ -126,6 +130,7 @@ static void mount_root(void)
             err) {
             printf("lx: no initramfs module %s (error %lu)\n", initrd, err);
         } else {
+            module_window(INITRD_BASE, size);   /* its pages by call from now on (mm/module.c) */
             uint64_t t0 = tsc();    /* -icount: a tick per instruction (debian-root.md) */
             long n = cpio_unpack((const char *)INITRD_BASE, size);
             printf("lx: initramfs %s: %ld entries, %lu pages free, %lu TSC ticks\n", initrd, n,
@@ -307,11 +312,13 @@ static void mapping_refused(l4_word_t tag)
         return;
     printf("lx: pid %d: the kernel has no memory to map %lx\n", thread_pid(t),
            mapping.addr & LX_PAGE_MASK);
+    oom_probe();
     oom_fault(t, mapping.addr, mapping.ip);
 }
 
 int main(void)
 {
+    l4_image_touch();               /* lx's own pages: docs/linux/memory.md §4 */
     const struct l4_task_start *ts = l4_task_start();
     lx_self = l4_my_global_id();
     if (!ts || !ts->heap_size) {

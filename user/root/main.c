@@ -41,6 +41,7 @@ static void start_modules(void)
 
 int main(void)
 {
+    l4_image_touch();   /* a fault on our own code later could meet an exhausted kernel */
     printf("root: Pecan root task, %s\n", l4_kip_version_string());
     start_modules();
     l4_word_t from;

@@ -32,6 +32,35 @@ static l4_word_t backing_of(const struct task *t, struct region *r, l4_word_t pa
     return ROOT_HEAP + ((l4_word_t)(slots[index] - 1) << 12);
 }
 
+/* The fpage a reply maps for an access to addr in t's regions (root's page with the region's
+ * rights), or 0 with *err: L4_ERR_INVALID_PARAM outside every region or for an access it does
+ * not allow (e.g. a write to text: mapping it again would not help), L4_ERR_NO_MEM when an
+ * anonymous page has no memory behind it (root's pool, or sigma0's map refused). */
+static l4_word_t page_of(struct task *t, l4_word_t addr, unsigned access, l4_word_t *err)
+{
+    l4_word_t page = addr & ~0xFFFul;
+    *err = L4_ERR_INVALID_PARAM;
+    for (unsigned i = 0; i < t->nregions; i++) {
+        struct region *r = &t->regions[i];
+        if (addr < r->start || addr >= r->end)
+            continue;
+        if (access & ~r->rights)
+            return 0;
+        l4_word_t b = backing_of(t, r, page);
+        *err = L4_ERR_NO_MEM;
+        return b ? l4_fpage_log2(b, 12) | r->rights : 0;
+    }
+    return 0;
+}
+
+bool serve_page_in(struct task *t, l4_word_t addr, unsigned access, l4_word_t *err)
+{
+    l4_word_t fp = page_of(t, addr, access, err);
+    if (fp)
+        map_reply(addr & ~0xFFFul, fp);
+    return fp != 0;
+}
+
 bool serve_fault(l4_word_t from, l4_word_t tag)
 {
     struct task *t = task_of_thread(from);
@@ -50,20 +79,9 @@ bool serve_fault(l4_word_t from, l4_word_t tag)
         map_reply(0, fp);
         return true;
     }
-    l4_word_t addr = l4_mr(L4_PF_ADDR), page = addr & ~0xFFFul;
-    unsigned access = l4_pagefault_access(tag);     /* rwx of the faulting access */
-    for (unsigned i = 0; i < t->nregions; i++) {
-        struct region *r = &t->regions[i];
-        if (addr < r->start || addr >= r->end)
-            continue;
-        if (access & ~r->rights)
-            break;              /* e.g. a write to text: mapping it again would not help */
-        l4_word_t b = backing_of(t, r, page);
-        if (!b)
-            break;
-        map_reply(page, l4_fpage_log2(b, 12) | r->rights);
+    l4_word_t addr = l4_mr(L4_PF_ADDR), err;
+    if (serve_page_in(t, addr, l4_pagefault_access(tag), &err))
         return true;
-    }
     printf("root: %s: unresolvable page fault at %lx (ip %lx): thread %lx stays stopped\n",
            t->name, addr, l4_mr(L4_PF_IP), from);
     return false;

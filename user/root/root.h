@@ -129,5 +129,7 @@ l4_word_t data_map(struct task *t, l4_word_t a, l4_word_t b, l4_word_t addr, l4_
 /* pager.c, service.c */
 bool serve_fault(l4_word_t from, l4_word_t tag);       /* true: a reply is composed */
 bool serve_request(l4_word_t from, l4_word_t tag);
+/* pager.c: ROOT_PAGE_IN (and a fault): a reply mapping t's page at addr, or false and *err */
+bool serve_page_in(struct task *t, l4_word_t addr, unsigned access, l4_word_t *err);
 
 #endif

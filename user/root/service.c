@@ -123,7 +123,7 @@ bool serve_request(l4_word_t from, l4_word_t tag)
         result(0, L4_ERR_NO_MEM);
         return true;
     }
-    if (label < ROOT_TASK_CREATE || label > ROOT_TASK_CHANNEL)
+    if (label < ROOT_TASK_CREATE || label > ROOT_PAGE_IN)
         return false;
     if (!caller || !caller->task->trusted) {
         result(0, L4_ERR_NO_PRIVILEGE);
@@ -227,6 +227,12 @@ bool serve_request(l4_word_t from, l4_word_t tag)
     case ROOT_DATA_MAP: {
         l4_word_t size, e = data_map(caller->task, arg(1), arg(2), arg(3), &size);
         result(e ? 0 : size, e);
+        break;
+    }
+    case ROOT_PAGE_IN: {
+        l4_word_t err;
+        if (!serve_page_in(caller->task, arg(1), arg(2) & L4_RWX, &err))
+            result(0, err);
         break;
     }
     case ROOT_MEMORY_INFO:

@@ -131,6 +131,7 @@ static bool handle(l4_word_t from, l4_word_t tag)
 
 int main(void)
 {
+    l4_image_touch();               /* its own faults later could meet an exhausted kernel */
     sigma0_id = l4_sigma0_tid();
     system_base_id = l4_global_id(l4_kip_system_base(), 1);
     init_memory();

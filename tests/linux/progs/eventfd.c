@@ -38,14 +38,7 @@ static void basics(void)
     SHOW("eventfd2 EFD_SEMAPHORE|bad", syscall(SYS_eventfd2, 0, EFD_SEMAPHORE | 0x100));
     int fd = syscall(SYS_eventfd, 5);
     printf("eventfd: %s\n", fd >= 0 ? "ok" : errname(errno));
-    int fl = fcntl(fd, F_GETFL);
-    printf("flags: rdwr %d nonblock %d cloexec %d\n", (fl & O_ACCMODE) == O_RDWR,
-           !!(fl & O_NONBLOCK), fcntl(fd, F_GETFD) & FD_CLOEXEC);
-    char link[64] = "";
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    long n = readlink(path, link, sizeof link - 1);
-    printf("link: %s\n", n > 0 ? (link[n] = 0, link) : errname(errno));
+    show_fd_mode_link(fd, O_RDWR, "rdwr");
     show_u64("read 5", fd);
     uint32_t small = 1;
     SHOW("read 4 bytes", read(fd, &small, sizeof small));
@@ -62,7 +55,7 @@ static void basics(void)
     close(fd);
 
     fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    fl = fcntl(fd, F_GETFL);
+    int fl = fcntl(fd, F_GETFL);
     printf("nonblock: %d cloexec %d\n", !!(fl & O_NONBLOCK), fcntl(fd, F_GETFD) & FD_CLOEXEC);
     show_u64("empty read", fd);
     SHOW("write 2^64-2", put(fd, ~0ull - 1));
@@ -127,27 +120,13 @@ static void blocking(void)
     close(fd);
 }
 
-static void on_usr1(int sig)
-{
-    (void)sig;
-}
-
 /* A blocked read ends with EINTR after a handler without SA_RESTART, and goes on (restarted)
  * after one with it. */
 static void interrupted(void)
 {
     for (int restart = 0; restart < 2; restart++) {
         int fd = eventfd(0, 0);
-        pid_t c = fork();
-        if (c == 0) {
-            struct sigaction sa = { .sa_handler = on_usr1, .sa_flags = restart ? SA_RESTART : 0 };
-            sigemptyset(&sa.sa_mask);
-            sigaction(SIGUSR1, &sa, NULL);
-            about_to_block();
-            uint64_t v = 0;
-            _exit(read(fd, &v, 8) == 8 ? (int)v : 100 + errno);
-        }
-        until_asleep(c);
+        pid_t c = blocked_reader(fd, restart);
         kill(c, SIGUSR1);
         if (restart)
             put(fd, 9);             /* the restarted read takes it */
@@ -158,8 +137,7 @@ static void interrupted(void)
 
 int main(void)
 {
-    corpus_init();
-    if (pipe(ready) || pipe(go))
+    if (pwait_init())
         return 1;
     basics();
     blocking();

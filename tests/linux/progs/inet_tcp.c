@@ -77,12 +77,8 @@ static void creation(void)
     set_int(fd, SOL_SOCKET, SO_RCVBUF, 10000);
     printf("after 10000: SO_SNDBUF %d SO_RCVBUF %d\n", sockopt_int(fd, SOL_SOCKET, SO_SNDBUF),
            sockopt_int(fd, SOL_SOCKET, SO_RCVBUF));
-    printf("TCP_NODELAY %d", sockopt_int(fd, IPPROTO_TCP, TCP_NODELAY));
-    set_int(fd, IPPROTO_TCP, TCP_NODELAY, 1);
-    printf(" -> %d\n", sockopt_int(fd, IPPROTO_TCP, TCP_NODELAY));
-    printf("SO_KEEPALIVE %d", sockopt_int(fd, SOL_SOCKET, SO_KEEPALIVE));
-    set_int(fd, SOL_SOCKET, SO_KEEPALIVE, 1);
-    printf(" -> %d\n", sockopt_int(fd, SOL_SOCKET, SO_KEEPALIVE));
+    show_set_one("TCP_NODELAY", fd, IPPROTO_TCP, TCP_NODELAY);
+    show_set_one("SO_KEEPALIVE", fd, SOL_SOCKET, SO_KEEPALIVE);
     printf("TCP_KEEPIDLE %d TCP_KEEPINTVL %d TCP_KEEPCNT %d\n",
            sockopt_int(fd, IPPROTO_TCP, TCP_KEEPIDLE), sockopt_int(fd, IPPROTO_TCP, TCP_KEEPINTVL),
            sockopt_int(fd, IPPROTO_TCP, TCP_KEEPCNT));
@@ -141,11 +137,8 @@ static void binding(void)
     /* SO_REUSEADDR: two may share while neither listens; a listener holds the port alone */
     s1 = tcp();
     s2 = tcp();
-    set_int(s1, SOL_SOCKET, SO_REUSEADDR, 1);
-    set_int(s2, SOL_SOCKET, SO_REUSEADDR, 1);
     in4(&a, "127.0.0.1", PORT);
-    SSHOW("reuseaddr bind 1", bind(s1, (struct sockaddr *)&a, sizeof a));
-    SSHOW("reuseaddr bind 2", bind(s2, (struct sockaddr *)&a, sizeof a));
+    bind_both("reuseaddr", "1", "2", s1, s2, SO_REUSEADDR, &a);
     SSHOW("reuseaddr listen 1", listen(s1, 5));
     SSHOW("reuseaddr listen 2", listen(s2, 5));
     s3 = tcp();
@@ -156,10 +149,7 @@ static void binding(void)
     close(s3);
     s1 = tcp();
     s2 = tcp();
-    set_int(s1, SOL_SOCKET, SO_REUSEPORT, 1);
-    set_int(s2, SOL_SOCKET, SO_REUSEPORT, 1);
-    SSHOW("reuseport bind 1", bind(s1, (struct sockaddr *)&a, sizeof a));
-    SSHOW("reuseport bind 2", bind(s2, (struct sockaddr *)&a, sizeof a));
+    bind_both("reuseport", "1", "2", s1, s2, SO_REUSEPORT, &a);
     SSHOW("reuseport listen 1", listen(s1, 5));
     SSHOW("reuseport listen 2", listen(s2, 5));
     close(s1);

@@ -58,9 +58,7 @@ int main(void)
            sockopt_int(r, SOL_SOCKET, SO_PROTOCOL));
     printf("SO_SNDBUF %d SO_RCVBUF %d\n", sockopt_int(r, SOL_SOCKET, SO_SNDBUF),
            sockopt_int(r, SOL_SOCKET, SO_RCVBUF));
-    printf("SO_BROADCAST %d", sockopt_int(r, SOL_SOCKET, SO_BROADCAST));
-    set_int(r, SOL_SOCKET, SO_BROADCAST, 1);
-    printf(" -> %d\n", sockopt_int(r, SOL_SOCKET, SO_BROADCAST));
+    show_set_one("SO_BROADCAST", r, SOL_SOCKET, SO_BROADCAST);
     SSHOW("socket SOCK_DGRAM IPPROTO_TCP", socket(AF_INET, SOCK_DGRAM, IPPROTO_TCP));
     in4(&a, "127.0.0.1", P1);
     SSHOW("bind r", bind(r, (struct sockaddr *)&a, sizeof a));
@@ -161,10 +159,7 @@ int main(void)
     close(d2);
     d1 = udp();
     d2 = udp();
-    set_int(d1, SOL_SOCKET, SO_REUSEADDR, 1);
-    set_int(d2, SOL_SOCKET, SO_REUSEADDR, 1);
-    SSHOW("reuseaddr bind d1", bind(d1, (struct sockaddr *)&b, sizeof b));
-    SSHOW("reuseaddr bind d2", bind(d2, (struct sockaddr *)&b, sizeof b));
+    bind_both("reuseaddr", "d1", "d2", d1, d2, SO_REUSEADDR, &b);
     close(d1);
     close(d2);
 

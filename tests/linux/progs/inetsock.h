@@ -109,4 +109,26 @@ static inline void set_int(int fd, int level, int name, int v)
     setsockopt(fd, level, name, &v, sizeof v);
 }
 
+/* "NAME V -> W": an int option before and after it is set to 1. */
+static inline void show_set_one(const char *name, int fd, int level, int opt)
+{
+    printf("%s %d", name, sockopt_int(fd, level, opt));
+    set_int(fd, level, opt, 1);
+    printf(" -> %d\n", sockopt_int(fd, level, opt));
+}
+
+/* Two sockets with option opt (SO_REUSEADDR, SO_REUSEPORT) on, bound to a one after the
+ * other: the lines "PREFIX bind N1" and "PREFIX bind N2". */
+static inline void bind_both(const char *prefix, const char *n1, const char *n2, int s1, int s2,
+                             int opt, const struct sockaddr_in *a)
+{
+    char what[64];
+    set_int(s1, SOL_SOCKET, opt, 1);
+    set_int(s2, SOL_SOCKET, opt, 1);
+    snprintf(what, sizeof what, "%s bind %s", prefix, n1);
+    SSHOW(what, bind(s1, (const struct sockaddr *)a, sizeof *a));
+    snprintf(what, sizeof what, "%s bind %s", prefix, n2);
+    SSHOW(what, bind(s2, (const struct sockaddr *)a, sizeof *a));
+}
+
 #endif

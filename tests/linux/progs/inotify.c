@@ -360,14 +360,9 @@ static void errors(void)
 {
     SHOW("init1 bad flags", inotify_init1(1));
     int in = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
-    int fl = fcntl(in, F_GETFL);
-    printf("flags: rdonly %d nonblock %d cloexec %d\n", (fl & O_ACCMODE) == O_RDONLY,
-           !!(fl & O_NONBLOCK), fcntl(in, F_GETFD) & FD_CLOEXEC);
-    char link[64] = "", path[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", in);
-    long n = readlink(path, link, sizeof link - 1);
-    printf("link: %s\n", n > 0 ? (link[n] = 0, link) : errname(errno));
+    show_fd_mode_link(in, O_RDONLY, "rdonly");
     int pfd[2];
+    long n = 0;                 /* the unknown ioctl's argument */
     pipe(pfd);
     SHOW("add mask 0", inotify_add_watch(in, ".", 0));
     SHOW("add unknown bit", inotify_add_watch(in, ".", IN_OPEN | 0x1000));

@@ -4,43 +4,35 @@
 #ifndef PWAIT_H
 #define PWAIT_H
 
-#include <fcntl.h>
-#include <sched.h>
-#include "corpus.h"
+#include <signal.h>
+#include <stdint.h>
+#include "procstate.h"
 
 /* The state letter of process pid (/proc/PID/stat's third field), '?' if unknown. */
 static inline char state_of(pid_t pid)
 {
-    char path[64], buf[256];
+    char path[64];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return '?';
-    long n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return '?';
-    buf[n] = 0;
-    char *p = strrchr(buf, ')');
-    return p && p[1] == ' ' ? p[2] : '?';
+    return proc_state(path);
 }
 
 /* Waits (bounded) until pid sleeps in the kernel: 1 if it does. */
 static inline int sleeps(pid_t pid)
 {
-    for (int i = 0; i < 200000; i++) {
-        char c = state_of(pid);
-        if (c == 'S')
-            return 1;
-        if (c == '?')
-            return 0;
-        sched_yield();
-    }
-    return 0;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    return proc_asleep(path, 200000);
 }
 
 static int ready[2];                /* the pipe a child says "about to block" through */
 static int go[2];                   /* and the one its parent answers through */
+
+/* A program's start: unbuffered output and both pipes; nonzero if a pipe cannot be had. */
+static inline int pwait_init(void)
+{
+    corpus_init();
+    return pipe(ready) || pipe(go);
+}
 
 /* The child: its next sleep is the call under test. */
 static inline void about_to_block(void)
@@ -58,6 +50,28 @@ static inline void until_asleep(pid_t child)
         printf("the child never said it blocks\n");
     if (!sleeps(child))
         printf("the child never slept\n");
+}
+
+static inline void ignore_signal(int sig)
+{
+    (void)sig;
+}
+
+/* A child blocked in an 8-byte read of fd (asleep, as /proc says) with a SIGUSR1 handler
+ * that does nothing, SA_RESTART if restart; it exits with the value read or 100 + errno. */
+static inline pid_t blocked_reader(int fd, int restart)
+{
+    pid_t c = fork();
+    if (c == 0) {
+        struct sigaction sa = { .sa_handler = ignore_signal, .sa_flags = restart ? SA_RESTART : 0 };
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGUSR1, &sa, NULL);
+        about_to_block();
+        uint64_t v = 0;
+        _exit(read(fd, &v, 8) == 8 ? (int)v : 100 + errno);
+    }
+    until_asleep(c);
+    return c;
 }
 
 static inline void reap(const char *what, pid_t pid)

@@ -46,17 +46,11 @@ static void errors(void)
     SHOW("signalfd4 on a pipe", syscall(SYS_signalfd4, ready[0], &m, 8, 0));
     int fd = syscall(SYS_signalfd, -1, &m, 8);
     printf("signalfd: %s\n", fd >= 0 ? "ok" : errname(errno));
-    int fl = fcntl(fd, F_GETFL);
-    printf("flags: rdwr %d nonblock %d cloexec %d\n", (fl & O_ACCMODE) == O_RDWR,
-           !!(fl & O_NONBLOCK), fcntl(fd, F_GETFD) & FD_CLOEXEC);
-    char link[64] = "", path[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    long n = readlink(path, link, sizeof link - 1);
-    printf("link: %s\n", n > 0 ? (link[n] = 0, link) : errname(errno));
+    show_fd_mode_link(fd, O_RDWR, "rdwr");
     SHOW("update returns the fd", syscall(SYS_signalfd4, fd, &m, 8, 0) == fd);
     close(fd);
     fd = signalfd(-1, &m, SFD_NONBLOCK | SFD_CLOEXEC);
-    fl = fcntl(fd, F_GETFL);
+    int fl = fcntl(fd, F_GETFL);
     printf("nonblock %d cloexec %d\n", !!(fl & O_NONBLOCK), fcntl(fd, F_GETFD) & FD_CLOEXEC);
     char small[64];
     SHOW("read 64 bytes", read(fd, small, sizeof small));
@@ -152,8 +146,7 @@ static void reading(void)
 
 int main(void)
 {
-    corpus_init();
-    if (pipe(ready) || pipe(go))
+    if (pwait_init())
         return 1;
     errors();
     reading();

@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <sys/syscall.h>
 #include <time.h>
-#include "corpus.h"
+#include "procstate.h"
 
 /* Seconds of guest time a program may take at most; Linux needs a small part of it. */
 #define WATCHDOG_SECONDS 60
@@ -62,18 +62,9 @@ static inline void join_thread(const char *what, pthread_t t, void *ret)
 /* The state letter of thread tid of process pid in /proc/PID/task/TID/stat, or '?'. */
 static inline char thread_state(pid_t pid, pid_t tid)
 {
-    char path[64], buf[512];
+    char path[64];
     snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return '?';
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return '?';
-    buf[n] = 0;
-    char *p = strrchr(buf, ')');        /* the name may hold spaces and parentheses */
-    return p && p[1] == ' ' ? p[2] : '?';
+    return proc_state(path);
 }
 
 static inline char task_state(pid_t tid)
@@ -119,15 +110,9 @@ static inline int task_ids(pid_t pid, pid_t *ids, int max)
  * Bounded: 0 if it never does, at once if /proc does not know the thread. */
 static inline int sleeping(pid_t pid, pid_t tid)
 {
-    for (int i = 0; i < 100000; i++) {
-        char c = thread_state(pid, tid);
-        if (c == 'S')
-            return 1;
-        if (c == '?')               /* no such thread, or no /proc: do not wait at all */
-            return 0;
-        sched_yield();
-    }
-    return 0;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+    return proc_asleep(path, 100000);
 }
 
 static inline int asleep_in_kernel(pid_t tid)

@@ -55,13 +55,7 @@ static void errors(void)
         if (fds[i] >= 0)
             close(fds[i]);
     int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    int fl = fcntl(fd, F_GETFL);
-    printf("flags: rdwr %d nonblock %d cloexec %d\n", (fl & O_ACCMODE) == O_RDWR,
-           !!(fl & O_NONBLOCK), fcntl(fd, F_GETFD) & FD_CLOEXEC);
-    char link[64] = "", path[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    long n = readlink(path, link, sizeof link - 1);
-    printf("link: %s\n", n > 0 ? (link[n] = 0, link) : errname(errno));
+    show_fd_mode_link(fd, O_RDWR, "rdwr");
     struct itimerspec t = its(0, 0), bad = its(0, 0);
     bad.it_value.tv_nsec = 1000000000;
     SHOW("settime bad flags", timerfd_settime(fd, 4, &t, NULL));
@@ -85,6 +79,7 @@ static void errors(void)
     SHOW("ioctl TFD_IOC_SET_TICKS 5", ioctl(fd, TFD_IOC_SET_TICKS, &(uint64_t){ 5 }));
     SHOW("read after SET_TICKS", read(fd, &v, sizeof v));
     printf("ticks: %llu\n", (unsigned long long)v);
+    long n = 0;
     SHOW("ioctl FIONREAD", ioctl(fd, FIONREAD, &n));
     close(fd);
 }
@@ -166,11 +161,6 @@ static void expirations(void)
 }
 
 /* epoll and poll wait for the expiry; a signal interrupts a blocked read. */
-static void on_usr1(int sig)
-{
-    (void)sig;
-}
-
 static void waiting(void)
 {
     int fd = timerfd_create(CLOCK_MONOTONIC, 0);
@@ -188,16 +178,7 @@ static void waiting(void)
     close(ep);
 
     for (int restart = 0; restart < 2; restart++) {
-        pid_t c = fork();
-        if (c == 0) {
-            struct sigaction sa = { .sa_handler = on_usr1, .sa_flags = restart ? SA_RESTART : 0 };
-            sigemptyset(&sa.sa_mask);
-            sigaction(SIGUSR1, &sa, NULL);
-            about_to_block();
-            uint64_t n = 0;
-            _exit(read(fd, &n, 8) == 8 ? (int)n : 100 + errno);
-        }
-        until_asleep(c);
+        pid_t c = blocked_reader(fd, restart);
         kill(c, SIGUSR1);
         if (restart) {
             t = its(1 * MS, 0);
@@ -250,8 +231,7 @@ static void cancel_on_set(void)
 
 int main(void)
 {
-    corpus_init();
-    if (pipe(ready) || pipe(go))
+    if (pwait_init())
         return 1;
     errors();
     expirations();

@@ -546,8 +546,11 @@ static l4_word_t *page_slot(struct mm *mm, struct region *r, l4_word_t page, int
         l4_word_t hi = page + LX_PAGE < r->fend ? page + LX_PAGE : r->fend;
         if (lo < hi && r->fdata)
             memcpy(p + (lo - page), (const char *)(r->fdata + (lo - r->fstart)), hi - lo);
-        else if (lo < hi && r->file)    /* MAP_PRIVATE: the file's bytes now */
-            tmpfs_read(r->file, p + (lo - page), hi - lo, r->foff + (lo - r->fstart));
+        else if (lo < hi && r->file &&  /* MAP_PRIVATE: the file's bytes now */
+                 tmpfs_read(r->file, p + (lo - page), hi - lo, r->foff + (lo - r->fstart)) < 0) {
+            page_free(p);               /* its bytes not to be had (mm/module.c): ENOMEM */
+            return NULL;
+        }
     }
     *slot = (l4_word_t)p;
     mm->pages++;

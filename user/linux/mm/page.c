@@ -51,26 +51,30 @@ static uint32_t *ref_of(const void *p)
     return &chunk_of(p)[((l4_word_t)p - base) / LX_PAGE % CHUNK_PAGES];
 }
 
-/* Ask the root task for a fresh page of the heap as a page fault would, but as a call: when
- * the kernel has no memory for the mapping (its pool used up by processes' page tables), the
- * root task's reply fails with message overflow (docs/ipc.md §3.6) and so does this call,
- * where touching the page would have faulted again for ever, lx with it.  The page is then
- * as good as not there: the caller's out-of-memory path (the OOM killer for a process's
- * page) gives the kernel its memory back.  The words of the message being served stay. */
-static bool page_in(l4_word_t addr)
+/* Ask the root task for a page of lx's own space as a page fault would, but as a call
+ * (ROOT_PAGE_IN): when the kernel has no memory for the mapping (its pool used up by
+ * processes' page tables), the root task's reply fails with message overflow (docs/ipc.md
+ * §3.6) and so does this call; when the root task has no page behind it, its reply says so.
+ * Touching the page instead would have faulted again for ever (or waited for a reply that
+ * never comes), lx with it.  The page is then as good as not there: the caller's
+ * out-of-memory path (the OOM killer for a process's page) gives the kernel its memory
+ * back.  The words of the message being served stay. */
+bool page_in(l4_word_t addr, unsigned access)
 {
     l4_word_t mr[3] = { l4_mr(0), l4_mr(1), l4_mr(2) }, br0 = l4_br(0);
-    l4_set_mr(0, l4_pagefault_tag(L4_PROTO_PAGEFAULT, L4_R | L4_W));
+    l4_set_mr(0, l4_tag_make(ROOT_PAGE_IN, 2, 0));
     l4_set_mr(1, addr);
-    l4_set_mr(2, (l4_word_t)__builtin_return_address(0));
+    l4_set_mr(2, access);
     l4_accept_mappings(l4_fpage_log2(addr, 12));
-    bool ok = !l4_ipc_failed(l4_call(l4_pager()));
+    l4_word_t tag = l4_call(l4_task_start()->root);
+    bool refused = l4_ipc_failed(tag), ok = !refused && l4_tag_t(tag) == 2;
     l4_set_br(0, br0);
     for (int i = 0; i < 3; i++)
         l4_set_mr(i, mr[i]);
     static l4_word_t last_refused;  /* one line per page, not per retry */
     if (!ok && addr != last_refused)
-        printf("lx: the kernel has no memory to map lx's page %lx\n", addr);
+        printf(refused ? "lx: the kernel has no memory to map lx's page %lx\n"
+                       : "lx: the root task has no page for lx's %lx\n", addr);
     if (!ok)
         last_refused = addr;
     return ok;
@@ -91,11 +95,11 @@ void *page_alloc(void)
     } else {
         l4_word_t at = next;
         if (at < limit && (at - base) / LX_PAGE % CHUNK_PAGES == 0) {
-            if (!page_in(at))       /* a chunk's first page: its counts */
+            if (!page_in(at, L4_R | L4_W))       /* a chunk's first page: its counts */
                 return NULL;
             next = at += LX_PAGE;
         }
-        if (at >= limit || !page_in(at))
+        if (at >= limit || !page_in(at, L4_R | L4_W))
             return NULL;
         p = (void *)at;
         next = at + LX_PAGE;

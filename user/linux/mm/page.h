@@ -21,5 +21,8 @@ bool page_put(void *p);             /* one holder less; true if that freed it */
 unsigned page_refs(const void *p);
 unsigned long page_free_count(void); /* every page of the heap when nothing is handed out */
 unsigned long page_total(void);      /* the pages the pool can hand out */
+/* A page of lx's own space (heap, a data module's window) mapped by a call to the root task,
+ * never by a fault: false when the kernel or the root task has no memory for it. */
+bool page_in(l4_word_t addr, unsigned access);
 
 #endif

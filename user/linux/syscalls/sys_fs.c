@@ -90,12 +90,7 @@ static long open_at(struct thread *t, long dirfd, l4_word_t upath, unsigned flag
     if (err < 0 || (err = get_name(t, upath, path1)) || (err = at_dir(t, dirfd, path1, &dir)))
         return err;
     struct file *f = vfs_open(t, dir, path1, flags, mode, &err);
-    if (!f)
-        return err;
-    int fd = fd_install(t, f, 0, flags & O_CLOEXEC);
-    if (fd < 0)
-        file_put(f);
-    return fd;
+    return f ? fd_install_new(t, f, flags & O_CLOEXEC) : err;
 }
 
 long sys_open(struct thread *t, const struct sysargs *a)

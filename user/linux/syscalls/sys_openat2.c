@@ -92,10 +92,5 @@ long sys_openat2(struct thread *t, const struct sysargs *a)
     struct file *f = vfs_open(t, path1[0] == '/' ? NULL : dir, path1, (unsigned)flags,
                               (unsigned)how.mode, &err);
     vfs_resolve_end();
-    if (!f)
-        return err;
-    int fd = fd_install(t, f, 0, flags & O_CLOEXEC);
-    if (fd < 0)
-        file_put(f);
-    return fd;
+    return f ? fd_install_new(t, f, flags & O_CLOEXEC) : err;
 }

@@ -87,13 +87,14 @@ struct hdrs {
 };
 static struct hdrs prog, interp;
 
-/* n bytes at offset off of the file (the caller has checked the range). */
-static void src_read(const struct elf_src *src, void *buf, l4_word_t n, l4_word_t off)
+/* n bytes at offset off of the file (the caller has checked the range): false when they
+ * cannot be read (no memory for the initramfs's page, mm/module.c). */
+static bool src_read(const struct elf_src *src, void *buf, l4_word_t n, l4_word_t off)
 {
-    if (src->image)
-        memcpy(buf, src->image + off, n);
-    else
-        vfs_kernel_read(src->file, buf, n, off);
+    if (!src->image)
+        return vfs_kernel_read(src->file, buf, n, off) >= 0;
+    memcpy(buf, src->image + off, n);       /* paged in whole by exec_image_lookup */
+    return true;
 }
 
 /* The headers of src into h, checked: 0 or -ENOEXEC (with a message). */
@@ -102,8 +103,8 @@ static int read_headers(const struct elf_src *src, struct hdrs *h)
     const struct elf64_ehdr *eh = &h->eh;
     l4_word_t size = src->size;
     memset(&h->eh, 0, sizeof h->eh);
-    if (size >= sizeof h->eh)
-        src_read(src, &h->eh, sizeof h->eh, 0);
+    if (size >= sizeof h->eh && !src_read(src, &h->eh, sizeof h->eh, 0))
+        return -ENOMEM;
     if (size < sizeof *eh || memcmp(eh->ident, "\177ELF", 4) || eh->ident[4] != 2 ||
         eh->ident[5] != 1 || eh->machine != EM_X86_64) {
         printf("lx: elf: not an x86-64 ELF64 file\n");
@@ -119,8 +120,8 @@ static int read_headers(const struct elf_src *src, struct hdrs *h)
         printf("lx: elf: bad program headers\n");
         return -ENOEXEC;
     }
-    src_read(src, h->ph, eh->phnum * sizeof(struct elf64_phdr), eh->phoff);
-    return 0;
+    return src_read(src, h->ph, eh->phnum * sizeof(struct elf64_phdr), eh->phoff) ? 0
+                                                                                   : -ENOMEM;
 }
 
 /* The span of the PT_LOAD segments: [*lo, *hi) in pages, and their largest alignment. */
@@ -349,7 +350,8 @@ static int load(struct mm *mm, const struct elf_src *src, const struct exec_args
                 printf("lx: elf: bad PT_INTERP\n");
                 return -ENOEXEC;
             }
-            src_read(src, interp_path, ph->filesz, ph->offset);
+            if (!src_read(src, interp_path, ph->filesz, ph->offset))
+                return -ENOMEM;
             interp_path[ph->filesz - 1] = 0;
         }
         /* x86-64 Linux (5.8 on): the stack is executable only when PT_GNU_STACK says so. */

@@ -21,6 +21,7 @@
 #include "lib/errno.h"
 #include "lib/kmalloc.h"
 #include "mm/mm.h"
+#include "mm/module.h"
 #include "mm/usercopy.h"
 #include "signal/signal.h"
 #include "syscalls/handlers.h"
@@ -47,7 +48,19 @@ struct image {
     char name[NAME_MAX_MOD + 1];
     const void *base;
     l4_word_t size;
+    bool in;                        /* every page present (mm/module.c): read freely */
 };
+
+/* An image is read by plain loads (headers, segments' bytes: mm.c), so all of it is paged in
+ * by call before it is used, once: -ENOMEM while the kernel has no memory for that. */
+static int image_in(struct image *im, const void **image, l4_word_t *size)
+{
+    if (!im->in && !(im->in = module_in(im->base, im->size)))
+        return -ENOMEM;
+    *image = im->base;
+    *size = im->size;
+    return 0;
+}
 
 static struct image images[MAX_IMAGES];
 static unsigned nimages;
@@ -59,11 +72,8 @@ int exec_image_lookup(const char *path, const void **image, l4_word_t *size)
     if (!*name || strlen(name) > NAME_MAX_MOD)
         return -ENOENT;
     for (unsigned i = 0; i < nimages; i++)
-        if (!strcmp(images[i].name, name)) {
-            *image = images[i].base;
-            *size = images[i].size;
-            return 0;
-        }
+        if (!strcmp(images[i].name, name))
+            return image_in(&images[i], image, size);
     if (nimages == MAX_IMAGES)
         return -ENOENT;
     /* Mapped once, read-only, for good: regions of processes point into it. */
@@ -75,9 +85,7 @@ int exec_image_lookup(const char *path, const void **image, l4_word_t *size)
     strcpy(im->name, name);
     im->base = (const void *)addr;
     im->size = n;
-    *image = im->base;
-    *size = n;
-    return 0;
+    return image_in(im, image, size);
 }
 
 /* --- the executable of a process ----------------------------------------------------------- */

@@ -159,6 +159,14 @@ int fd_install(struct thread *t, struct file *f, unsigned from, bool cloexec)
     return (int)fd;
 }
 
+int fd_install_new(struct thread *t, struct file *f, bool cloexec)
+{
+    int fd = fd_install(t, f, 0, cloexec);
+    if (fd < 0)
+        file_put(f);
+    return fd;
+}
+
 int fd_install_at(struct thread *t, struct file *f, unsigned fd, bool cloexec)
 {
     if (fd >= fd_limit(t))

@@ -136,6 +136,9 @@ struct fdtable;
 struct file *fd_get(struct thread *t, long fd);           /* NULL: EBADF */
 /* The lowest free fd >= from below the caller's RLIMIT_NOFILE: fd, or -EMFILE (-ENOMEM). */
 int fd_install(struct thread *t, struct file *f, unsigned from, bool cloexec);
+/* A file just opened (its one reference) at the lowest free fd: the fd, or -errno with f
+ * let go (open's and openat2's last step). */
+int fd_install_new(struct thread *t, struct file *f, bool cloexec);
 /* The fd fd_install would take now (nothing installed): open finds it first, as Linux,
  * so EMFILE comes before anything is created. */
 int fd_unused(struct thread *t, unsigned from);

@@ -40,6 +40,9 @@ extern struct l4lib_syscall_table l4lib_syscalls;
 void l4lib_init_syscalls(const void *kip);
 /* Library start-up, called by crt0 before main(): KIP, system-call table, constructors. */
 void l4lib_init(void);
+/* Fault in every page of the program's image now (init.c): for servers that must not fault
+ * on their own code or data once the kernel's memory may be exhausted. */
+void l4_image_touch(void);
 
 /* The call through the cached address: `call *l4lib_syscalls+OFF(%rip)`.  The address is
  * an immediate operand, so no register is needed for it (MemoryControl uses every GPR). */

@@ -62,6 +62,11 @@ const char *l4_task_cmdline(void);
                                      * of a task the caller created or of its own (anythread
                                      * with REVOKE: all) -> that task's channel set changed
                                      * (docs/linux-abi.md §9) */
+#define ROOT_PAGE_IN        0x720B  /* MR1 an address of the caller's, MR2 access (L4_R...),
+                                     * accept the page -> a reply that maps it as a fault's
+                                     * would, or MR1 0 and MR2 L4_ERR_NO_MEM (no memory behind
+                                     * it) or L4_ERR_INVALID_PARAM (no region allows it): a
+                                     * fault that cannot hang (docs/root-task.md) */
 
 /* Areas of a foreign task when MR4/MR5 are 0: the KIP below 64 KiB, where Linux never maps
  * anything (mmap_min_addr), page 0 left empty.  A foreign task's UTCBs are the kernel's and

@@ -3,10 +3,13 @@
  * mount's size limit: every page a file holds counts against size=, and a writer past it
  * gets ENOSPC, as from Linux's tmpfs, while every other process goes on.  A file unpacked
  * from the initramfs keeps pointing at the module's bytes (read-only, never freed, so exec
- * copies nothing more than it must) until its first change, which copies them into pages. */
+ * copies nothing more than it must) until its first change, which copies them into pages.
+ * Those bytes are read only after module_in has the root task map them (mm/module.c): a
+ * page lx cannot have is ENOMEM for the reader. */
 #include "fs/tmpfs/tmpfs.h"
 #include "log/log.h"
 #include "lib/errno.h"
+#include "mm/module.h"
 #include "mm/page.h"
 #include <string.h>
 
@@ -43,11 +46,13 @@ void tmpfs_drop_pages(struct tmpfs_node *n)
     n->ro = NULL;
 }
 
-/* The module's bytes become pages (the file's first change): 0 or -ENOSPC. */
+/* The module's bytes become pages (the file's first change): 0, -ENOSPC or -ENOMEM. */
 static int own_pages(struct tmpfs_node *n)
 {
     if (!n->ro)
         return 0;
+    if (!module_in(n->ro, n->i.size))
+        return -ENOMEM;
     for (l4_word_t p = 0; p * LX_PAGE < n->i.size; p++) {
         void **slot = radix_slot(&n->pages, p, true);
         char *page = slot ? new_page(n) : NULL;
@@ -68,8 +73,17 @@ void *tmpfs_get_page(struct inode *i, l4_word_t index, bool alloc, int *err)
     struct tmpfs_node *n = tmpfs_node(i);
     *err = 0;
     if (!alloc) {
-        if (n->ro)                  /* valid up to the size: readers stop there */
-            return index * LX_PAGE < i->size ? (void *)(n->ro + index * LX_PAGE) : NULL;
+        if (n->ro) {                /* valid up to the size: readers stop there */
+            if (index * LX_PAGE >= i->size)
+                return NULL;
+            const char *p = n->ro + index * LX_PAGE;
+            l4_word_t k = i->size - index * LX_PAGE;
+            if (!module_in(p, k < LX_PAGE ? k : LX_PAGE)) {
+                *err = -ENOMEM;
+                return NULL;
+            }
+            return (void *)p;
+        }
         return radix_get(&n->pages, index);
     }
     if ((*err = own_pages(n)))

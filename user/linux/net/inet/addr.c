@@ -93,6 +93,14 @@ int inet_addr_out(const struct socket *s, const struct in6 *addr, uint16_t port,
     return SIN6_LEN;
 }
 
+int inet_connect_route(struct inet_sock *is, const char *sa, int len, struct in6 *dst,
+                       uint16_t *port, struct in6 *src)
+{
+    struct in6 addr;
+    int err = inet_addr_in(&is->sock, sa, len, &addr, port, false);
+    return err ? err : inet_route(is, &addr, dst, src);
+}
+
 int inet_route(const struct inet_sock *is, const struct in6 *addr, struct in6 *dst,
                struct in6 *src)
 {

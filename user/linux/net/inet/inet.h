@@ -82,6 +82,11 @@ int inet_addr_out(const struct socket *s, const struct in6 *addr, uint16_t port,
  * *dst and the source the route gives in *src; 0 or -ENETUNREACH. */
 int inet_route(const struct inet_sock *is, const struct in6 *addr, struct in6 *dst,
                struct in6 *src);
+/* connect's address in and routed (inet_addr_in without AF_UNSPEC, then inet_route): the
+ * destination, its port and the route's source; 0 or -errno.  Whether the source becomes
+ * is's local address is the protocol's rule (TCP: unless bind fixed one; UDP: if none). */
+int inet_connect_route(struct inet_sock *is, const char *sa, int len, struct in6 *dst,
+                       uint16_t *port, struct in6 *src);
 
 /* ports.c */
 /* Put is into its protocol's table at addr:port (port 0: an ephemeral one): 0, -EADDRINUSE,

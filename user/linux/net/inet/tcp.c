@@ -151,14 +151,12 @@ static int handshake(struct thread *t, struct inet_sock *is, const char *sa, int
                      struct inet_sock **full)
 {
     struct socket *s = &is->sock;
-    struct in6 addr, dst, src;
+    struct in6 dst, src;
     uint16_t port;
-    int err = inet_addr_in(s, sa, len, &addr, &port, false);
+    int err = inet_connect_route(is, sa, len, &dst, &port, &src);
     if (err)
         return err;
-    if ((err = inet_route(is, &addr, &dst, &src)))
-        return err;
-    if (!is->bind_addr_lock)
+    if (!is->bind_addr_lock)        /* an address bind fixed stays */
         is->laddr = src;
     if (!is->port && inet_port_bind(is, &is->laddr, 0))
         return -EADDRNOTAVAIL;

@@ -51,14 +51,12 @@ static long udp_connect(struct thread *t, struct socket *s, const char *sa, int 
     }
     if (inet_autobind(is))
         return -EAGAIN;
-    struct in6 addr, dst, src;
+    struct in6 dst, src;
     uint16_t port;
-    int err = inet_addr_in(s, sa, len, &addr, &port, false);
+    int err = inet_connect_route(is, sa, len, &dst, &port, &src);
     if (err)
         return err;
-    if ((err = inet_route(is, &addr, &dst, &src)))
-        return err;
-    if (in6_is_any(&is->laddr))
+    if (in6_is_any(&is->laddr))     /* a wildcard local address (bound or not) takes it */
         is->laddr = src;
     is->raddr = dst;
     is->rport = port;

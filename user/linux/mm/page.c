@@ -147,6 +147,12 @@ unsigned page_refs(const void *p)
     return *ref_of(p);
 }
 
+void page_revoke(void *p)
+{
+    l4_set_mr(0, l4_fpage_log2((l4_word_t)p, 12) | L4_RWX);
+    l4_unmap(0);
+}
+
 unsigned long page_total(void)
 {
     return npages - nchunks;

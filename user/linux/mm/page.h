@@ -19,6 +19,8 @@ void page_free(void *p);            /* a page nobody else holds */
 void page_get(void *p);             /* one more holder (fork shares a page) */
 bool page_put(void *p);             /* one holder less; true if that freed it */
 unsigned page_refs(const void *p);
+/* Take p away from every process that has it mapped (its mappings derive from lx's). */
+void page_revoke(void *p);
 unsigned long page_free_count(void); /* every page of the heap when nothing is handed out */
 unsigned long page_total(void);      /* the pages the pool can hand out */
 

@@ -3,7 +3,14 @@
  * mount's size limit: every page a file holds counts against size=, and a writer past it
  * gets ENOSPC, as from Linux's tmpfs, while every other process goes on.  A file unpacked
  * from the initramfs keeps pointing at the module's bytes (read-only, never freed, so exec
- * copies nothing more than it must) until its first change, which copies them into pages. */
+ * copies nothing more than it must) until its first change, which copies them into pages.
+ *
+ * Mappings share the file's pages (tmpfs_map_page, docs/linux/memory.md §2): a page of such a
+ * file that a process maps is first copied out of the module into a page of the pool, once,
+ * kept in the tree as a cache (not counted against the mount: the module's bytes are what
+ * the file holds) until the first change makes every page the file's own.  A page the file
+ * lets go (truncate, a punched hole, the file's end) while a mapping still holds it is taken
+ * out of every space: the next touch looks at the file again (SIGBUS past its end). */
 #include "fs/tmpfs/tmpfs.h"
 #include "log/log.h"
 #include "lib/errno.h"
@@ -29,10 +36,21 @@ static bool put_page(void **slot, unsigned long index, void *ctx)
 {
     (void)index;
     struct tmpfs_node *n = ctx;
-    page_put(*slot);                /* a MAP_SHARED mapping may hold it still */
+    if (page_refs(*slot) > 1)
+        page_revoke(*slot);         /* a mapping holds it still: no longer the file's */
+    page_put(*slot);
     *slot = NULL;
-    n->npages--;
-    tmpfs_sb(n->i.sb)->used_pages--;
+    if (!n->ro) {                   /* (a cached page of the module's bytes is uncounted) */
+        n->npages--;
+        tmpfs_sb(n->i.sb)->used_pages--;
+    }
+    return true;
+}
+
+static bool count_page(void **slot, unsigned long index, void *ctx)
+{
+    (void)slot, (void)index;
+    ++*(unsigned long *)ctx;
     return true;
 }
 
@@ -46,20 +64,29 @@ void tmpfs_drop_pages(struct tmpfs_node *n)
 /* The module's bytes become pages (the file's first change): 0 or -ENOSPC. */
 static int own_pages(struct tmpfs_node *n)
 {
-    if (!n->ro)
+    const char *ro = n->ro;
+    if (!ro)
         return 0;
+    /* Pages mappings share already are the file's own from now on (counted). */
+    unsigned long cached = 0;
+    radix_each(&n->pages, 0, count_page, &cached);
+    n->ro = NULL;
+    n->npages += cached;
+    tmpfs_sb(n->i.sb)->used_pages += cached;
     for (l4_word_t p = 0; p * LX_PAGE < n->i.size; p++) {
         void **slot = radix_slot(&n->pages, p, true);
+        if (slot && *slot)
+            continue;
         char *page = slot ? new_page(n) : NULL;
         if (!page) {
             radix_each(&n->pages, 0, put_page, n);
+            n->ro = ro;
             return -ENOSPC;
         }
         l4_word_t k = n->i.size - p * LX_PAGE < LX_PAGE ? n->i.size - p * LX_PAGE : LX_PAGE;
-        memcpy(page, n->ro + p * LX_PAGE, k);
+        memcpy(page, ro + p * LX_PAGE, k);
         *slot = page;
     }
-    n->ro = NULL;
     return 0;
 }
 
@@ -82,6 +109,28 @@ void *tmpfs_get_page(struct inode *i, l4_word_t index, bool alloc, int *err)
         return NULL;
     }
     return *slot;
+}
+
+void *tmpfs_map_page(struct inode *i, l4_word_t index)
+{
+    struct tmpfs_node *n = tmpfs_node(i);
+    if (index >= (i->size + LX_PAGE - 1) / LX_PAGE)
+        return NULL;
+    void *page = radix_get(&n->pages, index);
+    int e;
+    if (!page && !n->ro)            /* a hole gets its page, as from Linux's shmem_fault */
+        return tmpfs_get_page(i, index, true, &e);
+    if (page)
+        return page;
+    /* The module's bytes, page-aligned in a page of the pool: process memory (a mapping
+     * asked for it), so only while more than lx's reserve is left. */
+    void **slot = page_user_available(1) ? radix_slot(&n->pages, index, true) : NULL;
+    if (!slot || !(page = page_alloc_user()))
+        return NULL;
+    l4_word_t k = i->size - index * LX_PAGE < LX_PAGE ? i->size - index * LX_PAGE : LX_PAGE;
+    memcpy(page, n->ro + index * LX_PAGE, k);
+    *slot = page;
+    return page;
 }
 
 int tmpfs_resize(struct tmpfs_node *n, l4_word_t size)

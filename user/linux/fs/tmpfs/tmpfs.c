@@ -372,6 +372,7 @@ const struct inode_ops tmpfs_iops = {
     .tmpfile = tmpfile_op, .readlink = readlink_op, .setattr = setattr, .getattr = getattr,
     .getxattr = getxattr, .setxattr = setxattr, .listxattr = listxattr,
     .removexattr = removexattr, .get_page = tmpfs_get_page, .name = name_op,
+    .map_page = tmpfs_map_page,
 };
 
 /* --- directories as open files ------------------------------------------------------------ */

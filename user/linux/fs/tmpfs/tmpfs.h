@@ -71,6 +71,7 @@ int tmpfs_set_target(struct tmpfs_node *n, const char *target, size_t len);
 
 /* pages.c */
 void *tmpfs_get_page(struct inode *i, l4_word_t index, bool alloc, int *err);
+void *tmpfs_map_page(struct inode *i, l4_word_t index);
 int tmpfs_resize(struct tmpfs_node *n, l4_word_t size);
 void tmpfs_drop_pages(struct tmpfs_node *n);
 /* Pages [first, last] go (fallocate's PUNCH_HOLE): holes again; 0 or -ENOSPC (a file still

@@ -112,9 +112,18 @@ void *page_alloc(void)
     return p;
 }
 
+unsigned long (*page_shrinker)(void);
+
+/* Are n pages of process memory there, the caches given back first if not? */
+static bool user_pages(unsigned long n)
+{
+    return allocatable() >= reserve + n ||
+           (page_shrinker && page_shrinker() && allocatable() >= reserve + n);
+}
+
 void *page_alloc_user(void)
 {
-    return allocatable() > reserve ? page_alloc() : NULL;
+    return user_pages(1) ? page_alloc() : NULL;
 }
 
 void page_free(void *p)
@@ -165,5 +174,5 @@ unsigned long page_free_count(void)
 
 bool page_user_available(unsigned long n)
 {
-    return allocatable() >= reserve + n;
+    return user_pages(n);
 }

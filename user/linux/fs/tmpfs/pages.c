@@ -8,7 +8,9 @@
  * Mappings share the file's pages (tmpfs_map_page, docs/linux/memory.md §2): a page of such a
  * file that a process maps is first copied out of the module into a page of the pool, once,
  * kept in the tree as a cache (not counted against the mount: the module's bytes are what
- * the file holds) until the first change makes every page the file's own.  A page the file
+ * the file holds) until the first change makes every page the file's own; when process
+ * memory runs short, cached pages no mapping holds go back to the pool (tmpfs_shrink).  A
+ * page the file
  * lets go (truncate, a punched hole, the file's end) while a mapping still holds it is taken
  * out of every space: the next touch looks at the file again (SIGBUS past its end). */
 #include "fs/tmpfs/tmpfs.h"
@@ -47,6 +49,41 @@ static bool put_page(void **slot, unsigned long index, void *ctx)
     return true;
 }
 
+/* Files of the module's bytes with cached pages, for tmpfs_shrink. */
+static struct list cached_files = LIST_INIT(cached_files);
+
+static void uncache(struct tmpfs_node *n)
+{
+    if (n->cached.next) {
+        list_del(&n->cached);
+        n->cached.next = NULL;
+    }
+}
+
+static bool drop_unmapped(void **slot, unsigned long index, void *ctx)
+{
+    unsigned long *freed = ctx;
+    (void)index;
+    if (page_refs(*slot) == 1) {    /* the file's alone: mapped nowhere */
+        page_put(*slot);
+        *slot = NULL;
+        ++*freed;
+    }
+    return true;
+}
+
+unsigned long tmpfs_shrink(void)
+{
+    unsigned long freed = 0;
+    struct tmpfs_node *n, *next;
+    list_each_safe(n, next, &cached_files, cached) {
+        radix_each(&n->pages, 0, drop_unmapped, &freed);
+        if (!n->pages.root)
+            uncache(n);
+    }
+    return freed;
+}
+
 static bool count_page(void **slot, unsigned long index, void *ctx)
 {
     (void)slot, (void)index;
@@ -59,6 +96,7 @@ void tmpfs_drop_pages(struct tmpfs_node *n)
     radix_each(&n->pages, 0, put_page, n);
     radix_destroy(&n->pages, NULL);
     n->ro = NULL;
+    uncache(n);
 }
 
 /* The module's bytes become pages (the file's first change): 0 or -ENOSPC. */
@@ -71,6 +109,7 @@ static int own_pages(struct tmpfs_node *n)
     unsigned long cached = 0;
     radix_each(&n->pages, 0, count_page, &cached);
     n->ro = NULL;
+    uncache(n);
     n->npages += cached;
     tmpfs_sb(n->i.sb)->used_pages += cached;
     for (l4_word_t p = 0; p * LX_PAGE < n->i.size; p++) {
@@ -123,13 +162,20 @@ void *tmpfs_map_page(struct inode *i, l4_word_t index)
     if (page)
         return page;
     /* The module's bytes, page-aligned in a page of the pool: process memory (a mapping
-     * asked for it), so only while more than lx's reserve is left. */
-    void **slot = page_user_available(1) ? radix_slot(&n->pages, index, true) : NULL;
-    if (!slot || !(page = page_alloc_user()))
+     * asked for it), so only while more than lx's reserve is left (the page first: making
+     * it may shrink the caches, this file's tree too). */
+    if (!(page = page_alloc_user()))
         return NULL;
+    void **slot = radix_slot(&n->pages, index, true);
+    if (!slot) {
+        page_free(page);
+        return NULL;
+    }
     l4_word_t k = i->size - index * LX_PAGE < LX_PAGE ? i->size - index * LX_PAGE : LX_PAGE;
     memcpy(page, n->ro + index * LX_PAGE, k);
     *slot = page;
+    if (!n->cached.next)
+        list_add_tail(&cached_files, &n->cached);
     return page;
 }
 

@@ -528,6 +528,7 @@ bool tmpfs_init(void)
     if (!sb)
         return false;
     tmpfs_sb(sb)->rootfs = true;    /* Linux's rootfs: its root 0755, its size shown */
+    page_shrinker = tmpfs_shrink;   /* initramfs files' cached pages, when memory is short */
     sb->root->mode = S_IFDIR | 0755;
     return true;
 }

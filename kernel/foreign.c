@@ -5,6 +5,7 @@
  * so its MRs are the kernel's scratch: nothing is saved around these calls, and the program
  * cannot forge a reply or redirect its faults by writing its TCRs. */
 #include "foreign.h"
+#include "channel.h"
 #include "glue.h"
 #include "ipc.h"
 #include "sched.h"
@@ -112,6 +113,10 @@ static void message(struct tcb *t, const char *what)
 
 void foreign_syscall(struct tcb *t)
 {
+    if (arch_foreign_syscall_nr(t) == L4_FOREIGN_IPC_NR && t->space->nchan) {
+        channel_ipc(t);                 /* native IPC with the partners the handler named */
+        return;
+    }
     struct tcb *h = foreign_handler(t);
     if (!h) {
         orphaned(t, "system call");
@@ -128,6 +133,10 @@ void foreign_syscall(struct tcb *t)
 
 void foreign_syscall_return(struct tcb *t)
 {
+    if (t->flags & TF_NATIVE_IPC) {     /* its own IPC's receive, not the handler's reply */
+        channel_ipc_return(t);
+        return;
+    }
     if (!(t->mr[0] & L4_TAG_E)) {
         /* A YIELD reply (the handler's sched_yield) rotates t behind the threads of its
          * priority: the reply itself switched to t directly, which would let a thread that
@@ -159,6 +168,15 @@ void foreign_page_fault(struct tcb *t, word_t addr, unsigned access, word_t ip)
     t->mr[1] = addr;
     t->mr[2] = ip;
     message(t, "page fault");
+}
+
+void foreign_raise_interrupt(struct tcb *t)
+{
+    t->flags |= TF_FOREIGN_INTR;
+    /* A thread blocked in native IPC would never reach user mode to deliver it: its IPC
+     * fails with error 3 (canceled), then the interrupt message goes out. */
+    if (t->flags & TF_NATIVE_IPC)
+        ipc_abort(t, true, true);
 }
 
 void foreign_interrupt(struct tcb *t)

@@ -27,5 +27,7 @@ void foreign_page_fault(struct tcb *t, word_t addr, unsigned access, word_t ip);
 /* The interrupt the handler raised with ExchangeRegisters, delivered before t next runs
  * user code (thread_return_to_user_checks). */
 void foreign_interrupt(struct tcb *t);
+/* ExchangeRegisters raises that interrupt (and cancels a native IPC t is blocked in). */
+void foreign_raise_interrupt(struct tcb *t);
 
 #endif

@@ -11,6 +11,7 @@
 #include "ipc.h"
 #include "glue.h"
 #include "foreign.h"
+#include "channel.h"
 #include "sched.h"
 #include "timeout.h"
 #include "space.h"
@@ -53,6 +54,8 @@ bool ipc_accepts(struct tcb *r, struct tcb *s)
 {
     word_t w = r->ipc.wait_for;
     struct tcb *a = apparent_sender(s);
+    if ((r->flags & TF_NATIVE_IPC) && !channel_accepts(r, a, s))
+        return false;                   /* a foreign thread hears its partners only */
     if (w == L4_ANYTHREAD)
         return true;
     if (w == L4_ANYLOCALTHREAD)

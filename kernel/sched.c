@@ -7,7 +7,9 @@
  *  - a thread is in at most one ready queue (in_ready says whether).
  * Direct process switch: IPC hands the CPU to its partner without queue operations and the
  * partner runs on the remaining time slice of the thread the scheduler last chose (the slice
- * owner), i.e. the time slice is donated.
+ * owner), i.e. the time slice is donated.  When the slice ends, the whole chain (the owner,
+ * even if blocked in a call, and the thread running on its slice) goes to the end of its
+ * priority (sched_tick; docs/scheduling.md, "Slice end").
  *
  * Preemption (contract §6.4, docs/scheduling.md): a thread loses the CPU involuntarily at the
  * end of its time slice, and when a more important thread becomes ready.  It may delay that
@@ -175,6 +177,11 @@ static void preempted(struct tcb *self)
 {
     if (self == idle_tcb)
         return;
+    /* It resumes on what is left of the slice it ran on, a donated one too: a call chain
+     * that is preempted now and then must not start a fresh slice at each resumption. */
+    struct tcb *owner = slice_owner;
+    if (owner && owner != self && owner->timeslice_us && self->timeslice_us)
+        self->slice_left_us = MIN(owner->slice_left_us, self->timeslice_us);
     self->delay_until = 0;
     if (utcb_get(self, L4_UTCB_FLAGS) & L4_PREEMPT_SIGNAL) {
         self->flags |= TF_PREEMPT_MSG;
@@ -314,14 +321,18 @@ void sched_tick(void)
         if (!preemption_goes_ahead(self, -1))
             return;
     }
-    /* Slice over: the owner goes to the end of its priority; the current thread is preempted. */
+    /* Slice over: the slice's chain goes to the end of its priority (docs/scheduling.md,
+     * "Slice end").  The owner, ready or blocked in a call: a blocked owner's stale entry goes,
+     * or the reply would wake it at its old place, ahead of the threads that waited.  And the
+     * thread running on the slice, even if it is queued already (lazy queues keep a place). */
     owner->slice_left_us = owner->timeslice_us;
-    if (owner->state == TS_READY) {
-        sched_dequeue(owner);
-        sched_enqueue(owner);
+    sched_dequeue(owner);
+    if (owner->state == TS_READY)
+        insert(owner, false);
+    if (self != owner && self->state == TS_READY) {
+        sched_dequeue(self);
+        insert(self, false);
     }
-    if (self != owner && self->state == TS_READY)
-        sched_enqueue(self);
     struct tcb *next = pick_next();
     if (next != self)
         preempted(self);
@@ -367,6 +378,18 @@ void sched_donate(struct tcb *to)
      * (even if the caller itself was running on a slice `to` had donated). */
     slice_owner = self;
     switch_to(to);
+}
+
+void sched_thread_deleted(struct tcb *t)
+{
+    if (t != slice_owner)
+        return;
+    /* The thread running on its slice goes on with the rest of it (a deleted TCB reads as
+     * zeros: its slice would never end). */
+    struct tcb *self = current();
+    slice_owner = self != t ? self : NULL;
+    if (slice_owner && t->timeslice_us && self->timeslice_us)
+        self->slice_left_us = t->slice_left_us;
 }
 
 struct tcb *ready_queue_head(unsigned prio) { return ready_head[prio]; }

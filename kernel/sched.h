@@ -47,6 +47,8 @@ void sched_preempt_check(void);
 void sched_preemption_done(struct tcb *self);             /* run a more important ready thread first */                     /* ThreadSwitch(nil) */
 void sched_donate(struct tcb *to);          /* ThreadSwitch(to) */
 void sched_set_prio(struct tcb *t, unsigned prio);
+/* t is being deleted: a slice it owns passes to the thread running on it. */
+void sched_thread_deleted(struct tcb *t);
 
 /* A new thread's scheduling parameters (contract §4.4.6 defaults): default priority, the
  * default time slice, no total quantum. */

@@ -8,6 +8,7 @@
 #include "iospace.h"
 #include "thread.h"
 #include "foreign.h"
+#include "channel.h"
 #include "lib.h"
 #include "console.h"
 #include "list.h"
@@ -125,6 +126,8 @@ word_t space_control(struct tcb *self, word_t spec, word_t ctl, word_t kip_area,
         return L4_ERR_NO_PRIVILEGE;
     if (!s)
         return L4_ERR_INVALID_SPACE;
+    if (ctl & L4_SPACE_CTL_CHANNEL)     /* changes the channel set only (channel.c) */
+        return apply ? L4_ERR_INVALID_PARAM : channel_control(s, ctl, handler);
     if (redirector != L4_NILTHREAD && redirector != L4_ANYTHREAD && !tcb_lookup(redirector))
         return L4_ERR_INVALID_THREAD;
     if (apply && (ctl & ~(L4_SPACE_CTL_APPLY | L4_SPACE_CTL_FOREIGN)))

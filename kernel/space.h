@@ -4,6 +4,7 @@
 
 #include "types.h"
 #include "arch.h"
+#include <l4/pecan.h>
 
 struct tcb;
 struct iospace;
@@ -20,6 +21,11 @@ struct space {
     word_t utcb_area;           /* fpage; in a foreign space only the valid UTCB locations */
     word_t foreign_handler;     /* global id: receives the kernel messages of its threads */
     word_t redirector;          /* global id or nilthread (Manual §5.10, contract decision 5) */
+    struct channel_partner {    /* foreign: whom its threads may reach by IPC (channel.c) */
+        word_t gid;
+        bool map;               /* map and grant items allowed both ways */
+    } chan[L4_CHANNEL_PARTNERS];
+    unsigned nchan;
     unsigned nthreads;
     struct tcb *threads;        /* list through tcb->space_next/prev */
     struct iospace *io;         /* I/O permissions (NULL: no ports) */

@@ -1,6 +1,7 @@
 /* ExchangeRegisters, ProcessorControl and MemoryControl: validate, then apply (syscall.h).
  * Which register carries which argument is arch code (arch/x86_64/syscall_abi.c). */
 #include "syscall.h"
+#include "foreign.h"
 #include "ipc.h"
 #include "thread.h"
 #include "space.h"
@@ -58,7 +59,7 @@ bool exchange_registers(struct tcb *self, word_t dest, struct exregs *r)
     if (ctl & L4_EXREGS_SET_PAGER)  utcb_set(t, L4_UTCB_PAGER, r->pager);
     if ((ctl & L4_EXREGS_APPLY_INTERRUPT) && (t->flags & TF_FOREIGN)) {
         if (ctl & L4_EXREGS_INTERRUPT)
-            t->flags |= TF_FOREIGN_INTR;    /* delivered before it next runs user code */
+            foreign_raise_interrupt(t);     /* delivered before it next runs user code */
         else
             t->flags &= ~TF_FOREIGN_INTR;
     }

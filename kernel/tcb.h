@@ -54,6 +54,8 @@ _Static_assert(TCB_FPU_OFFSET + TCB_FPU_SIZE <= TCB_STACK_BOTTOM, "FPU area belo
 #define TF_USER_STATE     (1u << 5)   /* IP/SP/FLAGS changed by the kernel: check before return */
 #define TF_TIMEFAULT_MSG  (1u << 6)   /* total quantum exhausted: send the time fault */
 #define TF_FOREIGN_INTR   (1u << 7)   /* interrupt pending: send it before user mode (foreign.c) */
+#define TF_NATIVE_IPC     (1u << 8)   /* a foreign thread in its own Ipc through a channel
+                                       * (channel.c): partners checked, not a reply's receiver */
 
 
 /* A string transfer in progress; lives on the sender's kernel stack, and both partners point

@@ -211,6 +211,7 @@ void thread_delete(struct tcb *t)
     ipc_thread_deleted(t);
     irq_thread_deleted(t);
     sched_dequeue(t);
+    sched_thread_deleted(t);
     timeout_cancel(t);
     arch_fpu_thread_exit(t);
     all_unlink(t);

@@ -10,7 +10,8 @@
 #   make unit                                      the host unit tests only
 #   make iso                                       build/pecan.iso (GRUB, boots the demo)
 #   make debug                                     QEMU waiting for gdb (gdb -x tools/gdbinit)
-#   make bench                                     tools/bench.py
+#   make bench                                     tools/bench.py, tools/cachebench.py (short)
+#   make bench-cache                               tools/cachebench.py at length (two cache models)
 #   make fuzz   [FUZZ_ARGS="--seeds 20 --budget 600"]   a fuzzing campaign (tools/fuzz.py)
 #   make lxfuzz [LXFUZZ_ARGS="--seeds 100"]        lx's Linux-side fuzzer (tools/lxfuzz.py)
 #   make deps                                      install missing Debian packages (tools/deps.sh)
@@ -120,6 +121,15 @@ debug: deps
 bench: deps
 	@$(SUBMAKE) all programs
 	@$(PYTHON) tools/bench.py $(BENCH_ARGS)
+	@$(PYTHON) tools/cachebench.py --periods 6
+
+# The cache-partitioning experiment at length, with the default cache model and a Pentium-like
+# one (docs/cache-partitioning.md).
+bench-cache: deps
+	@$(SUBMAKE) all programs
+	@$(PYTHON) tools/cachebench.py --periods 50 --json $(BUILD)/cachebench/default.json
+	@$(PYTHON) tools/cachebench.py --periods 50 --l1 8K:2:32 --l2 256K:1:32 --cost 1:0:5:30 \
+		--rt-colours 0,1,2 --out-dir $(BUILD)/cachebench-p5 --json $(BUILD)/cachebench-p5/p5.json
 
 # The system-call fuzzer with many seeds across the kernel configurations (docs/testing.md).
 fuzz: deps
@@ -128,7 +138,7 @@ fuzz: deps
 
 # lx's Linux-side fuzzer over many seeds (docs/linux/robustness.md).
 LXFUZZ_ARGS ?=
-.PHONY: lxfuzz
+.PHONY: lxfuzz bench-cache
 lxfuzz: deps
 	@$(SUBMAKE) all programs
 	@$(PYTHON) tools/lxfuzz.py $(LXFUZZ_ARGS)

@@ -45,13 +45,14 @@ PECAN_ELFS = {"kernel": BUILD / "kernel.elf", "lx": BUILD / "user" / "lx.elf",
               "sigma0": BUILD / "user" / "sigma0.elf", "root": BUILD / "user" / "root.elf"}
 
 
-def build_plugin() -> Path:
-    """make -C tools/qemu_plugins (fetches QEMU's plugin header once); the plugin's path."""
+def build_plugin(plugin: Path = PLUGIN) -> Path:
+    """make -C tools/qemu_plugins (fetches QEMU's plugin header once); the plugin's path
+    (insnprof's, or another plugin of tools/qemu_plugins/ built by the same make)."""
     r = subprocess.run(["make", "-s", "-C", str(ROOT / "tools" / "qemu_plugins")],
                        capture_output=True, text=True)
-    if r.returncode != 0 or not PLUGIN.is_file():
-        raise RuntimeError(f"building the insnprof plugin failed:\n{r.stdout}{r.stderr}")
-    return PLUGIN
+    if r.returncode != 0 or not plugin.is_file():
+        raise RuntimeError(f"building the {plugin.stem} plugin failed:\n{r.stdout}{r.stderr}")
+    return plugin
 
 
 def elf_range(elf: Path) -> tuple:

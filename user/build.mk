@@ -17,7 +17,9 @@ $(eval $(call user_program,test_faults,user/tests/test_faults.c user/tests/testu
 $(eval $(call user_program,test_ipc,user/tests/test_ipc.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_fuzz,user/tests/test_fuzz.c user/tests/fuzz_desc.c user/tests/fuzz_desc_thread.c user/tests/fuzz_segmodel.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_preemption,user/tests/test_preemption.c user/tests/testutil.c $(TESTLIB),0x1000000))
+$(eval $(call user_program,test_sched,user/tests/test_sched.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_foreign,user/tests/test_foreign.c user/tests/testutil.c $(TESTLIB),0x1000000))
+$(eval $(call user_program,test_channel,user/tests/test_channel.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_cpustate,user/tests/test_cpustate.c user/tests/probe.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_propagation,user/tests/test_propagation.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_strings,user/tests/test_strings.c user/tests/testutil.c $(TESTLIB),0x1000000))
@@ -30,6 +32,9 @@ $(eval $(call user_program,test_fsbase,user/tests/test_fsbase.c user/tests/testu
 $(eval $(call user_program,test_memory,user/tests/test_memory.c user/tests/agent.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,vmbench,user/bench/vmbench.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,unmapbench,user/bench/unmapbench.c user/tests/testutil.c $(TESTLIB),0x1000000))
+# The real-time task of docs/cache-partitioning.md, linked apart from every other program's
+# code (the cachesim plugin tells its instructions by address).
+$(eval $(call user_program,rt_matmul,user/rt/rt_matmul.c,0x20000000))
 $(eval $(call user_program,test_irq,user/tests/test_irq.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_kmem,user/tests/test_kmem.c user/tests/agent.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_tcontrol,user/tests/test_tcontrol.c user/tests/testutil.c $(TESTLIB),0x1000000))
@@ -46,7 +51,7 @@ $(eval $(call user_program,test_datamod,user/tests/test_datamod.c user/tests/tes
 # user/linux ("task/process.h").  tests/, selftest/ and fuzz/ hold Linux programs, not lx.
 # Linked at 1 GiB, not 0x400000: there its code would share addresses with non-PIE Linux
 # programs (gcc's cc1), which an instruction profile cannot tell apart (docs/profiling.md).
-LX_LAYERS := lib log task park mm signal vfs fs/tmpfs fs/proc fs/dev fs/pipe fs/epoll fs/anon fs/devpts net net/unix net/inet tty time ipc syscalls
+LX_LAYERS := lib log task park mm signal vfs fs/tmpfs fs/proc fs/dev fs/pipe fs/epoll fs/anon fs/devpts net net/unix net/inet net/netlink tty time ipc l4chan syscalls
 $(eval $(call user_program,lx,$(wildcard user/linux/*.c $(LX_LAYERS:%=user/linux/%/*.c)),0x40000000,-Iuser/linux))
 
 # lx's self-test program: a static Linux executable (freestanding, raw system calls, built
@@ -114,4 +119,10 @@ $(LX_GLIBC_HELLO): user/linux/selftest/glibc_hello.c
 	@mkdir -p $(@D)
 	@echo "  CC      $<"; $(CC) -static -O2 -Wall -Wextra -Werror -o $@ $<
 all: $(LX_GLIBC_HELLO)
+# The cache-hostile Linux load of docs/cache-partitioning.md (run by lx, never on the host).
+LX_CACHEHOG := $(BUILD)/linux/cachehog.elf
+$(LX_CACHEHOG): user/rt/cachehog.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"; $(CC) -static -O2 -Wall -Wextra -Werror -o $@ $<
+all: $(LX_CACHEHOG)
 endif

@@ -11,6 +11,23 @@
 #define L4_SPACE_CTL_APPLY     (1ull << 63)
 #define L4_SPACE_CTL_FOREIGN   (1ull << 0)     /* foreign system-call ABI, handler in R10 */
 
+/* Channels (docs/linux-abi.md §9): SpaceControl with bit 62 (and 63 clear) changes only the
+ * set of threads the foreign space's threads may reach by native IPC; R10 names the partner
+ * (a global id; anythread with REVOKE: all of them). */
+#define L4_SPACE_CTL_CHANNEL     (1ull << 62)
+#define L4_SPACE_CTL_CHAN_REVOKE (1ull << 1)   /* remove the partner (else add or update it) */
+#define L4_SPACE_CTL_CHAN_MAP    (1ull << 2)   /* map and grant items allowed with it */
+#define L4_CHANNEL_PARTNERS      8             /* partners per space */
+
+/* Native IPC of a thread of a foreign space whose channel set is not empty: `syscall` with
+ * this RAX (a number Linux does not assign: -ENOSYS there) is an X.2 Ipc with the registers
+ * RSI to, RDX FromSpecifier, R8 timeouts, R9 MR0, RDI MR1, RBX MR2, R10 MR3, R12-R15
+ * MR4-MR7, RBP the acceptor.  Returns RAX = the ErrorCode (0: none), R9 MR0, RDI MR1, RBX,
+ * R10, R12-R15 MR2-MR7, RSI the sender's global id; RCX and R11 as `syscall` leaves them;
+ * every other register is kept.  At most MR0-MR7 travel (u + t <= 7). */
+#define L4_FOREIGN_IPC_NR        0x4C3400ul
+#define L4_FOREIGN_IPC_MRS       8
+
 /* Kernel messages of a thread of a foreign space, all sent to the space's handler as a Call
  * on the thread's behalf (the thread waits for the reply). */
 #define L4_PROTO_FOREIGN_SYSCALL    L4_PROTO(10)    /* `syscall`: the compact message */

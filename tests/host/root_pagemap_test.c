@@ -112,11 +112,41 @@ static void test_full_and_edges(void)
     CHECKQ(pagemap_find(2) == 63, "a run across words");
 }
 
+/* Coloured single pages (docs/cache-partitioning.md): only the mask's colours, lowest first,
+ * around pages taken by uncoloured allocations; none when the mask's pages are all out. */
+static void test_coloured_pages(void)
+{
+    pagemap_reset();
+    const uint64_t rt = 0x0003000300030003ull;     /* colours 0, 1 of a 16-colour cache */
+    CHECKQ(pagemap_find_coloured(0) == PAGEMAP_NONE, "an empty mask finds nothing");
+    for (unsigned long i = 0; i < 200; i++) {
+        unsigned long p = pagemap_find_coloured(rt);
+        CHECKQ(p != PAGEMAP_NONE && (p % 16) < 2, "page %lu has colour %lu", p, p % 16);
+        CHECKQ(p == (i / 2) * 16 + i % 2, "page %lu is the lowest of its colours", p);
+        pagemap_mark(p, 1, true);
+    }
+    /* the rest of the map is open to the other colours, first fit, lowest first */
+    for (unsigned long i = 0; i < 14 * 100; i++) {
+        unsigned long p = pagemap_find_coloured(~rt);
+        CHECKQ(p % 16 >= 2 && p == (i / 14) * 16 + 2 + i % 14, "the others: page %lu", p);
+        pagemap_mark(p, 1, true);
+    }
+    CHECKQ(pagemap_find(1) == 1600, "first fit after both: the first page not handed out");
+    pagemap_mark(17, 1, false);
+    CHECKQ(pagemap_find_coloured(rt) == 17, "a freed page of a colour comes back");
+    CHECKQ(pagemap_find_coloured(~rt) == 1600 + 2, "and is not one of the others' colours");
+    pagemap_mark(0, PAGEMAP_PAGES, true);
+    pagemap_mark(PAGEMAP_PAGES - 1, 1, false);      /* colour 63 */
+    CHECKQ(pagemap_find_coloured(rt) == PAGEMAP_NONE, "no free page of the mask's colours");
+    CHECKQ(pagemap_find_coloured(1ull << 63) == PAGEMAP_PAGES - 1, "the last page, colour 63");
+}
+
 static const struct uc_case cases[] = {
     UC_CASE(test_first_fit_matches_model),
     UC_CASE(test_single_pages_after_an_early_free),
     UC_CASE(test_runs_over_a_small_hole),
     UC_CASE(test_full_and_edges),
+    UC_CASE(test_coloured_pages),
 };
 
 int main(int argc, char **argv)

@@ -4,37 +4,28 @@ the host gcc (-Wall -Wextra -Werror, sanitizers where available) and run once pe
 an allocation examines (the first version walked every used page on each of lx's heap
 faults: docs/performance.md, the multi-user mix)."""
 import pathlib
-import subprocess
 
 import pytest
+
+from host_build import build_c_test, check_case, listed_cases
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SOURCES = [ROOT / "tests" / "host" / "root_pagemap_test.c", ROOT / "user" / "root" / "pagemap.c"]
 CASES = ["test_first_fit_matches_model", "test_single_pages_after_an_early_free",
-         "test_runs_over_a_small_hole", "test_full_and_edges"]
+         "test_runs_over_a_small_hole", "test_full_and_edges",
+         "test_coloured_pages"]
 
 
 @pytest.fixture(scope="module")
 def program(tmp_path_factory):
-    out = tmp_path_factory.mktemp("root-pagemap") / "root_pagemap_test"
-    base = ["gcc", "-std=gnu11", "-g", "-O2", "-Wall", "-Wextra", "-Werror",
-            f"-I{ROOT / 'user' / 'root'}", f"-I{ROOT / 'tests' / 'host'}", *map(str, SOURCES), "-o", str(out)]
-    for extra in (["-fsanitize=address,undefined", "-fno-sanitize-recover=all"],
-                  ["-fsanitize=undefined", "-fno-sanitize-recover=all"], []):
-        proc = subprocess.run(base + extra, capture_output=True, text=True)
-        if proc.returncode == 0:
-            return out
-    pytest.fail(f"building root_pagemap_test failed:\n{proc.stderr}", pytrace=False)
+    return build_c_test(tmp_path_factory.mktemp("root-pagemap") / "root_pagemap_test", SOURCES,
+                        [ROOT / "user" / "root", ROOT / "tests" / "host"])
 
 
 def test_case_list_complete(program):
-    proc = subprocess.run([str(program), "--list"], capture_output=True, text=True, timeout=30)
-    assert proc.stdout.split() == CASES
+    assert listed_cases(program) == CASES
 
 
 @pytest.mark.parametrize("case", CASES)
 def test_pagemap(program, case):
-    proc = subprocess.run([str(program), case], capture_output=True, text=True, timeout=300)
-    failed = [line for line in proc.stdout.splitlines() if line.startswith("FAIL")]
-    assert not failed and proc.returncode == 0, "\n".join(failed[:40]) + proc.stderr[-3000:]
-    assert "checks passed" in proc.stdout
+    check_case(program, case, timeout=300)

@@ -142,6 +142,7 @@ struct task *load_module(l4_word_t phys, l4_word_t size, const char *cmdline)
     }
     l4_schedule(tid, ~0ul, ~0ul, cmdline_option(cmdline, "prio", 100), ~0ul, &old);
     t->trusted = true;                          /* boot modules are trusted servers */
+    t->colours = cmdline_option(cmdline, "colours", ~0ul) ?: ~0ul;    /* 0: any */
     t->tid = tid;
     l4_set_mr(0, l4_tag_make(0, 2, 0));
     l4_set_mr(1, img.entry);

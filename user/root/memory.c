@@ -58,6 +58,23 @@ void *root_alloc_page(void)
     return root_alloc(4096);
 }
 
+void *root_alloc_coloured_page(uint64_t colours)
+{
+    if (colours == ~0ull)
+        return root_alloc(4096);
+    l4_word_t page = pagemap_find_coloured(colours);
+    if (page == PAGEMAP_NONE)
+        return NULL;
+    while ((limit - ROOT_HEAP) >> 12 <= page)
+        if (!grow())
+            return NULL;
+    pagemap_mark(page, 1, true);
+    pages_used++;
+    void *p = (void *)(ROOT_HEAP + (page << 12));
+    memset(p, 0, 4096);
+    return p;
+}
+
 void root_free(void *p, l4_word_t size)
 {
     if (!p || !size)

@@ -90,6 +90,25 @@ static unsigned long next_used(unsigned long p, unsigned long end)
     return end;
 }
 
+unsigned long pagemap_find_coloured(uint64_t mask)
+{
+    if (!mask)
+        return PAGEMAP_NONE;
+    for (unsigned long p = lowest = next_free(lowest); p != PAGEMAP_NONE; p = next_free(p + 1)) {
+        /* the next page of an allowed colour at or after p, the same word's free bits first */
+        unsigned c = (unsigned)(p % PAGEMAP_COLOURS);
+        uint64_t ahead = mask >> c;
+        unsigned long q = ahead ? p + (unsigned long)__builtin_ctzll(ahead)
+                                : p - c + PAGEMAP_COLOURS + (unsigned long)__builtin_ctzll(mask);
+        if (q >= PAGEMAP_PAGES)
+            return PAGEMAP_NONE;
+        if (!pagemap_used(q))
+            return q;
+        p = q;
+    }
+    return PAGEMAP_NONE;
+}
+
 unsigned long pagemap_find(unsigned long n)
 {
     if (!n || n > PAGEMAP_PAGES)

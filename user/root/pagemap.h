@@ -15,6 +15,14 @@ bool pagemap_used(unsigned long page);
 unsigned long pagemap_find(unsigned long n);
 void pagemap_reset(void);
 
+/* Page colours (docs/cache-partitioning.md): page p has colour p % PAGEMAP_COLOURS.  Root's
+ * pool comes from sigma0 in 2 MiB blocks mapped at 2 MiB-aligned addresses, so a pool page's
+ * colour is its physical page number's too, for every physically indexed cache with at most
+ * 64 colours (a cache of C colours, C dividing 64, sees colour p % C). */
+#define PAGEMAP_COLOURS 64
+/* The lowest free page whose colour is in `mask` (bit c: colour c); PAGEMAP_NONE if none. */
+unsigned long pagemap_find_coloured(uint64_t mask);
+
 /* Bitmap words looked at by pagemap_find since the start: its cost, for the tests
  * (tests/host/root_pagemap_test.c bounds it per allocation). */
 extern unsigned long pagemap_words_examined;

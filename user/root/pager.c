@@ -11,7 +11,7 @@ static void map_reply(l4_word_t sndbase, l4_word_t fpage)
 }
 
 /* Root's page behind `page` of region r (allocated on first touch for anonymous memory). */
-static l4_word_t backing_of(struct region *r, l4_word_t page)
+static l4_word_t backing_of(const struct task *t, struct region *r, l4_word_t page)
 {
     l4_word_t index = (page - r->start) >> 12;
     if (r->backing)
@@ -24,7 +24,7 @@ static l4_word_t backing_of(struct region *r, l4_word_t page)
     }
     uint32_t *slots = r->anon;
     if (!slots[index]) {
-        void *p = root_alloc_page();
+        void *p = root_alloc_coloured_page(t->colours);
         if (!p)
             return 0;
         slots[index] = (uint32_t)(((l4_word_t)p - ROOT_HEAP) >> 12) + 1;
@@ -58,7 +58,7 @@ bool serve_fault(l4_word_t from, l4_word_t tag)
             continue;
         if (access & ~r->rights)
             break;              /* e.g. a write to text: mapping it again would not help */
-        l4_word_t b = backing_of(r, page);
+        l4_word_t b = backing_of(t, r, page);
         if (!b)
             break;
         map_reply(page, l4_fpage_log2(b, 12) | r->rights);

@@ -50,6 +50,7 @@ struct task {
     struct thread_rec *threads;         /* root's records of its threads */
     unsigned nthreads;
     char name[64];
+    uint64_t colours;                   /* page colours of its anonymous pages (colours=MASK) */
 };
 
 /* A thread root created, found from its id in O(1) (threads.c). */
@@ -69,6 +70,8 @@ struct data_module {
 /* memory.c */
 void *root_alloc(l4_word_t size);           /* page-aligned, zeroed; NULL if out of memory */
 void *root_alloc_page(void);
+/* A page whose colour (pagemap.h) is in `colours`; ~0: any page. */
+void *root_alloc_coloured_page(uint64_t colours);
 void root_free(void *p, l4_word_t size);    /* back to root's pool */
 l4_word_t root_pages_used(void);            /* pages handed out */
 l4_word_t root_pages_taken(void);           /* pages taken from sigma0 (never returned) */

@@ -123,7 +123,7 @@ bool serve_request(l4_word_t from, l4_word_t tag)
         result(0, L4_ERR_NO_MEM);
         return true;
     }
-    if (label < ROOT_TASK_CREATE || label > ROOT_MEMORY_INFO)
+    if (label < ROOT_TASK_CREATE || label > ROOT_TASK_CHANNEL)
         return false;
     if (!caller || !caller->task->trusted) {
         result(0, L4_ERR_NO_PRIVILEGE);
@@ -199,6 +199,28 @@ bool serve_request(l4_word_t from, l4_word_t tag)
             forget_thread(t->threads);
         }
         task_forget_if_empty(t);
+        result(1, 0);
+        break;
+    }
+    case ROOT_TASK_CHANNEL: {
+        /* The creator of a foreign task names its native-IPC partners, among the tasks it
+         * created and its own (docs/linux-abi.md §9); the kernel checks the rest. */
+        l4_word_t any = global(arg(1)), ctl = arg(2), partner = arg(3);
+        struct thread_rec *r = any ? rec_of(any) : NULL;
+        /* Revoking gives nothing: any id (a partner that is gone already, anythread). */
+        bool revoke = ctl & L4_SPACE_CTL_CHAN_REVOKE;
+        struct thread_rec *p = !revoke && global(partner) ? rec_of(global(partner)) : NULL;
+        if (!revoke)
+            partner = global(partner);
+        if (!r || r->task->creator != from ||
+            (!revoke && (!p || (p->task->creator != from && p->task != caller->task)))) {
+            result(0, L4_ERR_INVALID_THREAD);
+            break;
+        }
+        if (!l4_channel_control(r->tid, ctl, partner)) {
+            result(0, l4_error_code());
+            break;
+        }
         result(1, 0);
         break;
     }

@@ -11,8 +11,10 @@ static l4_word_t ntasks;
 struct task *new_task(void)
 {
     struct task *t = record_alloc(&task_cache);
-    if (t)
+    if (t) {
         ntasks++;
+        t->colours = ~0ull;
+    }
     return t;
 }
 

@@ -20,6 +20,7 @@
 #define FSC_TAG     (0xFFFFFFFFFF600000 | 10)   /* L4_PROTO_FOREIGN_SYSCALL, u = 10 */
 #define BR0_OFFSET  (-16 * 8)                   /* L4_UTCB_BR(0), from MR0 */
 #define COMPLETE_FPAGE 0x10
+#define FOREIGN_IPC_NR 0x4C3400                 /* L4_FOREIGN_IPC_NR: channel.c's */
 
     .text
 
@@ -28,6 +29,8 @@
     .global foreign_syscall_fast
 foreign_syscall_fast:
     cmpq $0, ipc_fast_rip(%rip)                     /* fastpath=off: the C path for all */
+    je   ffp_slow
+    cmpq $FOREIGN_IPC_NR, %rax                      /* maybe native IPC: the C path decides */
     je   ffp_slow
     cmpl $TF_FOREIGN_, TCB_FLAGS(%rdi)              /* nothing else pending for us */
     jne  ffp_slow

@@ -61,3 +61,33 @@ void arch_foreign_set_regs(struct tcb *t, const word_t *mr, unsigned n)
     f->vector = 0;                      /* every register matters: return with iret */
     t->flags |= TF_USER_STATE;          /* RIP is checked for canonical on the way out */
 }
+
+word_t arch_foreign_syscall_nr(struct tcb *t)
+{
+    return tcb_frame(t)->rax;
+}
+
+/* The X.2 Ipc stub's registers, but MR1 in RDI (RAX holds the number) and the acceptor in
+ * RBP (the UTCB is the kernel's). */
+void arch_channel_ipc_args(struct tcb *t, word_t *to, word_t *from, word_t *timeouts,
+                           word_t *acceptor)
+{
+    struct frame *f = tcb_frame(t);
+    word_t *mr = t->mr;
+    mr[0] = f->r9;  mr[1] = f->rdi; mr[2] = f->rbx; mr[3] = f->r10;
+    mr[4] = f->r12; mr[5] = f->r13; mr[6] = f->r14; mr[7] = f->r15;
+    *to = f->rsi;
+    *from = f->rdx;
+    *timeouts = f->r8;
+    *acceptor = f->rbp;
+}
+
+void arch_channel_ipc_result(struct tcb *t, word_t error)
+{
+    struct frame *f = tcb_frame(t);
+    const word_t *mr = t->mr;
+    f->rax = error;
+    f->r9 = mr[0];  f->rdi = mr[1]; f->rbx = mr[2]; f->r10 = mr[3];
+    f->r12 = mr[4]; f->r13 = mr[5]; f->r14 = mr[6]; f->r15 = mr[7];
+    f->rsi = t->ipc.ipc_from;
+}

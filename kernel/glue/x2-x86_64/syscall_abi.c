@@ -113,7 +113,9 @@ static void sys_thread_control(struct tcb *self, struct frame *f)
 static void sys_space_control(struct tcb *self, struct frame *f)
 {
     word_t old;
-    word_t handler = f->rsi & L4_SPACE_CTL_FOREIGN ? to_global(self, f->r10) : 0;
+    /* R10: the handler, or a channel's partner */
+    word_t handler = f->rsi & (L4_SPACE_CTL_FOREIGN | L4_SPACE_CTL_CHANNEL) ?
+                     to_global(self, f->r10) : 0;
     word_t e = space_control(self, to_global(self, f->rdi), f->rsi, f->rdx, f->r8,
                              to_global(self, f->r9), handler, &old);
     if (e)

@@ -14,6 +14,7 @@
 #include "mm/page.h"
 #include "mm/usercopy.h"
 #include "net/socket.h"
+#include "net/netlink/netlink.h"
 #include "park/park.h"
 #include "signal/signal.h"
 #include "signal/sigqueue.h"
@@ -66,6 +67,10 @@ struct mq_msg {
     void *pages[];
 };
 
+#define NOTIFY_COOKIE_LEN 32        /* SIGEV_THREAD's cookie; its last byte says why: */
+#define NOTIFY_WOKENUP    1
+#define NOTIFY_REMOVED    2
+
 struct mqueue {
     struct inode inode;             /* first */
     struct list link;               /* the names */
@@ -79,6 +84,9 @@ struct mqueue {
     struct pid *notify_owner;       /* mq_notify's process (a reference), NULL: none */
     int notify, notify_signo;
     l4_word_t notify_value;
+    struct socket *notify_sock;     /* SIGEV_THREAD: the C library's netlink socket (a
+                                       reference) and the cookie it gets */
+    uint8_t notify_cookie[NOTIFY_COOKIE_LEN];
 };
 
 static struct list queues = LIST_INIT(queues);
@@ -138,6 +146,8 @@ static void mqueue_evict(struct inode *i)
     }
     if (q->notify_owner)
         pid_put(q->notify_owner);
+    if (q->notify_sock)
+        sock_put(q->notify_sock);
     uncharge(q->uid, q->bytes);
     queues_count--;
     kfree(q);
@@ -170,9 +180,21 @@ static struct mqueue *mq_of(struct thread *t, int fd, struct file **fp)
     return (struct mqueue *)f->inode;
 }
 
+/* SIGEV_THREAD's cookie to its socket, its last byte saying why (Linux's set_cookie and
+ * netlink_sendskb): the registration's socket reference goes. */
+static void notify_thread(struct mqueue *q, uint8_t why)
+{
+    q->notify_cookie[NOTIFY_COOKIE_LEN - 1] = why;
+    netlink_kernel_send(nlk_sk(q->notify_sock), q->notify_cookie, NOTIFY_COOKIE_LEN, false);
+    sock_put(q->notify_sock);
+    q->notify_sock = NULL;
+}
+
 /* The notification goes (mq_notify(NULL), its delivery, its owner closing the queue). */
 static void notify_remove(struct mqueue *q)
 {
+    if (q->notify_sock)
+        notify_thread(q, NOTIFY_REMOVED);
     if (q->notify_owner)
         pid_put(q->notify_owner);
     q->notify_owner = NULL;
@@ -190,6 +212,8 @@ static void notify_fire(struct thread *sender, struct mqueue *q)
                                   .value = q->notify_value };
         signal_send_info(p, q->notify_signo, &info);
     }
+    if (q->notify_sock)
+        notify_thread(q, NOTIFY_WOKENUP);
     notify_remove(q);
 }
 
@@ -430,28 +454,30 @@ long mq_notify_k(struct thread *t, int fd, const int *notify, int signo, l4_word
             return -EINVAL;
         if (*notify == SIGEV_SIGNAL && (signo < 0 || signo > 64))
             return -EINVAL;
-        if (*notify == SIGEV_THREAD) {
-            /* The C library's netlink socket: lx has no AF_NETLINK (docs/linux/mqueue.md). */
-            uint8_t c[32];
-            if (copy_from_user(t->mm, c, cookie, sizeof c))
-                return -EFAULT;
-            struct file *s = fd_get(t, signo);
-            if (!s)
-                return -EBADF;
-            return (s->inode->mode & S_IFMT) == S_IFSOCK ? -ECONNREFUSED : -ENOTSOCK;
-        }
+    }
+    struct socket *sock = NULL;
+    uint8_t c[NOTIFY_COOKIE_LEN];
+    if (notify && *notify == SIGEV_THREAD) {
+        /* The C library's netlink socket gets the cookie (Linux's order of checks) */
+        if (copy_from_user(t->mm, c, cookie, sizeof c))
+            return -EFAULT;
+        int err;
+        if (!(sock = netlink_sock_from_fd(t, signo, &err)))
+            return err;
     }
     struct file *f;
     struct mqueue *q = mq_of(t, fd, &f);
-    if (!q)
-        return -EBADF;
-    if (!notify) {
-        if (q->notify_owner == t->proc->pid)
+    long r = !q ? -EBADF : notify && q->notify_owner ? -EBUSY : 0;
+    if (r || !notify) {
+        if (sock)
+            sock_put(sock);
+        if (!r && q->notify_owner == t->proc->pid)
             notify_remove(q);
-        return 0;
+        return r;
     }
-    if (q->notify_owner)
-        return -EBUSY;
+    q->notify_sock = sock;
+    if (sock)
+        memcpy(q->notify_cookie, c, sizeof c);
     q->notify = *notify;
     q->notify_signo = signo;
     q->notify_value = value;

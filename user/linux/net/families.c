@@ -4,9 +4,10 @@
 #include "net/socket.h"
 #include "net/unix/af_unix.h"
 #include "net/inet/inet.h"
+#include "net/netlink/netlink.h"
 
 static const struct net_family *const families[] = {
-    &unix_family, &inet_family, &inet6_family,
+    &unix_family, &inet_family, &inet6_family, &netlink_family,
 };
 
 const struct net_family *net_family_find(int family)

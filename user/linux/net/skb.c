@@ -3,6 +3,7 @@
 #include "lib/errno.h"
 #include "lib/kmalloc.h"
 #include "mm/page.h"
+#include <string.h>
 
 #define SKB_MAX_PAGES  ((4096 - sizeof(struct sk_buff)) / sizeof(char *))
 
@@ -52,6 +53,20 @@ void skb_free(struct sk_buff *skb)
     kfree(skb);
 }
 
+struct sk_buff *skb_alloc_orphan(struct socket *from, struct uio *u, l4_word_t len, int *err)
+{
+    struct sk_buff *skb = skb_alloc(from, len, err);
+    if (!skb)
+        return NULL;
+    if (!skb_copy(skb, 0, u, len, true)) {
+        skb_free(skb);
+        *err = -EFAULT;
+        return NULL;
+    }
+    skb_orphan(skb);
+    return skb;
+}
+
 bool skb_copy(struct sk_buff *skb, l4_word_t off, struct uio *u, l4_word_t n, bool in)
 {
     struct uio saved = *u;
@@ -68,6 +83,22 @@ bool skb_copy(struct sk_buff *skb, l4_word_t off, struct uio *u, l4_word_t n, bo
         n -= k;
     }
     return true;
+}
+
+long skb_copy_datagram(struct sk_buff *skb, struct sock_msg *m, int flags)
+{
+    if (m->name) {
+        memcpy(m->name, skb->src, (size_t)skb->srclen);
+        m->namelen = skb->srclen;
+    }
+    l4_word_t size = m->u->resid;
+    if (size > skb->len)
+        size = skb->len;
+    else if (size < skb->len)
+        m->flags |= MSG_TRUNC;
+    if (!skb_copy(skb, 0, m->u, size, false))
+        return -EFAULT;
+    return flags & MSG_TRUNC ? (long)skb->len : (long)size;
 }
 
 int skb_queue_inq(const struct list *q, bool dgram)

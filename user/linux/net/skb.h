@@ -26,6 +26,9 @@ struct sk_buff {
 /* A message of len bytes from from (its wmem grows), or NULL with *err (EMSGSIZE, ENOMEM,
  * ENOBUFS). */
 struct sk_buff *skb_alloc(struct socket *from, l4_word_t len, int *err);
+/* A message of len bytes taken from the transfer u and let go by its sender (lo's transmit:
+ * UDP, netlink), or NULL with *err (skb_alloc's, EFAULT). */
+struct sk_buff *skb_alloc_orphan(struct socket *from, struct uio *u, l4_word_t len, int *err);
 /* Its sender lets it go (Linux's skb_orphan, as lo's transmit does): from's wmem shrinks
  * and the message keeps no reference (AF_INET charges the receiver instead). */
 void skb_orphan(struct sk_buff *skb);
@@ -34,6 +37,10 @@ void skb_free(struct sk_buff *skb);
 /* n bytes between the message at off and the transfer (in: from the process): all of them,
  * or false (a fault; the transfer is left as it was). */
 bool skb_copy(struct sk_buff *skb, l4_word_t off, struct uio *u, l4_word_t n, bool in);
+
+/* A datagram to the receiver m: its source address (m->name), as many bytes as fit (the rest
+ * lost, MSG_TRUNC in m->flags): the count, with flags' MSG_TRUNC its real length, or -EFAULT. */
+long skb_copy_datagram(struct sk_buff *skb, struct sock_msg *m, int flags);
 
 /* SIOCINQ's answer for a receive queue of struct sk_buff: the unread bytes (dgram: of the
  * next message only). */

@@ -127,9 +127,15 @@ static void sock_release(struct file *f)
     waitq_wake(&s->wq);
 }
 
+static int sock_show_fdinfo(struct file *f, char *buf, size_t size)
+{
+    struct socket *s = file_sock(f);
+    return s->ops->show_fdinfo ? s->ops->show_fdinfo(s, buf, size) : 0;
+}
+
 static const struct file_ops sock_fops = {
     .release = sock_release, .read = sock_read, .write = sock_write, .poll = sock_poll,
-    .ioctl = sock_ioctl, .waits_itself = true,
+    .ioctl = sock_ioctl, .waits_itself = true, .show_fdinfo = sock_show_fdinfo,
 };
 
 struct file *sock_file(struct socket *s, unsigned flags)

@@ -135,6 +135,8 @@ struct proto_ops {
                        unsigned len);
     long (*getsockopt)(struct thread *t, struct socket *s, int level, int name, l4_word_t uval,
                        l4_word_t ulen);
+    /* The family's lines of /proc/PID/fdinfo/FD (file_ops.show_fdinfo's contract). */
+    int (*show_fdinfo)(struct socket *s, char *buf, size_t size);
 };
 
 /* An address family: makes its sockets.  Registered in net/families.c. */

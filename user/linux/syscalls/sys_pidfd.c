@@ -11,6 +11,7 @@
 #include "task/process.h"
 #include "vfs/file.h"
 #include "vfs/poll.h"
+#include <stdio.h>
 
 #define PIDFD_NONBLOCK O_NONBLOCK
 #define SI_USER  0
@@ -34,8 +35,17 @@ static void pidfd_release(struct file *f)
     pid_put(f->priv);
 }
 
+/* Linux's pidfd_show_fdinfo: the pid while the process exists (a zombie too), else -1. */
+static int pidfd_show_fdinfo(struct file *f, char *buf, size_t size)
+{
+    struct pid *pid = f->priv;
+    int nr = pid->proc ? pid->nr : -1;
+    return snprintf(buf, size, "Pid:\t%d\nNSpid:\t%d\n", nr, nr);
+}
+
 static const struct file_ops pidfd_ops = {
     .anon_name = "[pidfd]", .poll = pidfd_poll, .release = pidfd_release,
+    .show_fdinfo = pidfd_show_fdinfo,
 };
 
 struct file *pidfd_file(struct process *p, unsigned flags)

@@ -30,6 +30,7 @@
 #include "task/process.h"
 #include "time/posix_timer.h"
 #include "vfs/vfs.h"
+#include "l4chan/l4chan.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -470,6 +471,7 @@ static long do_execveat(struct thread *t, int dirfd, l4_word_t upath, l4_word_t 
         strcpy(filename, path);
     thread_set_comm(t, filename);
     vfs_task_exec(t);               /* close-on-exec */
+    l4chan_process_leave(t->proc);  /* the new program has no channel */
     signal_exec(t);                 /* handlers back to default (ignored stay ignored) */
     posix_timers_exec(t->proc);     /* timer_create's timers are deleted */
     t->clear_child_tid = 0;

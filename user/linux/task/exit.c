@@ -18,6 +18,7 @@
 #include "tty/tty.h"
 #include "vfs/file.h"
 #include "vfs/vfs.h"
+#include "l4chan/l4chan.h"
 #include <stdio.h>
 
 /* Freed at the end of the message: processes by all_link, threads by proc_link. */
@@ -71,6 +72,7 @@ void process_release(struct process *p)
         if (err)
             printf("lx: pid %d: cannot delete its task (error %lu)\n", process_pid(p), err);
     }
+    l4chan_process_leave(p);        /* its channels' partners lose it */
     ipc_exit_begin(p);              /* its attachments' shm_lpid */
     list_each(t, &p->threads, proc_link)
         thread_release(t, false);

@@ -76,6 +76,9 @@ struct file_ops {
      * NULL: EOPNOTSUPP */
     int (*fallocate)(struct thread *t, struct file *f, int mode, l4_word_t off, l4_word_t len);
     const char *anon_name;          /* an anonymous file's name: "[eventpoll]" */
+    /* The lines of /proc/PID/fdinfo/FD after ino (docs/linux/proc.md) into buf: their length
+     * (snprintf's: more than size when cut).  NULL: none. */
+    int (*show_fdinfo)(struct file *f, char *buf, size_t size);
     bool waits_itself;              /* read/write park their caller themselves: -EAGAIN is
                                        their answer (a socket's timeout), never a wait */
 };

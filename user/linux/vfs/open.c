@@ -186,7 +186,8 @@ struct file *vfs_open(struct thread *t, struct inode *dir, const char *path, uns
         *err = -EROFS;
     if (*err)
         return NULL;
-    struct file *f = file_open(t, i, flags | O_LARGEFILE, NULL, err);
+    /* an O_PATH file keeps only O_PATH's flags (Linux's build_open_how) */
+    struct file *f = file_open(t, i, flags | (flags & O_PATH ? 0 : O_LARGEFILE), NULL, err);
     if (f && truncate && (*err = vfs_truncate(t, i, 0))) {
         file_put(f);
         return NULL;

@@ -39,5 +39,11 @@ void arch_foreign_syscall_message(struct tcb *t, word_t *mr);
 void arch_foreign_set_result(struct tcb *t, word_t value);
 void arch_foreign_get_regs(struct tcb *t, word_t *mr);
 void arch_foreign_set_regs(struct tcb *t, const word_t *mr, unsigned n);
+/* The number of t's `syscall` (RAX).  Native IPC through a channel (channel.c): the
+ * arguments (MR0-MR7 into t's MRs), then the results (the ErrorCode, MR0-MR7, the sender). */
+word_t arch_foreign_syscall_nr(struct tcb *t);
+void arch_channel_ipc_args(struct tcb *t, word_t *to, word_t *from, word_t *timeouts,
+                           word_t *acceptor);
+void arch_channel_ipc_result(struct tcb *t, word_t error);
 
 #endif

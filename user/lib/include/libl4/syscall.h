@@ -304,6 +304,13 @@ static inline l4_word_t l4_space_control_foreign(l4_word_t space, l4_word_t cont
     return result;
 }
 
+/* A channel change of a foreign space (docs/linux-abi.md §9): `ctl` is L4_SPACE_CTL_CHAN_REVOKE
+ * and/or L4_SPACE_CTL_CHAN_MAP (include/l4/pecan.h), `partner` a global id. */
+static inline l4_word_t l4_channel_control(l4_word_t space, l4_word_t ctl, l4_word_t partner)
+{
+    return l4_space_control_foreign(space, L4_SPACE_CTL_CHANNEL | ctl, 0, 0, L4_NILTHREAD, partner, 0);
+}
+
 /* --- ProcessorControl (§4.4.10) -------------------------------------------------------
  * In: RDI ProcessorNo, RSI InternalFrequency, RDX ExternalFrequency, R8 voltage.  Out: RAX. */
 static inline l4_word_t l4_processor_control(l4_word_t proc, l4_word_t internal_freq,

@@ -57,6 +57,11 @@ const char *l4_task_cmdline(void);
 #define ROOT_MEMORY_INFO    0x7209  /* -> MR1 root's pages in use, MR3 pages it took from
                                      * sigma0, MR4 tasks, MR5 thread records, MR6 the pages
                                      * of MR1 its thread-number table keeps */
+#define ROOT_TASK_CHANNEL   0x720A  /* MR1 a thread of a foreign task the caller created, MR2
+                                     * L4_SPACE_CTL_CHAN_* bits, MR3 the partner: a thread
+                                     * of a task the caller created or of its own (anythread
+                                     * with REVOKE: all) -> that task's channel set changed
+                                     * (docs/linux-abi.md §9) */
 
 /* Areas of a foreign task when MR4/MR5 are 0: the KIP below 64 KiB, where Linux never maps
  * anything (mmap_min_addr), page 0 left empty.  A foreign task's UTCBs are the kernel's and

@@ -9,6 +9,7 @@
 #include "lib/kmalloc.h"
 #include "park/waitq.h"
 #include "vfs/poll.h"
+#include <stdio.h>
 
 #define EFD_SEMAPHORE 1
 #define EFD_NONBLOCK  O_NONBLOCK
@@ -18,12 +19,35 @@
 struct eventfd {
     uint64_t count;
     bool semaphore;
+    int id;                         /* fdinfo's eventfd-id: the lowest free (Linux's ida) */
     struct waitq wait;              /* readers and writers: any change wakes both */
 };
+
+#define EVENTFD_IDS 4096
+static uint64_t ids_used[EVENTFD_IDS / 64];
+
+static int id_take(void)
+{
+    for (int k = 0; k < EVENTFD_IDS; k++)
+        if (!(ids_used[k / 64] & (1ull << (k % 64)))) {
+            ids_used[k / 64] |= 1ull << (k % 64);
+            return k;
+        }
+    return EVENTFD_IDS;             /* beyond: shared, never freed */
+}
+
+static int eventfd_show_fdinfo(struct file *f, char *buf, size_t size)
+{
+    struct eventfd *e = f->priv;
+    return snprintf(buf, size, "eventfd-count: %16llx\neventfd-id: %d\n",
+                    (unsigned long long)e->count, e->id);
+}
 
 static void eventfd_release(struct file *f)
 {
     struct eventfd *e = f->priv;
+    if (e->id < EVENTFD_IDS)
+        ids_used[e->id / 64] &= ~(1ull << (e->id % 64));
     waitq_wake(&e->wait);
     kfree(e);
 }
@@ -84,7 +108,7 @@ static unsigned eventfd_poll(struct thread *t, struct file *f, struct poll_table
 
 static const struct file_ops eventfd_ops = {
     .release = eventfd_release, .read = eventfd_read, .write = eventfd_write,
-    .poll = eventfd_poll, .anon_name = "[eventfd]",
+    .poll = eventfd_poll, .anon_name = "[eventfd]", .show_fdinfo = eventfd_show_fdinfo,
 };
 
 static long do_eventfd(struct thread *t, unsigned initval, l4_word_t flags)
@@ -94,7 +118,7 @@ static long do_eventfd(struct thread *t, unsigned initval, l4_word_t flags)
     struct eventfd *e = kmalloc(sizeof *e);
     if (!e)
         return -ENOMEM;
-    *e = (struct eventfd){ .count = initval, .semaphore = flags & EFD_SEMAPHORE };
+    *e = (struct eventfd){ .count = initval, .semaphore = flags & EFD_SEMAPHORE, .id = id_take() };
     return anon_install(t, &eventfd_ops, e, O_RDWR | (flags & EFD_NONBLOCK),
                         flags & EFD_CLOEXEC);
 }

@@ -16,6 +16,7 @@
 #include "task/process.h"
 #include "vfs/fsnotify.h"
 #include "vfs/poll.h"
+#include <stdio.h>
 #include <string.h>
 
 #define IN_ONLYDIR     0x01000000u
@@ -266,8 +267,29 @@ static long inotify_llseek(struct thread *t, struct file *f, long off, int whenc
     return (long)f->pos;            /* Linux's noop_llseek: the position stays */
 }
 
+/* Linux's inotify_show_fdinfo: a line per watch, newest first; the file handle is the
+ * inode number and generation 0 (tmpfs's FILEID_INO32_GEN). */
+static int inotify_show_fdinfo(struct file *f, char *buf, size_t size)
+{
+    struct inotify *in = f->priv;
+    size_t n = 0;
+    for (struct watch *w = in->watches; w; w = w->next) {
+        struct inode *i = w->mark.inode;
+        uint32_t mask = (w->mark.mask & FS_EVENTS) |
+                        (w->mark.flags & FSN_EXCL_UNLINK ? IN_EXCL_UNLINK : 0) |
+                        (w->mark.flags & FSN_ONESHOT ? IN_ONESHOT : 0);
+        uint32_t ino = (uint32_t)i->ino;
+        n += (size_t)snprintf(buf + (n < size ? n : size), n < size ? size - n : 0,
+                              "inotify wd:%x ino:%lx sdev:%x mask:%x ignored_mask:0 "
+                              "fhandle-bytes:8 fhandle-type:1 f_handle:%02x%02x%02x%02x00000000\n",
+                              w->wd, i->ino, i->sb ? i->sb->dev : 0, mask, ino & 0xff,
+                              (ino >> 8) & 0xff, (ino >> 16) & 0xff, ino >> 24);
+    }
+    return (int)n;
+}
+
 static const struct file_ops inotify_ops = {
-    .release = inotify_release, .read = inotify_read, .poll = inotify_poll,
+    .show_fdinfo = inotify_show_fdinfo, .release = inotify_release, .read = inotify_read, .poll = inotify_poll,
     .ioctl = inotify_ioctl, .llseek = inotify_llseek, .anon_name = "inotify",
 };
 

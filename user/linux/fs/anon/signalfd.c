@@ -14,6 +14,7 @@
 #include "syscalls/handlers_events.h"
 #include "task/process.h"
 #include "vfs/poll.h"
+#include <stdio.h>
 #include <string.h>
 
 #define SFD_NONBLOCK O_NONBLOCK
@@ -112,9 +113,15 @@ static unsigned signalfd_poll(struct thread *t, struct file *f, struct poll_tabl
     return signal_pending(t) & s->mask ? POLLIN | POLLRDNORM : 0;
 }
 
+static int signalfd_show_fdinfo(struct file *f, char *buf, size_t size)
+{
+    struct signalfd *sf = f->priv;
+    return snprintf(buf, size, "sigmask:\t%016llx\n", (unsigned long long)sf->mask);
+}
+
 static const struct file_ops signalfd_ops = {
     .release = signalfd_release, .read = signalfd_read, .poll = signalfd_poll,
-    .anon_name = "[signalfd]",
+    .anon_name = "[signalfd]", .show_fdinfo = signalfd_show_fdinfo,
 };
 
 static long do_signalfd(struct thread *t, long fd, l4_word_t umask, l4_word_t size, long flags)

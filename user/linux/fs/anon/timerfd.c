@@ -13,6 +13,7 @@
 #include "task/process.h"
 #include "time/clock_timer.h"
 #include "vfs/poll.h"
+#include <stdio.h>
 
 #define TFD_TIMER_ABSTIME        1
 #define TFD_TIMER_CANCEL_ON_SET  2
@@ -125,9 +126,23 @@ static long timerfd_ioctl(struct thread *t, struct file *f, unsigned cmd, l4_wor
     return 0;
 }
 
+/* Linux's timerfd_show: what timerfd_gettime would say, without forwarding the timer. */
+static int timerfd_show_fdinfo(struct file *f, char *buf, size_t size)
+{
+    struct timerfd *tf = f->priv;
+    uint64_t v = remaining(tf);
+    return snprintf(buf, size, "clockid: %d\nticks: %llu\nsettime flags: 0%o\n"
+                    "it_value: (%llu, %llu)\nit_interval: (%llu, %llu)\n", tf->ct.clock,
+                    (unsigned long long)tf->ticks, tf->settime_flags,
+                    (unsigned long long)(v / 1000000000u), (unsigned long long)(v % 1000000000u),
+                    (unsigned long long)(tf->interval / 1000000000u),
+                    (unsigned long long)(tf->interval % 1000000000u));
+}
+
 static const struct file_ops timerfd_ops = {
     .release = timerfd_release, .read = timerfd_read, .poll = timerfd_poll,
     .ioctl = timerfd_ioctl, .anon_name = "[timerfd]",
+    .show_fdinfo = timerfd_show_fdinfo,
 };
 
 /* CAP_WAKE_ALARM: the alarm clocks need it (one user today: root has it). */

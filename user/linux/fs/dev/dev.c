@@ -9,6 +9,7 @@
 #include "vfs/file.h"
 #include "lib/errno.h"
 #include "lib/random.h"
+#include "l4chan/l4chan.h"
 #include <string.h>
 
 static long null_read(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos)
@@ -102,7 +103,7 @@ static const struct node nodes[] = {
     { "full", S_IFCHR | 0666, 1, 7, NULL },    { "random", S_IFCHR | 0666, 1, 8, NULL },
     { "urandom", S_IFCHR | 0666, 1, 9, NULL }, { "tty", S_IFCHR | 0666, 5, 0, NULL },
     { "console", S_IFCHR | 0600, 5, 1, NULL }, { "ptmx", S_IFCHR | 0666, 5, 2, NULL },
-    { "kmsg", S_IFCHR | 0644, 1, 11, NULL },
+    { "kmsg", S_IFCHR | 0644, 1, 11, NULL },    { "l4chan", S_IFCHR | 0666, 10, 250, NULL },
     { "fd", S_IFLNK | 0777, 0, 0, "/proc/self/fd" },
     { "stdin", S_IFLNK | 0777, 0, 0, "/proc/self/fd/0" },
     { "stdout", S_IFLNK | 0777, 0, 0, "/proc/self/fd/1" },
@@ -114,6 +115,8 @@ void dev_populate(void)
     static bool registered;
     for (unsigned k = 0; !registered && k < sizeof mem_devices / sizeof mem_devices[0]; k++)
         chrdev_register(&mem_devices[k]);
+    if (!registered)
+        l4chan_register();
     registered = true;
     if (!root_sb)
         return;

@@ -18,6 +18,7 @@
 #include "time/clock.h"
 #include "vfs/poll.h"
 #include "vfs/vfs.h"
+#include <stdio.h>
 #include <string.h>
 
 #define EPOLL_CLOEXEC  O_CLOEXEC
@@ -57,8 +58,27 @@ static void epoll_release(struct file *f)
     kfree(ep);
 }
 
+/* Linux's ep_show_fdinfo: one line per watched fd (in the order they were added; Linux's is
+ * its tree's), with the events EPOLLERR | EPOLLHUP that ctl adds, the target's position,
+ * inode and device. */
+static int epoll_show_fdinfo(struct file *f, char *buf, size_t size)
+{
+    struct epoll *ep = f->priv;
+    size_t n = 0;
+    for (struct epitem *it = ep->items; it; it = it->next) {
+        struct inode *i = it->f->inode;
+        n += (size_t)snprintf(buf + (n < size ? n : size), n < size ? size - n : 0,
+                              "tfd: %8d events: %8x data: %16llx  pos:%lli ino:%lx sdev:%x\n",
+                              it->fd, it->events ? it->events | POLLERR | POLLHUP : 0,
+                              (unsigned long long)it->data, (long long)it->f->pos, i->ino,
+                              i->sb ? i->sb->dev : 0);
+    }
+    return (int)n;
+}
+
 static const struct file_ops epoll_ops = { .release = epoll_release,
-                                           .anon_name = "[eventpoll]" };
+                                           .anon_name = "[eventpoll]",
+                                           .show_fdinfo = epoll_show_fdinfo };
 
 static long do_create(struct thread *t, l4_word_t flags)
 {

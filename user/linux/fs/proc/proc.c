@@ -52,6 +52,7 @@ static const struct entry pid_entries[] = {
     { "status", P_STATUS, S_IFREG | 0444 },   { "mounts", P_MOUNTS, S_IFREG | 0444 },
     { "mountinfo", P_MOUNTINFO, S_IFREG | 0444 }, { "task", P_TASK, S_IFDIR | 0555 },
     { "limits", P_LIMITS, S_IFREG | 0444 },   { "root", P_ROOTLINK, S_IFLNK | 0777 },
+    { "fdinfo", P_FDINFO, S_IFDIR | 0555 },
 };
 static const struct entry tid_entries[] = {
     { "comm", P_TCOMM, S_IFREG | 0644 },      { "stat", P_TSTAT, S_IFREG | 0444 },
@@ -80,8 +81,9 @@ static unsigned long ino_of(enum proc_kind kind, int pid, int fd)
 {
     if ((kind == P_SYS_DIR || kind == P_SYS_FILE) && fd >= 0)    /* fd: the setting's */
         return 0x10000000ul + ((unsigned long)fd << 1) + (kind == P_SYS_FILE);
-    if (kind == P_FDLINK)
-        return ((unsigned long)pid << 32) + 0x80000000ul + (unsigned long)fd;
+    if (kind == P_FDLINK || kind == P_FDINFO_FILE)
+        return ((unsigned long)pid << 32) + (kind == P_FDLINK ? 0x80000000ul : 0xc0000000ul) +
+               (unsigned long)fd;
     if (kind >= P_TID)              /* a thread's: by its tid (below 2^22) */
         return ((unsigned long)pid << 32) + 0x40000000ul + ((unsigned long)fd << 3) +
                (unsigned long)(kind - P_TID);
@@ -316,14 +318,16 @@ static struct inode *proc_lookup(struct thread *t, struct inode *dir, const char
             return NULL;
         return lookup_tid(dir, tid_entries, N(tid_entries), d->pid, d->fd, name, len);
     }
-    case P_FD: {
+    case P_FD:
+    case P_FDINFO: {
         long fd = number(name, len);
         p = live_thread(d->pid);
         if (fd < 0 || !p || !fd_get(p, fd))
             return NULL;
         char buf[16];
         snprintf(buf, sizeof buf, "%ld", fd);
-        return get(dir, P_FDLINK, d->pid, (int)fd, S_IFLNK | 0700, buf);
+        return d->kind == P_FD ? get(dir, P_FDLINK, d->pid, (int)fd, S_IFLNK | 0700, buf)
+                               : get(dir, P_FDINFO_FILE, d->pid, (int)fd, S_IFREG | 0444, buf);
     }
     default:
         return NULL;
@@ -407,13 +411,16 @@ static int proc_iterate(struct thread *t, struct file *f, struct dir_context *ct
         }
         return 0;
     }
-    case P_FD: {
+    case P_FD:
+    case P_FDINFO: {
         /* Position 2 + fd is fd's entry. */
         struct thread *p = live_thread(d->pid);
+        bool info = d->kind == P_FDINFO;
         for (long fd; p && (fd = fd_next(p, ctx->pos - 2)) >= 0;) {
             snprintf(num, sizeof num, "%ld", fd);
-            if (!ctx->emit(ctx, num, strlen(num), ino_of(P_FDLINK, d->pid, (int)fd),
-                           S_IFLNK >> 12))
+            if (!ctx->emit(ctx, num, strlen(num),
+                           ino_of(info ? P_FDINFO_FILE : P_FDLINK, d->pid, (int)fd),
+                           (info ? S_IFREG : S_IFLNK) >> 12))
                 return 0;
             ctx->pos = (l4_word_t)fd + 3;
         }
@@ -665,7 +672,8 @@ static long proc_write(struct thread *t, struct file *f, struct uio *u, l4_word_
 static int proc_open(struct thread *t, struct inode *i, struct file *f)
 {
     struct proc_inode *pi = pi_of(i);
-    int e = pi->kind == P_ENVIRON || pi->kind == P_MAPS ? may_look_inside(t, pi->pid) : 0;
+    int e = pi->kind == P_ENVIRON || pi->kind == P_MAPS || pi->kind == P_FDINFO_FILE ?
+            may_look_inside(t, pi->pid) : 0;
     if (e)
         return e;
     unsigned acc = f->flags & O_ACCMODE;

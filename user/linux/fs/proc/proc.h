@@ -20,9 +20,9 @@ enum proc_kind {
     P_SYS_DIR, P_SYS_FILE,
     /* in /proc/N */
     P_PID, P_CMDLINE, P_ENVIRON, P_COMM, P_CWD, P_EXE, P_FD, P_MAPS, P_PSTAT, P_STATM, P_STATUS,
-    P_MOUNTS, P_MOUNTINFO, P_TASK, P_LIMITS, P_ROOTLINK,
-    /* in /proc/N/fd */
-    P_FDLINK,
+    P_MOUNTS, P_MOUNTINFO, P_TASK, P_LIMITS, P_ROOTLINK, P_FDINFO,
+    /* in /proc/N/fd and /proc/N/fdinfo */
+    P_FDLINK, P_FDINFO_FILE,
     /* in /proc/N/task: a thread's directory (fd: its tid) and its files */
     P_TID, P_TCOMM, P_TSTAT, P_TSTATUS,
     P_NKINDS
@@ -53,6 +53,8 @@ int proc_show(struct proc_inode *pi, struct out *o);
 struct thread;
 struct process;
 struct sysctl;
+/* /proc/N/fdinfo/FD (fdinfo.c): fd's lines, or -ENOENT (not open). */
+int proc_fdinfo(struct out *o, struct thread *owner, int fd);
 /* status and limits (status.c) */
 void proc_status(struct out *o, struct process *p, const struct thread *shown);
 void proc_limits(struct out *o, struct process *p);

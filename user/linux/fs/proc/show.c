@@ -463,6 +463,10 @@ int proc_show(struct proc_inode *pi, struct out *o)
     case P_STATUS: proc_status(o, p, leader_of(p)); break;
     case P_LIMITS: proc_limits(o, p); break;
     case P_STATM: show_statm(o, p); break;
+    case P_FDINFO_FILE: {
+        struct thread *t = p->state == PROCESS_LIVE ? process_thread(p) : NULL;
+        return t ? proc_fdinfo(o, t, pi->fd) : -ENOENT;
+    }
     default: return -EINVAL;
     }
     return 0;

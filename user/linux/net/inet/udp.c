@@ -122,14 +122,9 @@ static long udp_sendmsg(struct thread *t, struct socket *s, struct sock_msg *m, 
     }
     if (to->rmem > (l4_word_t)to->sock.rcvbuf)
         return uio_discard(m->u, len), (long)len;  /* dropped, as Linux's full queue drops */
-    struct sk_buff *skb = skb_alloc(s, len, &err);
+    struct sk_buff *skb = skb_alloc_orphan(s, m->u, len, &err);
     if (!skb)
         return err;
-    if (!skb_copy(skb, 0, m->u, len, true)) {
-        skb_free(skb);
-        return -EFAULT;
-    }
-    skb_orphan(skb);
     /* the source as the receiver's family writes it (an IPv6 one sees IPv4 mapped) */
     skb->srclen = inet_addr_out(&to->sock, &src, is->port, skb->src);
     list_add_tail(&to->rq, &skb->link);
@@ -153,17 +148,7 @@ static long udp_recvmsg(struct thread *t, struct socket *s, struct sock_msg *m, 
         list_del(&skb->link);       /* taken: a fault below loses it, as in Linux */
         is->rmem -= skb->truesize;
     }
-    if (m->name) {
-        memcpy(m->name, skb->src, (size_t)skb->srclen);
-        m->namelen = skb->srclen;
-    }
-    l4_word_t size = m->u->resid;
-    if (size > skb->len)
-        size = skb->len;
-    else if (size < skb->len)
-        m->flags |= MSG_TRUNC;
-    long r = skb_copy(skb, 0, m->u, size, false) ?
-             (flags & MSG_TRUNC ? (long)skb->len : (long)size) : -EFAULT;
+    long r = skb_copy_datagram(skb, m, flags);
     if (!peek)
         skb_free(skb);
     return r;

@@ -12,6 +12,7 @@
 #include "park/park.h"
 #include "task/process.h"
 #include "vfs/poll.h"
+#include <stdio.h>
 #include <string.h>
 
 #define POLLRDHUP 0x2000
@@ -333,11 +334,27 @@ static long unix_ioctl(struct thread *t, struct socket *s, unsigned cmd, l4_word
     return copy_to_user(t->mm, arg, &amount, sizeof amount);
 }
 
+/* Linux's unix_show_fdinfo: the files in flight to it (a listener: its connections). */
+static int unix_show_fdinfo(struct socket *s, char *buf, size_t size)
+{
+    struct unix_sock *u = unix_sk(s);
+    unsigned n = 0;
+    if (s->state == SS_LISTEN) {
+        n = u->acceptq_len;
+    } else {
+        struct sk_buff *skb;
+        list_each(skb, &u->rq, link)
+            n += skb->fp ? skb->fp->count : 0;
+    }
+    return snprintf(buf, size, "scm_fds: %u\n", n);
+}
+
 static const struct proto_ops unix_stream_ops = {
     .family = AF_UNIX, .release = unix_release, .destroy = unix_destroy, .bind = unix_bind,
     .connect = stream_connect, .socketpair = unix_socketpair, .accept = unix_accept,
     .listen = unix_listen, .getname = unix_getname, .poll = stream_poll, .ioctl = unix_ioctl,
     .shutdown = unix_shutdown, .sendmsg = unix_stream_sendmsg, .recvmsg = unix_stream_recvmsg,
+    .show_fdinfo = unix_show_fdinfo,
 };
 
 static const struct proto_ops unix_dgram_ops = {
@@ -345,6 +362,7 @@ static const struct proto_ops unix_dgram_ops = {
     .connect = dgram_connect, .socketpair = unix_socketpair, .getname = unix_getname,
     .poll = dgram_poll, .ioctl = unix_ioctl, .shutdown = unix_shutdown,
     .sendmsg = unix_dgram_sendmsg, .recvmsg = unix_dgram_recvmsg,
+    .show_fdinfo = unix_show_fdinfo,
 };
 
 static const struct proto_ops unix_seqpacket_ops = {
@@ -352,7 +370,7 @@ static const struct proto_ops unix_seqpacket_ops = {
     .connect = stream_connect, .socketpair = unix_socketpair, .accept = unix_accept,
     .listen = unix_listen, .getname = unix_getname, .poll = dgram_poll, .ioctl = unix_ioctl,
     .shutdown = unix_shutdown, .sendmsg = unix_seqpacket_sendmsg,
-    .recvmsg = unix_seqpacket_recvmsg,
+    .recvmsg = unix_seqpacket_recvmsg, .show_fdinfo = unix_show_fdinfo,
 };
 
 const struct net_family unix_family = {

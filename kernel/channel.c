@@ -1,0 +1,123 @@
+/* Channels: native IPC for the threads of a foreign space (docs/linux-abi.md §9).  The
+ * space's handler names the threads they may reach (at most L4_CHANNEL_PARTNERS, each with or
+ * without the right to map); a `syscall` with L4_FOREIGN_IPC_NR is then an X.2 Ipc whose
+ * message travels in registers, checked here before anything is sent: the destination and a
+ * closed receive's source must be partners, and an open receive accepts partners only
+ * (ipc_accepts asks channel_accepts).  Nothing else becomes possible: every other `syscall`
+ * is still a message to the handler. */
+#include "channel.h"
+#include "glue.h"
+#include "ipc.h"
+#include "space.h"
+#include "thread.h"
+#include <l4/message.h>
+#include <l4/utcb.h>
+#include <l4/pecan.h>
+
+static struct channel_partner *lookup(struct space *s, word_t gid)
+{
+    for (unsigned i = 0; i < s->nchan; i++)
+        if (s->chan[i].gid == gid)
+            return &s->chan[i];
+    return NULL;
+}
+
+/* After a revocation: a native IPC of s's threads that names a partner s lost (a send to it,
+ * a closed receive from it; an open receive once no partner is left) fails with error 3
+ * (canceled), as ExchangeRegisters' abort would. */
+static void cancel_revoked(struct space *s)
+{
+    for (struct tcb *t = s->threads; t; t = t->space_next) {
+        if (!(t->flags & TF_NATIVE_IPC))
+            continue;
+        bool lost = false;
+        if (t->state == TS_WAIT_SEND && t->ipc.partner)
+            lost = !lookup(s, t->ipc.partner->gid);
+        else if (t->state == TS_WAIT_RECV)
+            lost = t->ipc.wait_for == L4_ANYTHREAD ? s->nchan == 0 : !lookup(s, t->ipc.wait_for);
+        if (lost)
+            ipc_abort(t, true, true);
+    }
+}
+
+word_t channel_control(struct space *s, word_t ctl, word_t partner)
+{
+    if (ctl & ~(L4_SPACE_CTL_CHANNEL | L4_SPACE_CTL_CHAN_REVOKE | L4_SPACE_CTL_CHAN_MAP) ||
+        !s->foreign)
+        return L4_ERR_INVALID_PARAM;
+    if (ctl & L4_SPACE_CTL_CHAN_REVOKE) {
+        if (partner == L4_ANYTHREAD) {
+            s->nchan = 0;
+        } else {
+            struct channel_partner *p = lookup(s, partner);
+            if (p)
+                *p = s->chan[--s->nchan];
+        }
+        cancel_revoked(s);
+        return L4_ERR_OK;
+    }
+    struct tcb *t = tcb_lookup(partner);
+    if (!t)
+        return L4_ERR_INVALID_THREAD;
+    if (t->space == s)                  /* one process's threads share memory: no channel */
+        return L4_ERR_INVALID_PARAM;
+    struct channel_partner *p = lookup(s, partner);
+    if (!p) {
+        if (s->nchan == L4_CHANNEL_PARTNERS)
+            return L4_ERR_NO_MEM;
+        p = &s->chan[s->nchan++];
+        p->gid = partner;
+    }
+    p->map = ctl & L4_SPACE_CTL_CHAN_MAP;
+    return L4_ERR_OK;
+}
+
+bool channel_accepts(struct tcb *r, struct tcb *a, struct tcb *s)
+{
+    struct channel_partner *p = lookup(r->space, a->gid);
+    return p && (p->map || l4_tag_t(s->mr[0]) == 0);
+}
+
+/* Check the call before anything happens: 0, or the IPC error (code, phase). */
+static word_t check(struct tcb *t, word_t to, word_t from)
+{
+    word_t tag = t->mr[0];
+    if (to != L4_NILTHREAD) {
+        struct channel_partner *p = l4_is_local_id(to) ? NULL : lookup(t->space, to);
+        if (!p)
+            return l4_ipc_error(L4_IPC_NOPARTNER, false, 0);
+        if (l4_tag_u(tag) + l4_tag_t(tag) >= L4_FOREIGN_IPC_MRS ||
+            (l4_tag_t(tag) && (!p->map || ipc_has_strings(t))))
+            return l4_ipc_error(L4_IPC_OVERFLOW, false, 0);
+    }
+    if (from != L4_NILTHREAD && from != L4_ANYTHREAD &&
+        (l4_is_local_id(from) || !lookup(t->space, from)))
+        return l4_ipc_error(L4_IPC_NOPARTNER, true, 0);
+    return 0;
+}
+
+void channel_ipc(struct tcb *t)
+{
+    word_t to, from, timeouts, acceptor;
+    arch_channel_ipc_args(t, &to, &from, &timeouts, &acceptor);
+    t->mr[0] &= ~L4_TAG_FLAGS;          /* no propagation, no stale flags */
+    word_t err = check(t, to, from);
+    if (err) {
+        t->mr[0] |= L4_TAG_E;
+        t->ipc.ipc_from = L4_NILTHREAD;
+        arch_channel_ipc_result(t, err);
+        thread_return_to_user_checks(t);
+        return;
+    }
+    t->flags |= TF_NATIVE_IPC;
+    utcb_set(t, L4_UTCB_BR(0), acceptor & ~L4_ACCEPT_STRINGS);
+    ipc(t, to, from, timeouts, false);
+    channel_ipc_return(t);              /* unless the receive blocked: then its continuation */
+}
+
+void channel_ipc_return(struct tcb *t)
+{
+    t->flags &= ~TF_NATIVE_IPC;
+    arch_channel_ipc_result(t, t->mr[0] & L4_TAG_E ? utcb_get(t, L4_UTCB_ERROR_CODE) : 0);
+    thread_return_to_user_checks(t);
+}

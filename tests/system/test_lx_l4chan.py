@@ -1,0 +1,70 @@
+"""/dev/l4chan on lx (docs/linux/l4chan.md, docs/linux-abi.md §9): user/linux/tests/l4chan.c,
+built for musl and glibc, joins a channel with its child and calls it through the kernel
+alone (lx not in the path); every other destination, a receive from a non-partner and a map
+item without the right are refused with the documented errors; getpid still works in the
+same thread; SIGUSR1 interrupts a call blocked in its receive ("canceled", the handler ran);
+the partner's exit ends the call with "no partner" and removes the right (the number is then
+a Linux system call again: -ENOSYS); a second child joins the freed end and execs: the new
+program has no channel.  lx only: Linux has no /dev/l4chan."""
+import sys
+
+import pytest
+
+from harness import BUILD, ROOT, boot
+from test_lx import LX, LX_ARGS, check_ended, section
+
+sys.path.insert(0, str(ROOT / "tools" / "linuxref"))
+import newc  # noqa: E402
+
+CPIO = BUILD / "test-data" / "lxl4chan.cpio"
+PROGRAM = {v: BUILD / "linux" / "tests" / v / "l4chan" for v in ("musl", "glibc")}
+
+EXPECTED = """without a channel: -38
+peer before join: 1
+join: 1
+join again: 17
+bad ioctl: 25
+peer: self 1, partner 1
+call: error 0, answer 42
+call again: error 0, answer 1001
+send to non-partner 0: error 2, send phase
+send to non-partner 1: error 2, send phase
+send to non-partner 2: error 2, send phase
+receive from non-partner: error 2, receive phase
+map without the right: error 4
+getpid in the same thread: 1
+interrupted call: error 3, receive phase, handler 1
+partner exited: error 2, receive phase
+child status 0
+after its exit: -38
+second child before exec: 4
+after exec: -38
+second child status 0
+done
+"""
+
+
+def build_initramfs():
+    entries = [newc.directory("test")]
+    for variant, path in PROGRAM.items():
+        if path.is_file():
+            entries += [newc.directory(f"test/{variant}"),
+                        newc.regular(f"test/{variant}/l4chan", path.read_bytes(), 0o755)]
+    CPIO.parent.mkdir(parents=True, exist_ok=True)
+    CPIO.write_bytes(newc.pack(entries))
+    return CPIO.relative_to(ROOT)
+
+
+@pytest.mark.parametrize("variant", sorted(PROGRAM))
+def test_l4chan_between_two_processes(variant):
+    if not PROGRAM[variant].is_file():
+        pytest.skip(f"{PROGRAM[variant]} not built (make linux-tests)")
+    result = boot("root", cmdline="kdb=batch",
+                  extra_modules=[(LX, f"{LX_ARGS} initrd=lxl4chan.cpio "
+                                      f"init=/test/{variant}/l4chan"),
+                                 (build_initramfs(), "data")])
+    check_ended(result)
+    out = section(result, 1)
+    lines = [line for line in out.splitlines() if not line.startswith("lx:")]
+    assert "\n".join(lines).strip() + "\n" == EXPECTED, out
+    assert "lx: pid 1 exited with status 0" in out, out

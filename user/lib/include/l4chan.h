@@ -1,0 +1,99 @@
+/* Native L4 IPC for a thread of a foreign space (a Linux process of lx) through its channel
+ * (docs/linux-abi.md §9, docs/linux/l4chan.md).  Freestanding (stdint.h only), so that a Linux
+ * program built with glibc or musl and the kernel's own tests include the same code.  The
+ * message is MR0-MR7 (MR0 the tag: label << 16 | t << 6 | u, u + t <= 7); every call returns
+ * the X.2 ErrorCode word (0: success; the code is (error >> 1) & 7, bit 0 the receive
+ * phase).  Without a channel the call is a Linux system call that does not exist: Linux and
+ * lx return -ENOSYS (-38). */
+#ifndef L4CHAN_H
+#define L4CHAN_H
+
+#include <stdint.h>
+
+#define L4CHAN_IPC_NR     0x4C3400ul        /* L4_FOREIGN_IPC_NR, include/l4/pecan.h */
+#define L4CHAN_NILTHREAD  0ul
+#define L4CHAN_ANYTHREAD  (~0ul)
+#define L4CHAN_NEVER      0x0000u           /* X.2 timeouts (contract §5.5) */
+#define L4CHAN_ZERO       0x0400u
+#define L4CHAN_NOACCEPT   0ul               /* acceptor: no mappings */
+
+/* lx's side (docs/linux/l4chan.md): open("/dev/l4chan") makes a channel of two ends; ioctl
+ * JOIN makes the calling thread one end (the first two callers from two processes) and
+ * returns both ids (partner 0 until the other end joined); PEER returns them without joining.
+ * Both ends joined, each may reach the other by native IPC until the channel's file is
+ * closed for good or either process exits or execs. */
+struct l4chan_ends {
+    uint64_t self, partner;
+};
+#define L4CHAN_IOC_JOIN   0x80104C01u       /* _IOR('L', 1, struct l4chan_ends) */
+#define L4CHAN_IOC_PEER   0x80104C02u       /* _IOR('L', 2, struct l4chan_ends) */
+
+/* X.2 error codes ((error >> 1) & 7). */
+enum { L4CHAN_ETIMEOUT = 1, L4CHAN_ENOPARTNER = 2, L4CHAN_ECANCELED = 3, L4CHAN_EOVERFLOW = 4,
+       L4CHAN_EABORTED = 7 };
+
+static inline uint64_t l4chan_tag(uint64_t label, unsigned u, unsigned t)
+{
+    return label << 16 | (uint64_t)t << 6 | u;
+}
+
+static inline uint64_t l4chan_timeouts(uint16_t snd, uint16_t rcv)
+{
+    return (uint64_t)snd << 16 | rcv;
+}
+
+/* The whole Ipc: send mr to `to` (nilthread: no send), then receive from `from` (a partner,
+ * anythread: any partner, nilthread: none) into mr; *sender: who sent it. */
+static inline uint64_t l4chan_ipc(uint64_t to, uint64_t from, uint64_t timeouts,
+                                  uint64_t acceptor, uint64_t mr[8], uint64_t *sender)
+{
+    register uint64_t r8 __asm__("r8") = timeouts;
+    register uint64_t r9 __asm__("r9") = mr[0];
+    register uint64_t r10 __asm__("r10") = mr[3];
+    register uint64_t r11 __asm__("r11") = acceptor;
+    register uint64_t r12 __asm__("r12") = mr[4];
+    register uint64_t r13 __asm__("r13") = mr[5];
+    register uint64_t r14 __asm__("r14") = mr[6];
+    register uint64_t r15 __asm__("r15") = mr[7];
+    uint64_t rax = L4CHAN_IPC_NR, rdi = mr[1], rbx = mr[2], rsi = to, rdx = from, rcx;
+    /* RBP carries the acceptor; it is saved below the red zone. */
+    __asm__ volatile("leaq -128(%%rsp), %%rsp\n\t"
+                     "pushq %%rbp\n\t"
+                     "movq %%r11, %%rbp\n\t"
+                     "syscall\n\t"
+                     "popq %%rbp\n\t"
+                     "leaq 128(%%rsp), %%rsp"
+                     : "+a"(rax), "+D"(rdi), "+b"(rbx), "+S"(rsi), "+d"(rdx), "=c"(rcx),
+                       "+r"(r8), "+r"(r9), "+r"(r10), "+r"(r11), "+r"(r12), "+r"(r13),
+                       "+r"(r14), "+r"(r15)
+                     :: "memory", "cc");
+    mr[0] = r9;  mr[1] = rdi; mr[2] = rbx; mr[3] = r10;
+    mr[4] = r12; mr[5] = r13; mr[6] = r14; mr[7] = r15;
+    if (sender)
+        *sender = rsi;
+    return rax;
+}
+
+static inline uint64_t l4chan_send(uint64_t to, uint64_t mr[8])
+{
+    return l4chan_ipc(to, L4CHAN_NILTHREAD, 0, L4CHAN_NOACCEPT, mr, 0);
+}
+
+static inline uint64_t l4chan_receive(uint64_t from, uint64_t mr[8], uint64_t *sender)
+{
+    return l4chan_ipc(L4CHAN_NILTHREAD, from, 0, L4CHAN_NOACCEPT, mr, sender);
+}
+
+static inline uint64_t l4chan_call(uint64_t to, uint64_t mr[8])
+{
+    return l4chan_ipc(to, to, 0, L4CHAN_NOACCEPT, mr, 0);
+}
+
+/* Reply to `to` (if it waits: zero send timeout), then wait for any partner. */
+static inline uint64_t l4chan_reply_wait(uint64_t to, uint64_t mr[8], uint64_t *sender)
+{
+    return l4chan_ipc(to, L4CHAN_ANYTHREAD, l4chan_timeouts(L4CHAN_ZERO, L4CHAN_NEVER),
+                      L4CHAN_NOACCEPT, mr, sender);
+}
+
+#endif

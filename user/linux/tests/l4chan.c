@@ -1,0 +1,167 @@
+/* /dev/l4chan on lx (docs/linux/l4chan.md): two processes get a channel of native L4 IPC and
+ * reach each other without lx in the path; everything else is refused; Linux system calls go
+ * on working in the same thread; a signal interrupts a blocked native IPC; a partner that
+ * exits ends the other's IPC with an error and takes the rights with it.  lx only: on Linux
+ * there is no /dev/l4chan. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "../../lib/include/l4chan.h"
+
+static volatile sig_atomic_t got_usr1;
+
+static void on_usr1(int sig)
+{
+    (void)sig;
+    got_usr1 = 1;
+}
+
+static unsigned code(uint64_t err)
+{
+    return (unsigned)((err >> 1) & 7);
+}
+
+/* The child's end: answers label 1 with MR1 + 1; on label 2 signals its parent (which waits
+ * in its call) and goes on; on label 99 exits without answering. */
+static void child(int fd, int ready)
+{
+    struct l4chan_ends ends;
+    if (ioctl(fd, L4CHAN_IOC_JOIN, &ends) != 0 || !ends.partner) {
+        printf("child join failed: %s\n", strerror(errno));
+        _exit(1);
+    }
+    (void)!write(ready, "j", 1);
+    uint64_t mr[8], sender;
+    uint64_t err = l4chan_receive(L4CHAN_ANYTHREAD, mr, &sender);
+    for (;;) {
+        if (err) {
+            printf("child receive error %u\n", code(err));
+            _exit(1);
+        }
+        uint64_t label = mr[0] >> 16;
+        if (label == 99)
+            _exit(0);
+        if (label == 2) {
+            kill(getppid(), SIGUSR1);
+            err = l4chan_receive(L4CHAN_ANYTHREAD, mr, &sender);
+            continue;
+        }
+        mr[0] = l4chan_tag(0, 1, 0);
+        mr[1] += 1;
+        err = l4chan_reply_wait(sender, mr, &sender);
+    }
+}
+
+/* After exec: the channel the process had before is gone (the number is -ENOSYS again). */
+static int after_exec(const char *partner)
+{
+    uint64_t mr[8] = { l4chan_tag(1, 1, 0), 41 };
+    printf("after exec: %ld\n", (long)l4chan_send(strtoull(partner, NULL, 16), mr));
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IONBF, 0);
+    if (argc == 3 && !strcmp(argv[1], "exec"))
+        return after_exec(argv[2]);
+    uint64_t mr[8] = { l4chan_tag(1, 1, 0), 41 };
+    uint64_t err = l4chan_send(1, mr);
+    printf("without a channel: %ld\n", (long)err);
+
+    int fd = open("/dev/l4chan", O_RDWR);
+    if (fd < 0) {
+        printf("open /dev/l4chan: %s\n", strerror(errno));
+        return 0;
+    }
+    struct l4chan_ends ends;
+    printf("peer before join: %d\n", ioctl(fd, L4CHAN_IOC_PEER, &ends) == 0 && !ends.self);
+    printf("join: %d\n", ioctl(fd, L4CHAN_IOC_JOIN, &ends) == 0 && ends.self && !ends.partner);
+    printf("join again: %d\n", ioctl(fd, L4CHAN_IOC_JOIN, &ends) ? errno : 0);
+    printf("bad ioctl: %d\n", ioctl(fd, 0x1234, &ends) ? errno : 0);
+    uint64_t self = ends.self;
+
+    int p[2];
+    if (pipe(p))
+        return 1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(p[0]);
+        child(fd, p[1]);
+    }
+    close(p[1]);
+    char c;
+    (void)!read(p[0], &c, 1);
+    ioctl(fd, L4CHAN_IOC_PEER, &ends);
+    uint64_t partner = ends.partner;
+    printf("peer: self %d, partner %d\n", ends.self == self, partner != 0 && partner != self);
+
+    /* RPC through the kernel alone. */
+    mr[0] = l4chan_tag(1, 1, 0);
+    mr[1] = 41;
+    err = l4chan_call(partner, mr);
+    printf("call: error %u, answer %lu\n", code(err), (unsigned long)mr[1]);
+    mr[0] = l4chan_tag(1, 1, 0);
+    mr[1] = 1000;
+    err = l4chan_call(partner, mr);
+    printf("call again: error %u, answer %lu\n", code(err), (unsigned long)mr[1]);
+
+    /* Nothing else: ourselves, another version of the partner, anythread; a receive from a
+     * non-partner; the kernel's other calls are Linux system calls lx does not know. */
+    uint64_t dests[] = { self, partner + 1, L4CHAN_ANYTHREAD };
+    for (unsigned i = 0; i < 3; i++) {
+        mr[0] = l4chan_tag(1, 1, 0);
+        err = l4chan_send(dests[i], mr);
+        printf("send to non-partner %u: error %u, %s phase\n", i, code(err),
+               err & 1 ? "receive" : "send");
+    }
+    err = l4chan_receive(self, mr, NULL);
+    printf("receive from non-partner: error %u, %s phase\n", code(err),
+           err & 1 ? "receive" : "send");
+    mr[0] = l4chan_tag(1, 0, 2);
+    err = l4chan_send(partner, mr);
+    printf("map without the right: error %u\n", code(err));
+    printf("getpid in the same thread: %d\n", getpid() > 0);
+
+    /* A signal while we wait in our call: the IPC ends with "canceled", the handler ran. */
+    signal(SIGUSR1, on_usr1);
+    mr[0] = l4chan_tag(2, 0, 0);
+    err = l4chan_call(partner, mr);
+    printf("interrupted call: error %u, %s phase, handler %d\n", code(err),
+           err & 1 ? "receive" : "send", (int)got_usr1);
+
+    /* The partner exits while we wait for its answer. */
+    mr[0] = l4chan_tag(99, 0, 0);
+    err = l4chan_call(partner, mr);
+    printf("partner exited: error %u, %s phase\n", code(err), err & 1 ? "receive" : "send");
+    int status;
+    waitpid(pid, &status, 0);
+    printf("child status %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    mr[0] = l4chan_tag(1, 1, 0);
+    err = l4chan_send(partner, mr);
+    printf("after its exit: %ld\n", (long)err);
+
+    /* A new child joins the free end, then execs: the new program has no channel. */
+    pid = fork();
+    if (pid == 0) {
+        if (ioctl(fd, L4CHAN_IOC_JOIN, &ends) != 0 || ends.partner != self)
+            _exit(1);
+        mr[0] = l4chan_tag(1, 1, 0);
+        printf("second child before exec: %ld\n", (long)l4chan_send(L4CHAN_ANYTHREAD, mr));
+        char hex[32];
+        snprintf(hex, sizeof hex, "%llx", (unsigned long long)self);
+        execl(argv[0], argv[0], "exec", hex, (char *)NULL);
+        _exit(2);
+    }
+    waitpid(pid, &status, 0);
+    printf("second child status %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    close(fd);
+    printf("done\n");
+    return 0;
+}

@@ -12,9 +12,16 @@
  * its own, or the page itself with write rights once nobody else holds it.  Pages of a
  * MAP_SHARED region stay shared and writable.
  *
- * Files (docs/linux/memory.md): a MAP_PRIVATE page of a file is a copy of the file's bytes
- * made at the page's first touch; a MAP_SHARED page of a file is the tmpfs file's own page
- * (counted once more), so stores reach read() and write() reaches the mapping. */
+ * Files (docs/linux/memory.md §2): a page of a file mapping is the file's own page (counted
+ * once more), its slot marked SLOT_FILE.  MAP_SHARED maps it with the region's rights, so
+ * stores reach read() and write() reaches the mapping.  MAP_PRIVATE maps it read-only, so
+ * the process sees the file's later changes until its first write, which gives it a copy
+ * of its own (as fork's copy-on-write does); only a page the window covers whole (not an
+ * ELF segment's partial first or last page, which a copy zero-fills around the file's
+ * bytes) and that the file has (not a hole) is shared.  One page of the file for every
+ * process keeps QEMU's translated code valid from one exec to the next (docs/performance.md).
+ * A page the file lets go is revoked from every space (fs/tmpfs/pages.c); a marked slot is
+ * checked against the file at every use, so the next touch sees the file as it is now. */
 #include "mm/mm.h"
 #include "fs/proc/sysctl.h"
 #include "lib/errno.h"
@@ -63,11 +70,19 @@ static l4_word_t *pt_slot(struct mm *mm, l4_word_t va, bool create)
     return &node[pt_index(va, 0)];
 }
 
-/* Take a page away from the process (the kernel revokes every mapping derived from lx's). */
-static void revoke(l4_word_t lxpage)
+/* A leaf slot's low bit: the page is the mapped file's own (not the process's). */
+#define SLOT_FILE 1ul
+
+static void *slot_page(l4_word_t slot)
 {
-    l4_set_mr(0, l4_fpage_log2(lxpage, 12) | L4_RWX);
-    l4_unmap(0);
+    return (void *)(slot & LX_PAGE_MASK);
+}
+
+/* Take a page away from the process (the kernel revokes every mapping derived from lx's:
+ * from every process that has it). */
+static void revoke(l4_word_t slot)
+{
+    page_revoke(slot_page(slot));
 }
 
 /* The slots of a node (level, covering from base) that [start, end) touches: [*first, *last]. */
@@ -101,7 +116,7 @@ static void pt_clear(struct mm *mm, l4_word_t *node, unsigned level, l4_word_t b
         }
         revoke(node[i]);
         if (release) {
-            page_put((void *)node[i]);
+            page_put(slot_page(node[i]));
             node[i] = 0;
             mm->pages--;
         }
@@ -124,7 +139,7 @@ static void pt_free_leaves(struct mm *mm, l4_word_t *node, unsigned level)
         if (level > 0) {
             pt_free_leaves(mm, (l4_word_t *)node[i], level - 1);
         } else {
-            page_put((void *)node[i]);
+            page_put(slot_page(node[i]));
             node[i] = 0;
             mm->pages--;
         }
@@ -515,6 +530,18 @@ static uint32_t anon_for(const struct region *r)
     return ++anon_ids;
 }
 
+/* The file's page behind user page `page` of a file region now (a hole inside the file gets
+ * one), if a mapping may share it: MAP_PRIVATE only one the window covers whole. */
+static char *file_page(const struct region *r, l4_word_t page)
+{
+    struct inode *i = r->file;
+    l4_word_t off = r->foff + (page - r->fstart);
+    if (!i || !i->iop || !i->iop->map_page || page < r->fstart || (off & ~LX_PAGE_MASK) ||
+        (!r->shared && (r->fend - r->fstart < LX_PAGE || page > r->fend - LX_PAGE)))
+        return NULL;
+    return i->iop->map_page(i, off / LX_PAGE);
+}
+
 /* The leaf slot of user page `page`, filled on first touch; NULL with *err: -ENOMEM when
  * memory is out, -ENOSPC when the file a shared mapping maps has no room for the page (its
  * mount is full while lx's pool is not), -EFAULT past the end of the file it maps. */
@@ -527,17 +554,27 @@ static l4_word_t *page_slot(struct mm *mm, struct region *r, l4_word_t page, int
     l4_word_t *slot = pt_slot(mm, page, true);
     if (!slot)
         return NULL;
+    if (*slot & SLOT_FILE && file_page(r, page) != slot_page(*slot)) {
+        page_put(slot_page(*slot));     /* the file let it go: it refills from the file */
+        *slot = 0;
+        mm->pages--;
+    }
     if (*slot)
         return slot;
     char *p;
     if (r->file && r->shared) {
-        /* The file's own page: the mapping holds it as the file does. */
+        /* The file's own page (a hole gets one; the module's bytes of an initramfs file
+         * become the file's pages first): the mapping holds it as the file does. */
         p = tmpfs_page(r->file, (r->foff + (page - r->fstart)) / LX_PAGE);
         if (!p) {
             *err = page_user_available(1) ? -ENOSPC : -ENOMEM;
             return NULL;
         }
         page_get(p);
+        p += SLOT_FILE;
+    } else if ((p = file_page(r, page))) {
+        page_get(p);                    /* MAP_PRIVATE, read-only until the first write */
+        p += SLOT_FILE;
     } else {
         p = page_alloc_user();
         if (!p)
@@ -560,14 +597,14 @@ static l4_word_t *page_slot(struct mm *mm, struct region *r, l4_word_t page, int
 void *mm_page_present(struct mm *mm, l4_word_t addr)
 {
     l4_word_t *slot = pt_slot(mm, addr & LX_PAGE_MASK, false);
-    return slot && *slot ? (void *)*slot : NULL;
+    return slot && *slot ? slot_page(*slot) : NULL;
 }
 
 void *mm_page(struct mm *mm, struct region *r, l4_word_t addr, int *err)
 {
     int e;
     l4_word_t *slot = page_slot(mm, r, addr & LX_PAGE_MASK, err ? err : &e);
-    return slot ? (void *)*slot : NULL;
+    return slot ? slot_page(*slot) : NULL;
 }
 
 void *mm_page_write(struct mm *mm, struct region *r, l4_word_t addr, bool revoke_old, int *err)
@@ -577,10 +614,10 @@ void *mm_page_write(struct mm *mm, struct region *r, l4_word_t addr, bool revoke
     l4_word_t *slot = page_slot(mm, r, addr & LX_PAGE_MASK, err);
     if (!slot)
         return NULL;
-    void *old = (void *)*slot;
+    void *old = slot_page(*slot);
     if (!r->shared && !r->anon)
         r->anon = anon_for(r);
-    if (r->shared || page_refs(old) == 1)
+    if (r->shared || (!(*slot & SLOT_FILE) && page_refs(old) == 1))
         return old;                 /* ours alone (or shared on purpose): write in place */
     void *copy = page_alloc_user();
     if (!copy) {
@@ -640,11 +677,11 @@ static bool pt_share(struct mm *dst, struct mm *src, l4_word_t *node, unsigned l
         l4_word_t *slot = pt_slot(dst, va, true);
         if (!slot)
             return false;
-        void *page = (void *)node[i];
+        void *page = slot_page(node[i]);
         struct region *r = mm_find(src, va);
         /* A private page the parent alone held may be mapped writable: no longer. */
         if (!(r && r->shared) && page_refs(page) == 1)
-            batch_revoke_write(node[i]);
+            batch_revoke_write((l4_word_t)page);
         page_get(page);
         *slot = node[i];
         dst->pages++;
@@ -747,7 +784,7 @@ static bool discard_page(struct mm *mm, l4_word_t *slot, l4_word_t va, l4_word_t
     if (r && r->shared && !r->file)
         return true;        /* shared anonymous memory keeps its pages: they are its contents */
     revoke(*slot);
-    page_put((void *)*slot);
+    page_put(slot_page(*slot));
     *slot = 0;
     mm->pages--;
     return true;

@@ -116,9 +116,18 @@ void *page_alloc(void)
     return p;
 }
 
+unsigned long (*page_shrinker)(void);
+
+/* Are n pages of process memory there, the caches given back first if not? */
+static bool user_pages(unsigned long n)
+{
+    return allocatable() >= reserve + n ||
+           (page_shrinker && page_shrinker() && allocatable() >= reserve + n);
+}
+
 void *page_alloc_user(void)
 {
-    return allocatable() > reserve ? page_alloc() : NULL;
+    return user_pages(1) ? page_alloc() : NULL;
 }
 
 void page_free(void *p)
@@ -151,6 +160,12 @@ unsigned page_refs(const void *p)
     return *ref_of(p);
 }
 
+void page_revoke(void *p)
+{
+    l4_set_mr(0, l4_fpage_log2((l4_word_t)p, 12) | L4_RWX);
+    l4_unmap(0);
+}
+
 unsigned long page_total(void)
 {
     return npages - nchunks;
@@ -163,5 +178,5 @@ unsigned long page_free_count(void)
 
 bool page_user_available(unsigned long n)
 {
-    return allocatable() >= reserve + n;
+    return user_pages(n);
 }

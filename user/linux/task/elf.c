@@ -14,7 +14,7 @@
  * mprotects RELRO itself); PT_GNU_STACK with PF_X makes the stack executable.
  *
  * The bytes come from a file of the tree, read through its page provider (the segments are
- * private file mappings of it, copied page by page at the first touch), or from a data
+ * private file mappings of it: the file's own pages until a write, mm/mm.c), or from a data
  * module in lx's memory (the segments are backed by it in place). */
 #include "task/elf.h"
 #include "task/exec_args.h"

@@ -181,6 +181,11 @@ struct inode_ops {
      * its own); without, a hole is NULL (it reads as zeros) and the result may be read-only
      * memory, valid up to the file's size.  NULL with *err (ENOSPC, ENOMEM) when it cannot. */
     void *(*get_page)(struct inode *i, l4_word_t index, bool alloc, int *err);
+    /* The page of lx's pool that holds bytes [index * 4096, +4096) of the file now, for a
+     * mapping to share (read-only for MAP_PRIVATE, docs/linux/memory.md §2): counted by
+     * the file while it has it (a hole inside the file gets one); NULL past the end or when
+     * it cannot be had.  Optional. */
+    void *(*map_page)(struct inode *i, l4_word_t index);
     /* A name of i and the directory holding it (NAME_MAX + 1 bytes), for paths (getcwd,
      * /proc/N/fd): its length, or -ENOENT if i has none (unlinked). */
     int (*name)(struct inode *i, struct inode **dir, char *buf);

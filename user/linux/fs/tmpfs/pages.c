@@ -5,7 +5,16 @@
  * from the initramfs keeps pointing at the module's bytes (read-only, never freed, so exec
  * copies nothing more than it must) until its first change, which copies them into pages.
  * Those bytes are read only after module_in has the root task map them (mm/module.c): a
- * page lx cannot have is ENOMEM for the reader. */
+ * page lx cannot have is ENOMEM for the reader.
+ *
+ * Mappings share the file's pages (tmpfs_map_page, docs/linux/memory.md §2): a page of such a
+ * file that a process maps is first copied out of the module into a page of the pool, once,
+ * kept in the tree as a cache (not counted against the mount: the module's bytes are what
+ * the file holds) until the first change makes every page the file's own; when process
+ * memory runs short, cached pages no mapping holds go back to the pool (tmpfs_shrink).  A
+ * page the file lets go (truncate, a punched hole, the file's end) while a mapping still
+ * holds it is taken out of every space: the next touch looks at the file again (SIGBUS past
+ * its end). */
 #include "fs/tmpfs/tmpfs.h"
 #include "log/log.h"
 #include "lib/errno.h"
@@ -32,10 +41,56 @@ static bool put_page(void **slot, unsigned long index, void *ctx)
 {
     (void)index;
     struct tmpfs_node *n = ctx;
-    page_put(*slot);                /* a MAP_SHARED mapping may hold it still */
+    if (page_refs(*slot) > 1)
+        page_revoke(*slot);         /* a mapping holds it still: no longer the file's */
+    page_put(*slot);
     *slot = NULL;
-    n->npages--;
-    tmpfs_sb(n->i.sb)->used_pages--;
+    if (!n->ro) {                   /* (a cached page of the module's bytes is uncounted) */
+        n->npages--;
+        tmpfs_sb(n->i.sb)->used_pages--;
+    }
+    return true;
+}
+
+/* Files of the module's bytes with cached pages, for tmpfs_shrink. */
+static struct list cached_files = LIST_INIT(cached_files);
+
+static void uncache(struct tmpfs_node *n)
+{
+    if (n->cached.next) {
+        list_del(&n->cached);
+        n->cached.next = NULL;
+    }
+}
+
+static bool drop_unmapped(void **slot, unsigned long index, void *ctx)
+{
+    unsigned long *freed = ctx;
+    (void)index;
+    if (page_refs(*slot) == 1) {    /* the file's alone: mapped nowhere */
+        page_put(*slot);
+        *slot = NULL;
+        ++*freed;
+    }
+    return true;
+}
+
+unsigned long tmpfs_shrink(void)
+{
+    unsigned long freed = 0;
+    struct tmpfs_node *n, *next;
+    list_each_safe(n, next, &cached_files, cached) {
+        radix_each(&n->pages, 0, drop_unmapped, &freed);
+        if (!n->pages.root)
+            uncache(n);
+    }
+    return freed;
+}
+
+static bool count_page(void **slot, unsigned long index, void *ctx)
+{
+    (void)slot, (void)index;
+    ++*(unsigned long *)ctx;
     return true;
 }
 
@@ -44,27 +99,38 @@ void tmpfs_drop_pages(struct tmpfs_node *n)
     radix_each(&n->pages, 0, put_page, n);
     radix_destroy(&n->pages, NULL);
     n->ro = NULL;
+    uncache(n);
 }
 
 /* The module's bytes become pages (the file's first change): 0, -ENOSPC or -ENOMEM. */
 static int own_pages(struct tmpfs_node *n)
 {
-    if (!n->ro)
+    const char *ro = n->ro;
+    if (!ro)
         return 0;
     if (!module_in(n->ro, n->i.size))
         return -ENOMEM;
+    /* Pages mappings share already are the file's own from now on (counted). */
+    unsigned long cached = 0;
+    radix_each(&n->pages, 0, count_page, &cached);
+    n->ro = NULL;
+    uncache(n);
+    n->npages += cached;
+    tmpfs_sb(n->i.sb)->used_pages += cached;
     for (l4_word_t p = 0; p * LX_PAGE < n->i.size; p++) {
         void **slot = radix_slot(&n->pages, p, true);
+        if (slot && *slot)
+            continue;
         char *page = slot ? new_page(n) : NULL;
         if (!page) {
             radix_each(&n->pages, 0, put_page, n);
+            n->ro = ro;
             return -ENOSPC;
         }
         l4_word_t k = n->i.size - p * LX_PAGE < LX_PAGE ? n->i.size - p * LX_PAGE : LX_PAGE;
-        memcpy(page, n->ro + p * LX_PAGE, k);
+        memcpy(page, ro + p * LX_PAGE, k);
         *slot = page;
     }
-    n->ro = NULL;
     return 0;
 }
 
@@ -96,6 +162,37 @@ void *tmpfs_get_page(struct inode *i, l4_word_t index, bool alloc, int *err)
         return NULL;
     }
     return *slot;
+}
+
+void *tmpfs_map_page(struct inode *i, l4_word_t index)
+{
+    struct tmpfs_node *n = tmpfs_node(i);
+    if (index >= (i->size + LX_PAGE - 1) / LX_PAGE)
+        return NULL;
+    void *page = radix_get(&n->pages, index);
+    int e;
+    if (!page && !n->ro)            /* a hole gets its page, as from Linux's shmem_fault */
+        return tmpfs_get_page(i, index, true, &e);
+    if (page)
+        return page;
+    /* The module's bytes, page-aligned in a page of the pool: process memory (a mapping
+     * asked for it), so only while more than lx's reserve is left (the page first: making
+     * it may shrink the caches, this file's tree too). */
+    l4_word_t k = i->size - index * LX_PAGE < LX_PAGE ? i->size - index * LX_PAGE : LX_PAGE;
+    if (!module_in(n->ro + index * LX_PAGE, k))
+        return NULL;                /* the caller's read of the file says ENOMEM */
+    if (!(page = page_alloc_user()))
+        return NULL;
+    void **slot = radix_slot(&n->pages, index, true);
+    if (!slot) {
+        page_free(page);
+        return NULL;
+    }
+    memcpy(page, n->ro + index * LX_PAGE, k);
+    *slot = page;
+    if (!n->cached.next)
+        list_add_tail(&cached_files, &n->cached);
+    return page;
 }
 
 int tmpfs_resize(struct tmpfs_node *n, l4_word_t size)

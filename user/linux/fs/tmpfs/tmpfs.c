@@ -372,6 +372,7 @@ const struct inode_ops tmpfs_iops = {
     .tmpfile = tmpfile_op, .readlink = readlink_op, .setattr = setattr, .getattr = getattr,
     .getxattr = getxattr, .setxattr = setxattr, .listxattr = listxattr,
     .removexattr = removexattr, .get_page = tmpfs_get_page, .name = name_op,
+    .map_page = tmpfs_map_page,
 };
 
 /* --- directories as open files ------------------------------------------------------------ */
@@ -527,6 +528,7 @@ bool tmpfs_init(void)
     if (!sb)
         return false;
     tmpfs_sb(sb)->rootfs = true;    /* Linux's rootfs: its root 0755, its size shown */
+    page_shrinker = tmpfs_shrink;   /* initramfs files' cached pages, when memory is short */
     sb->root->mode = S_IFDIR | 0755;
     return true;
 }

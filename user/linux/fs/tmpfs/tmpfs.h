@@ -5,6 +5,7 @@
 #define LX_FS_TMPFS_TMPFS_H
 
 #include "lib/radix.h"
+#include "lib/list.h"
 #include "vfs/vfs.h"
 #include "vfs/xattr.h"
 
@@ -30,6 +31,8 @@ struct tmpfs_node {
      * first change, then pages in a tree (holes: none) */
     const char *ro;
     struct radix pages;
+    struct list cached;             /* while ro with pages cached: on pages.c's list (else
+                                       next NULL), which a shortage of memory empties */
     unsigned long npages;
     /* a symlink */
     char *target;
@@ -71,6 +74,9 @@ int tmpfs_set_target(struct tmpfs_node *n, const char *target, size_t len);
 
 /* pages.c */
 void *tmpfs_get_page(struct inode *i, l4_word_t index, bool alloc, int *err);
+void *tmpfs_map_page(struct inode *i, l4_word_t index);
+/* Cached pages of initramfs files that no mapping holds go back to the pool: how many. */
+unsigned long tmpfs_shrink(void);
 int tmpfs_resize(struct tmpfs_node *n, l4_word_t size);
 void tmpfs_drop_pages(struct tmpfs_node *n);
 /* Pages [first, last] go (fallocate's PUNCH_HOLE): holes again; 0 or -ENOSPC (a file still

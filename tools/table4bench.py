@@ -68,27 +68,21 @@ def rows(measured: dict) -> list:
     return out
 
 
+def _bar(text: str, value, ref, need: float, unit: str) -> tuple:
+    """(text, measured, verdict): value / ref at least need (n/a if either is missing)."""
+    if not value or not ref:
+        return (text, "n/a", "n/a")
+    r = value / ref
+    return (text, f"{value:.2f} / {ref:.2f} {unit} = {r:.1f}x", "PASS" if r >= need else "FAIL")
+
+
 def bars(table: list) -> list:
     """(text, measured, verdict) for the issue's two bars, in guest time."""
     by = {r["key"]: r for r in table}
-    pipe_us, rpc_us = by["1"][f"us_{GUEST}"], by["3"][f"us_{GUEST}"]
-    pipe_bw, map_bw = by["1"][f"mbs_{GUEST}"], by["4"][f"mbs_{GUEST}"]
-    out = []
-    if pipe_us and rpc_us:
-        r = pipe_us / rpc_us
-        out.append((f"(3) latency at least {BAR_RPC_LATENCY:g}x lower than (1)",
-                    f"{pipe_us:.2f} / {rpc_us:.2f} us = {r:.1f}x",
-                    "PASS" if r >= BAR_RPC_LATENCY else "FAIL"))
-    else:
-        out.append((f"(3) latency at least {BAR_RPC_LATENCY:g}x lower than (1)", "n/a", "n/a"))
-    if pipe_bw and map_bw:
-        r = map_bw / pipe_bw
-        out.append((f"(4) bandwidth at least {BAR_MAP_BANDWIDTH:g}x (1)'s",
-                    f"{map_bw:.0f} / {pipe_bw:.0f} MB/s = {r:.1f}x",
-                    "PASS" if r >= BAR_MAP_BANDWIDTH else "FAIL"))
-    else:
-        out.append((f"(4) bandwidth at least {BAR_MAP_BANDWIDTH:g}x (1)'s", "n/a", "n/a"))
-    return out
+    return [_bar(f"(3) latency at least {BAR_RPC_LATENCY:g}x lower than (1)",
+                 by["1"][f"us_{GUEST}"], by["3"][f"us_{GUEST}"], BAR_RPC_LATENCY, "us"),
+            _bar(f"(4) bandwidth at least {BAR_MAP_BANDWIDTH:g}x (1)'s",
+                 by["4"][f"mbs_{GUEST}"], by["1"][f"mbs_{GUEST}"], BAR_MAP_BANDWIDTH, "MB/s")]
 
 
 def _f(v: Optional[float]) -> str:

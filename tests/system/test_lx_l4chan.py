@@ -54,6 +54,9 @@ mapped again: error 0, 1
 after munmap: fresh memory 1
 without the window: error 4, memory kept 1
 map child status 0
+second window: error 0, 1
+after the last close: faults 1
+second child killed 1
 done
 """
 

@@ -89,10 +89,13 @@ static int make_window(struct thread *t, l4_word_t base, l4_word_t size, l4_word
     return 0;
 }
 
-/* Both ends lose each other; end k leaves. */
+/* Both ends lose each other; end k leaves, and with its last window the mappings received
+ * there go (the region stays marked: it faults). */
 static void leave(struct channel *c, unsigned k)
 {
     struct end *e = &c->end[k], *o = &c->end[!k];
+    struct process *p = e->proc;
+    l4_word_t window = e->window;
     if (e->proc && o->proc) {
         set_right(o, e, true, false);
         set_right(e, o, true, false);   /* a task already gone: the kernel has no space */
@@ -101,6 +104,8 @@ static void leave(struct channel *c, unsigned k)
     e->l4 = 0;
     e->window = 0;
     e->mm = NULL;
+    if (window && !window_of(p))
+        set_window(p, 0);               /* exit: the task is gone already, nothing happens */
 }
 
 static int l4chan_open(struct thread *t, struct inode *i, struct file *f)
@@ -173,8 +178,6 @@ static long l4chan_ioctl(struct thread *t, struct file *f, unsigned cmd, l4_word
 
 void l4chan_process_leave(struct process *p)
 {
-    if (window_of(p))
-        set_window(p, 0);               /* exec: the space lives on; exit: it is gone */
     for (struct channel *c = channels; c; c = c->next)
         for (unsigned k = 0; k < 2; k++)
             if (c->end[k].proc == p)

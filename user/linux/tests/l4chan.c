@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,7 +103,7 @@ static unsigned char *aligned_map(int prot)
 
 /* The mapping child: label 10 answers with a map item of its 64 KiB (byte i: i * 7 + 1),
  * 11 with one of memory it does not have, 99 ends. */
-static void map_child(int fd, int ready)
+static void map_child(int fd, int ready, bool keep_fd)
 {
     struct l4chan_ends ends;
     unsigned char *mine = (unsigned char *)(((uintptr_t)src + WIN - 1) & ~(WIN - 1));
@@ -110,6 +111,8 @@ static void map_child(int fd, int ready)
         mine[i] = (unsigned char)(i * 7 + 1);
     if (ioctl(fd, L4CHAN_IOC_JOIN, &ends) != 0 || !ends.partner)
         _exit(1);
+    if (!keep_fd)
+        close(fd);                          /* the parent's is then the last */
     (void)!write(ready, "j", 1);
     uint64_t mr[8] = { 0 }, sender;
     uint64_t err = l4chan_receive(L4CHAN_ANYTHREAD, mr, &sender);
@@ -168,7 +171,7 @@ static void map_tests(void)
     pid_t pid = fork();
     if (pid == 0) {
         close(p[0]);
-        map_child(fd, p[1]);
+        map_child(fd, p[1], true);
     }
     close(p[1]);
     (void)!read(p[0], &c, 1);
@@ -201,6 +204,29 @@ static void map_tests(void)
     waitpid(pid, &status, 0);
     printf("map child status %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     close(fd);
+
+    /* A new window on a new channel; its last close takes what was mapped there away. */
+    unsigned char *w2 = aligned_map(PROT_NONE);
+    fd = open("/dev/l4chan", O_RDWR);
+    jm.base = (uintptr_t)w2;
+    if (!w2 || fd < 0 || ioctl(fd, L4CHAN_IOC_JOIN_MAP, &jm) || pipe(p))
+        return;
+    pid = fork();
+    if (pid == 0) {
+        close(p[0]);
+        map_child(fd, p[1], false);
+    }
+    close(p[1]);
+    (void)!read(p[0], &c, 1);
+    close(p[0]);
+    ioctl(fd, L4CHAN_IOC_PEER, &ends);
+    err = map_call(ends.partner, 10, complete);
+    printf("second window: error %u, %d\n", code(err), !faults(w2, &c) && holds_pattern(w2));
+    close(fd);
+    printf("after the last close: faults %d\n", faults(w2, &c));
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    printf("second child killed %d\n", WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 }
 
 /* After exec: the channel the process had before is gone (the number is -ENOSYS again). */

@@ -29,43 +29,12 @@
 #include <unistd.h>
 #include "../../lib/include/l4pipe.h"
 
+#define BENCH_PREFIX "t4_"
+#include "bench_lines.h"
+
 #define KIB64 65536
 
 static unsigned char buf[KIB64];
-
-static uint64_t tsc(void)
-{
-    uint32_t lo, hi;
-    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi) :: "memory");
-    return ((uint64_t)hi << 32) | lo;
-}
-
-static void out(const char *fmt, ...)
-{
-    char line[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    if (n > (int)sizeof line - 1)
-        n = sizeof line - 1;
-    if (write(1, line, (size_t)n) < 0)
-        _exit(3);
-}
-
-static int report(const char *name, long iters, uint64_t ticks)
-{
-    out("BENCH name=t4_%s iters=%ld tsc_per_op=%lu.%02lu tsc=%lu\n", name, iters,
-        (unsigned long)(ticks / iters), (unsigned long)(ticks % iters * 100 / iters),
-        (unsigned long)ticks);
-    return 0;
-}
-
-static int na(const char *name, const char *what, int err)
-{
-    out("BENCH-NA name=t4_%s errno=%d what=%s\n", name, err, what);
-    return 1;
-}
 
 /* A channel to a child that runs serve(partner, arg): 0 and the child's pid and thread, or
  * an errno and *what failed. */

@@ -48,7 +48,8 @@ static void cancel_revoked(struct space *s)
 static word_t set_window(struct space *s, word_t fpage)
 {
     unsigned order = l4_fpage_order(fpage);
-    if (!l4_is_nil_fpage(fpage) && (l4_is_io_fpage(fpage) || order < 12 || order >= 47))
+    if (!l4_is_nil_fpage(fpage) && (l4_is_io_fpage(fpage) || order < 12 || order >= 47 ||
+                                    l4_fpage_base(fpage) > L4_USER_AREA_END - (1ul << order)))
         return L4_ERR_INVALID_PARAM;
     if (!l4_is_nil_fpage(s->chan_window))
         mapdb_flush_range(s, l4_fpage_base(s->chan_window), 1ul << l4_fpage_order(s->chan_window),

@@ -444,6 +444,8 @@ TEST(channel_window_is_checked)
     CHECK_EQ(l4_error_code(), L4_ERR_INVALID_PARAM);
     CHECK(!l4_channel_window(b, l4_fpage_log2(0x7F0000000000ul, 47)));
     CHECK_EQ(l4_error_code(), L4_ERR_INVALID_PARAM);
+    CHECK(!l4_channel_window(b, l4_fpage_log2(0x800000000000ul, 16)));  /* beyond the user area */
+    CHECK_EQ(l4_error_code(), L4_ERR_INVALID_PARAM);
     CHECK(!l4_channel_window(b, 0x20 | (16 << 10)));        /* an I/O fpage */
     CHECK_EQ(l4_error_code(), L4_ERR_INVALID_PARAM);
     CHECK(!l4_channel_window(l4_my_global_id(), l4_fpage_log2(WINDOW, 12)));

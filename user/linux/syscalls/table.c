@@ -9,6 +9,7 @@
 #include "syscalls/handlers_more.h"
 #include "syscalls/sys_socket.h"
 #include "syscalls/handlers_events.h"
+#include "syscalls/handlers_rest.h"
 #include "fs/pipe/pipe.h"
 #include "task/sharing.h"
 #include "syscalls/sigmq.h"
@@ -175,7 +176,7 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [145] = FULL(sys_sched_getscheduler, ""),
     [146] = FULL(sys_sched_get_priority_max, ""),
     [147] = FULL(sys_sched_get_priority_min, ""),
-    [148] = NONE("not yet: CFS's slice depends on the load, lx has no slice to report"),
+    [148] = FULL(sys_sched_rr_get_interval, "SCHED_OTHER's CFS slice of a process alone on the CPU: one jiffy (4 ms)"),
     [149] = PARTIAL(sys_mlock, "checked and the pages brought in; nothing is recorded (lx never pages out), RLIMIT_MEMLOCK not counted (every process is root)"),
     [150] = PARTIAL(sys_munlock, "checked; nothing was locked"),
     [151] = PARTIAL(sys_mlockall, "flags checked; MCL_CURRENT brings nothing in, MCL_FUTURE changes nothing"),
@@ -278,8 +279,8 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [248] = NONE("no keyrings: as a kernel without CONFIG_KEYS"),
     [249] = NONE("no keyrings: as a kernel without CONFIG_KEYS"),
     [250] = NONE("no keyrings: as a kernel without CONFIG_KEYS"),
-    [251] = NONE("not yet: no I/O scheduler classes"),
-    [252] = NONE("not yet: no I/O scheduler classes"),
+    [251] = FULL(sys_ioprio_set, "per thread, Linux's checks; kept and inherited, nothing acts on it (no block devices)"),
+    [252] = FULL(sys_ioprio_get, "per thread; class NONE level 4 until set; groups and users as ioprio_best"),
     [253] = PARTIAL(sys_inotify_init, "events of the VFS's operations as Linux's fsnotify; no /proc/PID/fdinfo lines; an unlinked file's events reach no directory watch (docs/linux/event-files.md)"),
     [254] = FULL(sys_inotify_add_watch, ""),
     [255] = FULL(sys_inotify_rm_watch, ""),
@@ -341,8 +342,8 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [311] = FULL(sys_process_vm_writev, "copies through lx a page at a time"),
     [312] = FULL(sys_kcmp, "KCMP_IO is always 0 (no process has an I/O context)"),
     [313] = NONE("no kernel modules: lx is the kernel"),
-    [314] = NONE("not yet: sched_setattr (SCHED_OTHER only)"),
-    [315] = NONE("not yet: sched_getattr"),
+    [314] = PARTIAL(sys_sched_setattr, "size protocol and checks as Linux; OTHER/BATCH/IDLE and nice accepted, not kept; FIFO/RR/DEADLINE EPERM; util clamps EOPNOTSUPP"),
+    [315] = FULL(sys_sched_getattr, "SCHED_OTHER, nice 0"),
     [316] = PARTIAL(sys_renameat2, "RENAME_EXCHANGE and RENAME_WHITEOUT are EINVAL"),
     [317] = NONE("no seccomp filters: as a kernel without CONFIG_SECCOMP"),
     [318] = PARTIAL(sys_getrandom, "not cryptographic"),

@@ -110,9 +110,10 @@ long sys_umount2(struct thread *t, const struct sysargs *a)
     return vfs_umount(i, flags);
 }
 
-/* pivot_root: lx's root is always the initramfs's rootfs, which has no parent mount, so
- * Linux's checks end in EBUSY (either path on the root's own mount) or EINVAL ("not
- * attached"); the errors before them come in Linux's order. */
+/* pivot_root: lx's root is always the initramfs's rootfs, which Linux never pivots: the
+ * reference guest answers EINVAL for a new root on the root's mount, EBUSY for put_old on
+ * it (new_root elsewhere), EINVAL otherwise ("not attached"); the errors before these
+ * come in Linux's order. */
 long sys_pivot_root(struct thread *t, const struct sysargs *a)
 {
     if (!vfs_capable(t, CAP_SYS_ADMIN))
@@ -129,7 +130,7 @@ long sys_pivot_root(struct thread *t, const struct sysargs *a)
             return -ENOTDIR;
     }
     struct super_block *root = vfs_root(t)->sb;
-    return at[0]->sb == root || at[1]->sb == root ? -EBUSY : -EINVAL;
+    return at[0]->sb != root && at[1]->sb == root ? -EBUSY : -EINVAL;
 }
 
 /* --- statfs ----------------------------------------------------------------------------- */

@@ -189,7 +189,7 @@ long sys_process_madvise(struct thread *t, const struct sysargs *a)
 }
 
 /* process_mrelease: Linux reaps the memory of a process that is being killed; one that is
- * not is EINVAL, one whose memory is gone already (a zombie) 0.  lx frees a process's
+ * not is EINVAL, one whose memory is gone already (a zombie) ESRCH.  lx frees a process's
  * memory as it ends, so there is nothing to hurry. */
 long sys_process_mrelease(struct thread *t, const struct sysargs *a)
 {
@@ -199,5 +199,5 @@ long sys_process_mrelease(struct thread *t, const struct sysargs *a)
     struct process *p = pidfd_process(t, (long)(int)a->a[0], &err);
     if (!p)
         return err;
-    return process_mm(p) ? -EINVAL : 0;
+    return process_mm(p) ? -EINVAL : -ESRCH;
 }

@@ -387,7 +387,7 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [445] = NONE("no Landlock: as a kernel without CONFIG_SECURITY_LANDLOCK"),
     [446] = NONE("no Landlock: as a kernel without CONFIG_SECURITY_LANDLOCK"),
     [447] = NONE("as Debian's 6.1, whose secretmem is off by default: ENOSYS"),
-    [448] = FULL(sys_process_mrelease, "EINVAL for a live process, 0 once its memory is gone (lx frees it as it ends)"),
+    [448] = FULL(sys_process_mrelease, "EINVAL for a live process, ESRCH once its memory is gone (lx frees it as it ends)"),
     [449] = FULL(sys_futex_waitv, ""),
     [450] = NONE("one memory node: as a kernel without CONFIG_NUMA"),
 };

@@ -187,16 +187,8 @@ static void process_hints(void)
     SHOW("process_madvise range, then a hole", madv(self, both, 2, MADV_COLD, 0));
     SHOW("process_madvise a hole, then a range", madv(self, rev, 2, MADV_COLD, 0));
 
-    int p[2];
-    pipe(p);
-    pid_t c = fork();
-    if (c == 0) {
-        char b;
-        close(p[1]);
-        read(p[0], &b, 1);
-        _exit(0);
-    }
-    close(p[0]);
+    int release;
+    pid_t c = fork_held(&release);
     int child = pidfd_of(c);
     SHOW("process_madvise a child's memory", madv(child, &two, 1, MADV_COLD, 0));
     SHOW("process_mrelease a live child", syscall(SYS_process_mrelease, child, 0));
@@ -204,7 +196,7 @@ static void process_hints(void)
     SHOW("process_mrelease flags 1", syscall(SYS_process_mrelease, child, 1));
     SHOW("process_mrelease fd -1", syscall(SYS_process_mrelease, -1, 0));
     SHOW("process_mrelease fd 0 (no pidfd)", syscall(SYS_process_mrelease, 0, 0));
-    close(p[1]);
+    close(release);
     siginfo_t si;
     waitid(P_PID, c, &si, WEXITED | WNOWAIT);
     SHOW("process_madvise a zombie", madv(child, &two, 1, MADV_COLD, 0));

@@ -127,24 +127,15 @@ static void ioprio_group(void)
 {
     setpgid(0, 0);
     SHOW("ioprio_get PGRP alone", syscall(SYS_ioprio_get, 2, 0));
-    int p[2];
-    if (pipe(p) < 0)
-        return;
-    pid_t c = fork();
-    if (c == 0) {
-        char b;
-        close(p[1]);
-        read(p[0], &b, 1);
-        _exit(0);
-    }
-    close(p[0]);
+    int release;
+    pid_t c = fork_held(&release);
     SHOW("ioprio_get PGRP of two", syscall(SYS_ioprio_get, 2, 0));
     SHOW("ioprio_set PGRP BE 3", syscall(SYS_ioprio_set, 2, 0, (2 << 13) | 3));
     SHOW("ioprio_get PGRP", syscall(SYS_ioprio_get, 2, getpgrp()));
     SHOW("ioprio_get the other member", syscall(SYS_ioprio_get, 1, c));
     SHOW("ioprio_set member IDLE", syscall(SYS_ioprio_set, 1, c, 3 << 13));
     SHOW("ioprio_get PGRP (best)", syscall(SYS_ioprio_get, 2, 0));
-    close(p[1]);
+    close(release);
     waitpid(c, NULL, 0);
 }
 

@@ -187,7 +187,7 @@ static void process_hints(void)
     SHOW("process_madvise range, then a hole", madv(self, both, 2, MADV_COLD, 0));
     SHOW("process_madvise a hole, then a range", madv(self, rev, 2, MADV_COLD, 0));
 
-    int release;
+    int release = -1;
     pid_t c = fork_held(&release);
     int child = pidfd_of(c);
     SHOW("process_madvise a child's memory", madv(child, &two, 1, MADV_COLD, 0));

@@ -127,7 +127,7 @@ static void ioprio_group(void)
 {
     setpgid(0, 0);
     SHOW("ioprio_get PGRP alone", syscall(SYS_ioprio_get, 2, 0));
-    int release;
+    int release = -1;
     pid_t c = fork_held(&release);
     SHOW("ioprio_get PGRP of two", syscall(SYS_ioprio_get, 2, 0));
     SHOW("ioprio_set PGRP BE 3", syscall(SYS_ioprio_set, 2, 0, (2 << 13) | 3));

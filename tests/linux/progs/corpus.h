@@ -118,6 +118,25 @@ static inline void run_child(const char *what, void (*fn)(void))
     show_status(what, st);
 }
 
+/* A child that lives until *release is closed (then exits 0); its pid, or -1. */
+static inline pid_t fork_held(int *release)
+{
+    int p[2];
+    if (pipe(p) < 0)
+        return -1;
+    pid_t c = fork();
+    if (c == 0) {
+        char b;
+        close(p[1]);
+        while (read(p[0], &b, 1) < 0 && errno == EINTR)
+            ;
+        _exit(0);
+    }
+    close(p[0]);
+    *release = p[1];
+    return c;
+}
+
 /* Unbuffered output, so that a child's lines and its parent's come in the order written. */
 static inline void corpus_init(void)
 {

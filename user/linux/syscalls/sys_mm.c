@@ -1,6 +1,7 @@
 /* Memory system calls: thin, over the memory model (mm/mm.c).  The argument checks and their
  * errors follow Linux 6.1's order (docs/linux/memory.md). */
 #include "syscalls/handlers.h"
+#include "syscalls/handlers_rest.h"
 #include "lib/errno.h"
 #include "mm/mm.h"
 #include "mm/usercopy.h"
@@ -217,9 +218,8 @@ long sys_msync(struct thread *t, const struct sysargs *a)
 
 /* madvise: MADV_DONTNEED drops private pages (anonymous ones read as zero again); the rest
  * of the advice Linux knows is accepted and changes nothing here. */
-long sys_madvise(struct thread *t, const struct sysargs *a)
+long mm_madvise(struct mm *mm, l4_word_t addr, l4_word_t len, l4_word_t advice)
 {
-    l4_word_t addr = a->a[0], len = a->a[1], advice = a->a[2];
     enum { MADV_DONTNEED = 4, MADV_FREE = 8, MADV_REMOVE = 9, MADV_DONTNEED_LOCKED = 24,
            MADV_COLLAPSE = 25 };
     /* Linux 6.1 knows 0-4 and 8-25 (and the poisoning ones, 100 and 101, not here). */
@@ -232,8 +232,42 @@ long sys_madvise(struct thread *t, const struct sysargs *a)
     if (end == addr)
         return 0;
     if (advice == MADV_REMOVE)
-        return mm_range_mapped(t->mm, addr, end) ? -EINVAL : -ENOMEM;  /* shmem only */
+        return mm_range_mapped(mm, addr, end) ? -EINVAL : -ENOMEM;  /* shmem only */
     if (advice == MADV_DONTNEED || advice == MADV_DONTNEED_LOCKED)
-        return mm_discard(t->mm, addr, end);
-    return mm_range_mapped(t->mm, addr, end) ? 0 : -ENOMEM;
+        return mm_discard(mm, addr, end);
+    return mm_range_mapped(mm, addr, end) ? 0 : -ENOMEM;
+}
+
+long sys_madvise(struct thread *t, const struct sysargs *a)
+{
+    return mm_madvise(t->mm, a->a[0], a->a[1], a->a[2]);
+}
+
+/* remap_file_pages, as Linux 6.1 emulates it: [start, start + size) of a shared mapping
+ * (one, or neighbours of the same file and rights) is mapped again, MAP_FIXED, from page
+ * pgoff of the same file. */
+long sys_remap_file_pages(struct thread *t, const struct sysargs *a)
+{
+    l4_word_t start = a->a[0] & LX_PAGE_MASK, size = a->a[1] & LX_PAGE_MASK, pgoff = a->a[3];
+    if (a->a[2] || start + size <= start || pgoff + size / LX_PAGE < pgoff)
+        return -EINVAL;
+    struct region *r = mm_find(t->mm, start);
+    if (!r || r->start > start || !r->shared)
+        return -EINVAL;
+    for (struct region *n = r; n->end < start + size;) {
+        struct region *next = mm_find(t->mm, n->end);
+        if (!next || next->start != n->end || next->file != r->file || next->prot != r->prot ||
+            !next->shared || next->no_write != r->no_write)
+            return -EINVAL;
+        n = next;
+    }
+    if (!r->file)
+        return -EINVAL;             /* shared anonymous memory: not lx's file (see docs) */
+    if (pgoff > ((l4_word_t)INT64_MAX - size) / LX_PAGE)
+        return -EOVERFLOW;          /* do_mmap's file_mmap_ok */
+    struct region tmpl = *r;
+    tmpl.start = tmpl.fstart = start;
+    tmpl.end = start + size;
+    tmpl.foff = pgoff * LX_PAGE;
+    return mm_map_region(t->mm, &tmpl);
 }

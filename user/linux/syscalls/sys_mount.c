@@ -2,6 +2,7 @@
  * so EPERM never comes from a missing capability.  The data string (a file system's
  * options: tmpfs's size=, nr_inodes=, mode=) goes to the file system. */
 #include "syscalls/handlers.h"
+#include "syscalls/handlers_rest.h"
 #include "fs/proc/proc.h"
 #include "lib/errno.h"
 #include "mm/usercopy.h"
@@ -107,6 +108,29 @@ long sys_umount2(struct thread *t, const struct sysargs *a)
     if (flags & MNT_EXPIRE)
         return i == i->sb->root ? -EAGAIN : -EINVAL;  /* first call: only marked */
     return vfs_umount(i, flags);
+}
+
+/* pivot_root: lx's root is always the initramfs's rootfs, which Linux never pivots: the
+ * reference guest answers EINVAL for a new root on the root's mount, EBUSY for put_old on
+ * it (new_root elsewhere), EINVAL otherwise ("not attached"); the errors before these
+ * come in Linux's order. */
+long sys_pivot_root(struct thread *t, const struct sysargs *a)
+{
+    if (!vfs_capable(t, CAP_SYS_ADMIN))
+        return -EPERM;
+    struct inode *at[2];
+    for (int k = 0; k < 2; k++) {
+        int err;
+        long n = strncpy_from_user(t->mm, target, a->a[k], sizeof target);
+        if (n < 0)
+            return n;
+        if (!(at[k] = path_walk(t, NULL, target, true, &err)))
+            return err;
+        if (!S_ISDIR(at[k]->mode))
+            return -ENOTDIR;
+    }
+    struct super_block *root = vfs_root(t)->sb;
+    return at[0]->sb != root && at[1]->sb == root ? -EBUSY : -EINVAL;
 }
 
 /* --- statfs ----------------------------------------------------------------------------- */

@@ -5,6 +5,9 @@
  * waits on the parent's child queue, which every state change of the process wakes (a
  * process without a parent, one lx started, never wakes it). */
 #include "syscalls/handlers_more.h"
+#include "syscalls/handlers_rest.h"
+#include "mm/mm.h"
+#include "vfs/permission.h"
 #include "lib/errno.h"
 #include "mm/usercopy.h"
 #include "signal/signal.h"
@@ -145,4 +148,56 @@ long sys_pidfd_getfd(struct thread *t, const struct sysargs *a)
     if (fd < 0)
         file_put(f);
     return fd;
+}
+
+/* process_madvise: the hints Linux 6.1 takes from another process (cold, pageout, willneed,
+ * collapse) for each of the caller's iovecs, in Linux's order of checks; lx acts on none
+ * of them, so only the ranges are checked.  The bytes advised, or the first error. */
+long sys_process_madvise(struct thread *t, const struct sysargs *a)
+{
+    enum { MADV_WILLNEED = 3, MADV_COLD = 20, MADV_PAGEOUT = 21, MADV_COLLAPSE = 25 };
+    l4_word_t advice = (unsigned)a->a[3];
+    int err = 0;
+    if ((unsigned)a->a[4])
+        return -EINVAL;
+    struct uio u;
+    long e = iov_import(t, a->a[1], a->a[2], &u);
+    if (e)
+        return e;
+    struct process *p = pidfd_process(t, (long)(int)a->a[0], &err);
+    if (!p)
+        return err;
+    if (advice != MADV_WILLNEED && advice != MADV_COLD && advice != MADV_PAGEOUT &&
+        advice != MADV_COLLAPSE)
+        return -EINVAL;
+    struct mm *mm = process_mm(p);
+    if (!mm)
+        return -ESRCH;              /* mm_access: it has none */
+    if (p != t->proc && !cred_may_read_proc(t->proc, p))
+        return -EACCES;
+    if (!cred_capable(&t->proc->cred, CAP_SYS_NICE))
+        return -EPERM;
+    long done = 0;
+    for (unsigned k = 0; k < u.nseg; k++) {
+        if (!u.seg[k].len)
+            continue;               /* the iterator skips empty ones */
+        if ((e = mm_madvise(mm, u.seg[k].base, u.seg[k].len, advice)) < 0)
+            break;
+        done += (long)u.seg[k].len;
+    }
+    return done ? done : e;
+}
+
+/* process_mrelease: Linux reaps the memory of a process that is being killed; one that is
+ * not is EINVAL, one whose memory is gone already (a zombie) ESRCH.  lx frees a process's
+ * memory as it ends, so there is nothing to hurry. */
+long sys_process_mrelease(struct thread *t, const struct sysargs *a)
+{
+    int err = 0;
+    if ((unsigned)a->a[1])
+        return -EINVAL;
+    struct process *p = pidfd_process(t, (long)(int)a->a[0], &err);
+    if (!p)
+        return err;
+    return process_mm(p) ? -EINVAL : -ESRCH;
 }

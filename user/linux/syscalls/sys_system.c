@@ -3,6 +3,7 @@
  * as its processes can tell; these calls answer accordingly and check their arguments as
  * Linux does. */
 #include "syscalls/handlers.h"
+#include "syscalls/handlers_rest.h"
 #include "fs/proc/sysctl.h"
 #include "lib/errno.h"
 #include "mm/page.h"
@@ -127,7 +128,7 @@ long sys_sched_getaffinity(struct thread *t, const struct sysargs *a)
 }
 
 /* The process of a thread id the scheduling calls name (0: the caller's), or NULL. */
-static struct process *sched_target(struct thread *t, l4_word_t pid)
+struct process *sched_target(struct thread *t, l4_word_t pid)
 {
     struct pid *p = (int)pid > 0 ? pid_find((int)pid) : NULL;
     if ((int)pid == 0)

@@ -9,6 +9,7 @@
 #include "syscalls/handlers_more.h"
 #include "syscalls/sys_socket.h"
 #include "syscalls/handlers_events.h"
+#include "syscalls/handlers_rest.h"
 #include "fs/pipe/pipe.h"
 #include "task/sharing.h"
 #include "syscalls/sigmq.h"
@@ -175,14 +176,14 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [145] = FULL(sys_sched_getscheduler, ""),
     [146] = FULL(sys_sched_get_priority_max, ""),
     [147] = FULL(sys_sched_get_priority_min, ""),
-    [148] = NONE("not yet: CFS's slice depends on the load, lx has no slice to report"),
+    [148] = FULL(sys_sched_rr_get_interval, "SCHED_OTHER's CFS slice of a process alone on the CPU: one jiffy (4 ms)"),
     [149] = PARTIAL(sys_mlock, "checked and the pages brought in; nothing is recorded (lx never pages out), RLIMIT_MEMLOCK not counted (every process is root)"),
     [150] = PARTIAL(sys_munlock, "checked; nothing was locked"),
     [151] = PARTIAL(sys_mlockall, "flags checked; MCL_CURRENT brings nothing in, MCL_FUTURE changes nothing"),
     [152] = FULL(sys_munlockall, ""),
-    [153] = NONE("not yet: hanging up the controlling tty"),
+    [153] = FULL(sys_vhangup, "root hangs up its controlling tty (SIGHUP, SIGCONT to the leader); without CAP_SYS_TTY_CONFIG EPERM"),
     [154] = NONE("no LDT for processes (security); as a kernel without CONFIG_MODIFY_LDT_SYSCALL"),
-    [155] = NONE("not yet: the root is the initramfs's rootfs, which Linux refuses to pivot (EINVAL)"),
+    [155] = PARTIAL(sys_pivot_root, "Linux's checks; the root is the initramfs's rootfs, which Linux never pivots: EBUSY or EINVAL"),
     [156] = NONE("removed in Linux 5.5: ENOSYS on 6.1 too"),
     [157] = PARTIAL(sys_prctl, "names, dumpable, pdeathsig (not acted on), no_new_privs; others EINVAL"),
     [158] = FULL(sys_arch_prctl, ""),
@@ -243,7 +244,7 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [213] = FULL(sys_epoll_create, ""),
     [214] = NONE("never implemented on x86-64: not in Linux 6.1 either: its entry is sys_ni_syscall (ENOSYS)"),
     [215] = NONE("never implemented on x86-64: not in Linux 6.1 either: its entry is sys_ni_syscall (ENOSYS)"),
-    [216] = NONE("deprecated; not yet"),
+    [216] = PARTIAL(sys_remap_file_pages, "Linux 6.1's emulation (a MAP_FIXED mmap of the same file); shared anonymous memory EINVAL"),
     [217] = FULL(sys_getdents64, ""),
     [218] = FULL(sys_set_tid_address, ""),
     [219] = FULL(sys_restart_syscall, "the interrupted sleep, poll or timed futex wait goes on (its restart block)"),
@@ -278,8 +279,8 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [248] = NONE("no keyrings: as a kernel without CONFIG_KEYS"),
     [249] = NONE("no keyrings: as a kernel without CONFIG_KEYS"),
     [250] = NONE("no keyrings: as a kernel without CONFIG_KEYS"),
-    [251] = NONE("not yet: no I/O scheduler classes"),
-    [252] = NONE("not yet: no I/O scheduler classes"),
+    [251] = FULL(sys_ioprio_set, "per thread, Linux's checks; kept and inherited, nothing acts on it (no block devices)"),
+    [252] = FULL(sys_ioprio_get, "per thread; class NONE level 4 until set; groups and users as ioprio_best"),
     [253] = PARTIAL(sys_inotify_init, "events of the VFS's operations as Linux's fsnotify; no /proc/PID/fdinfo lines; an unlinked file's events reach no directory watch (docs/linux/event-files.md)"),
     [254] = FULL(sys_inotify_add_watch, ""),
     [255] = FULL(sys_inotify_rm_watch, ""),
@@ -341,8 +342,8 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [311] = FULL(sys_process_vm_writev, "copies through lx a page at a time"),
     [312] = FULL(sys_kcmp, "KCMP_IO is always 0 (no process has an I/O context)"),
     [313] = NONE("no kernel modules: lx is the kernel"),
-    [314] = NONE("not yet: sched_setattr (SCHED_OTHER only)"),
-    [315] = NONE("not yet: sched_getattr"),
+    [314] = PARTIAL(sys_sched_setattr, "size protocol and checks as Linux; OTHER/BATCH/IDLE and nice accepted, not kept; FIFO/RR/DEADLINE EPERM; util clamps EOPNOTSUPP"),
+    [315] = FULL(sys_sched_getattr, "SCHED_OTHER, nice 0"),
     [316] = PARTIAL(sys_renameat2, "RENAME_EXCHANGE and RENAME_WHITEOUT are EINVAL"),
     [317] = NONE("no seccomp filters: as a kernel without CONFIG_SECCOMP"),
     [318] = PARTIAL(sys_getrandom, "not cryptographic"),
@@ -378,7 +379,7 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [437] = PARTIAL(sys_openat2, "RESOLVE_CACHED never fails a lookup (all is in memory); proc's /proc/self counts as a magic link"),
     [438] = FULL(sys_pidfd_getfd, "root or the same user (ptrace's check, simplified)"),
     [439] = FULL(sys_faccessat2, ""),
-    [440] = NONE("not yet: process_madvise"),
+    [440] = FULL(sys_process_madvise, "checks as Linux; the hints (cold, pageout, willneed, collapse) change nothing"),
     [441] = PARTIAL(sys_epoll_pwait2, "level-triggered only"),
     [442] = NONE("the new mount API is not built: mount(2) is"),
     [443] = NONE("no disk quotas: tmpfs has none in 6.1"),
@@ -386,7 +387,7 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [445] = NONE("no Landlock: as a kernel without CONFIG_SECURITY_LANDLOCK"),
     [446] = NONE("no Landlock: as a kernel without CONFIG_SECURITY_LANDLOCK"),
     [447] = NONE("as Debian's 6.1, whose secretmem is off by default: ENOSYS"),
-    [448] = NONE("not yet: process_mrelease"),
+    [448] = FULL(sys_process_mrelease, "EINVAL for a live process, ESRCH once its memory is gone (lx frees it as it ends)"),
     [449] = FULL(sys_futex_waitv, ""),
     [450] = NONE("one memory node: as a kernel without CONFIG_NUMA"),
 };

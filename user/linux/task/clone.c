@@ -30,6 +30,7 @@
 #include "signal/sigpage.h"
 #include "syscalls/handlers.h"
 #include "syscalls/handlers_more.h"
+#include "syscalls/handlers_rest.h"
 #include "task/exec.h"
 #include "task/process.h"
 #include "vfs/file.h"
@@ -367,6 +368,7 @@ static bool make_child(struct thread *p)
     if (!c)
         return true;                /* answered with the error */
     memcpy(c->comm, p->comm, sizeof c->comm);
+    ioprio_fork(c, p);
     if (flags & CLONE_CHILD_CLEARTID)
         c->clear_child_tid = f->ctid;
 

@@ -40,6 +40,7 @@ struct thread {
     uint64_t cpu_mark;              /* TSC when lx last let it run; 0 while lx holds it */
     uint64_t utime, stime;          /* estimated CPU time (TSC ticks): cputime.c */
     char comm[16];                  /* its name: the executable's, or prctl(PR_SET_NAME) */
+    uint16_t ioprio;                /* ioprio_set's I/O priority, 0 until set (sys_ioprio.c) */
     struct park park;               /* park/: the call lx has not answered yet */
     struct restart_block restart;   /* park/: how restart_syscall(2) goes on */
 };

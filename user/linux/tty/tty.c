@@ -7,6 +7,7 @@
  * process's controlling terminal is the tty whose session is its own: lx keeps no tty
  * pointer in the process (docs/linux/tty.md §6). */
 #include "tty/tty.h"
+#include "syscalls/handlers_rest.h"
 #include "lib/errno.h"
 #include "mm/usercopy.h"
 #include "park/park.h"
@@ -183,6 +184,19 @@ void tty_open_ctty(struct thread *t, struct tty *tty, unsigned flags)
     if (t && !(flags & O_NOCTTY) && (flags & O_ACCMODE) != O_WRONLY && leader(t) &&
         !session_alive(tty) && !session_tty(t->proc->session))
         set_ctty(tty, t->proc->session, t->proc->pgrp);
+}
+
+/* vhangup: root (CAP_SYS_TTY_CONFIG) hangs up its controlling terminal, if it has one. */
+long sys_vhangup(struct thread *t, const struct sysargs *a)
+{
+    (void)a;
+    enum { CAP_SYS_TTY_CONFIG = 26 };
+    if (!cred_capable(&t->proc->cred, CAP_SYS_TTY_CONFIG))
+        return -EPERM;
+    struct tty *tty = session_tty(t->proc->session);
+    if (tty)
+        tty_hangup(tty);
+    return 0;
 }
 
 unsigned tty_nr_of(const struct process *p)

@@ -5,7 +5,8 @@ item without the right are refused with the documented errors; getpid still work
 same thread; SIGUSR1 interrupts a call blocked in its receive ("canceled", the handler ran);
 the partner's exit ends the call with "no partner" and removes the right (the number is then
 a Linux system call again: -ENOSYS); a second child joins the freed end and execs: the new
-program has no channel.  lx only: Linux has no /dev/l4chan."""
+program has no channel; of two channels between the same two processes, the last close of
+one leaves the other working.  lx only: Linux has no /dev/l4chan."""
 import sys
 
 import pytest
@@ -40,6 +41,7 @@ after its exit: -38
 second child before exec: 4
 after exec: -38
 second child status 0
+other channel closed: error 0, answer 8
 done
 """
 

@@ -32,11 +32,22 @@ static void set_right(const struct end *in, const struct end *partner, bool revo
                  partner->l4, 0, &err);
 }
 
-/* Both ends lose each other; end k leaves. */
+/* Whether a channel besides c joins the threads a and b: the kernel's set names a partner
+ * once, however many channels give it, so the right stays while one of them does. */
+static bool joined_elsewhere(const struct channel *c, l4_word_t a, l4_word_t b)
+{
+    for (const struct channel *d = channels; d; d = d->next)
+        if (d != c && d->end[0].proc && d->end[1].proc &&
+            ((d->end[0].l4 == a && d->end[1].l4 == b) || (d->end[0].l4 == b && d->end[1].l4 == a)))
+            return true;
+    return false;
+}
+
+/* Both ends lose each other (unless another channel still joins them); end k leaves. */
 static void leave(struct channel *c, unsigned k)
 {
     struct end *e = &c->end[k], *o = &c->end[!k];
-    if (e->proc && o->proc) {
+    if (e->proc && o->proc && !joined_elsewhere(c, e->l4, o->l4)) {
         set_right(o, e, true);
         set_right(e, o, true);          /* a task already gone: the kernel has no space */
     }

@@ -27,15 +27,10 @@ static unsigned code(uint64_t err)
     return (unsigned)((err >> 1) & 7);
 }
 
-/* The child's end: answers label 1 with MR1 + 1; on label 2 signals its parent (which waits
- * in its call) and goes on; on label 99 exits without answering. */
-static void child(int fd, int ready)
+/* A child's end once joined: answers label 1 with MR1 + 1; on label 2 signals its parent
+ * (which waits in its call) and goes on; on label 99 exits without answering. */
+static void serve(int ready)
 {
-    struct l4chan_ends ends;
-    if (ioctl(fd, L4CHAN_IOC_JOIN, &ends) != 0 || !ends.partner) {
-        printf("child join failed: %s\n", strerror(errno));
-        _exit(1);
-    }
     (void)!write(ready, "j", 1);
     uint64_t mr[8], sender;
     uint64_t err = l4chan_receive(L4CHAN_ANYTHREAD, mr, &sender);
@@ -56,6 +51,54 @@ static void child(int fd, int ready)
         mr[1] += 1;
         err = l4chan_reply_wait(sender, mr, &sender);
     }
+}
+
+static void join_or_exit(int fd)
+{
+    struct l4chan_ends ends;
+    if (ioctl(fd, L4CHAN_IOC_JOIN, &ends) != 0 || !ends.partner) {
+        printf("child join failed: %s\n", strerror(errno));
+        _exit(1);
+    }
+}
+
+static void child(int fd, int ready)
+{
+    join_or_exit(fd);
+    serve(ready);
+}
+
+/* Two channels join the same two processes: the last close of one leaves the other working
+ * (the kernel's set names the partner once). */
+static void two_channels(void)
+{
+    int a = open("/dev/l4chan", O_RDWR), b = open("/dev/l4chan", O_RDWR), p[2];
+    struct l4chan_ends ends;
+    if (a < 0 || b < 0 || ioctl(a, L4CHAN_IOC_JOIN, &ends) || ioctl(b, L4CHAN_IOC_JOIN, &ends) ||
+        pipe(p))
+        return;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(p[0]);
+        join_or_exit(a);
+        join_or_exit(b);
+        close(a);                           /* the parent's went already: released */
+        serve(p[1]);
+    }
+    close(a);
+    close(p[1]);
+    char c;
+    (void)!read(p[0], &c, 1);
+    ioctl(b, L4CHAN_IOC_PEER, &ends);
+    uint64_t mr[8] = { l4chan_tag(1, 1, 0), 7 };
+    uint64_t err = l4chan_call(ends.partner, mr);
+    printf("other channel closed: error %u, answer %lu\n", code(err), (unsigned long)mr[1]);
+    mr[0] = l4chan_tag(99, 0, 0);
+    l4chan_send(ends.partner, mr);
+    int status;
+    waitpid(pid, &status, 0);
+    close(b);
+    close(p[0]);
 }
 
 /* After exec: the channel the process had before is gone (the number is -ENOSYS again). */
@@ -162,6 +205,7 @@ int main(int argc, char **argv)
     waitpid(pid, &status, 0);
     printf("second child status %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     close(fd);
+    two_channels();
     printf("done\n");
     return 0;
 }

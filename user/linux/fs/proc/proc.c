@@ -695,8 +695,8 @@ static void proc_release(struct file *f)
 static const struct file_ops proc_fops = { .open = proc_open, .release = proc_release,
                                            .read = proc_read, .write = proc_write,
                                            .llseek = dir_llseek, .fsync = generic_file_fsync };
-static const struct file_ops proc_dir_ops = { .iterate = proc_iterate, .llseek = dir_llseek,
-                                               .fsync = generic_file_fsync };
+static const struct file_ops proc_dir_ops = { .open = proc_open, .iterate = proc_iterate,
+                                               .llseek = dir_llseek, .fsync = generic_file_fsync };
 
 /* --- the type --------------------------------------------------------------------------- */
 

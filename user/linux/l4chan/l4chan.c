@@ -25,11 +25,12 @@ struct channel {
 
 static struct channel *channels;
 
-static void set_right(const struct end *in, const struct end *partner, bool revoke)
+/* false: the kernel refused (in's set is full: L4_CHANNEL_PARTNERS) */
+static bool set_right(const struct end *in, const struct end *partner, bool revoke)
 {
     l4_word_t err;
-    l4_root_call(ROOT_TASK_CHANNEL, in->l4, revoke ? L4_SPACE_CTL_CHAN_REVOKE : 0,
-                 partner->l4, 0, &err);
+    return l4_root_call(ROOT_TASK_CHANNEL, in->l4, revoke ? L4_SPACE_CTL_CHAN_REVOKE : 0,
+                        partner->l4, 0, &err) != 0;
 }
 
 /* Whether a channel besides c joins the threads a and b: the kernel's set names a partner
@@ -92,9 +93,10 @@ static long l4chan_ioctl(struct thread *t, struct file *f, unsigned cmd, l4_word
             return -EBUSY;
         c->end[k].proc = t->proc;
         c->end[k].l4 = t->l4;
-        if (c->end[!k].proc) {
-            set_right(&c->end[k], &c->end[!k], false);
-            set_right(&c->end[!k], &c->end[k], false);
+        if (c->end[!k].proc && (!set_right(&c->end[k], &c->end[!k], false) ||
+                                !set_right(&c->end[!k], &c->end[k], false))) {
+            leave(c, (unsigned)k);      /* a full set: no channel, not half of one */
+            return -ENOSPC;
         }
     }
     struct l4chan_ends ends = {

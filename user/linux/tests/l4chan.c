@@ -109,6 +109,44 @@ static int after_exec(const char *partner)
     return 0;
 }
 
+/* A space's set has room for 8 partners (L4_CHANNEL_PARTNERS) partners: nine children join nine channels
+ * with the parent; the ninth JOIN fails (ENOSPC) rather than leave a channel without rights. */
+static void full_set(void)
+{
+    enum { N = 9 };
+    int fds[N], result[2], release[2];
+    struct l4chan_ends ends;
+    if (pipe(result) || pipe(release))
+        return;
+    for (int i = 0; i < N; i++)
+        if ((fds[i] = open("/dev/l4chan", O_RDWR)) < 0 || ioctl(fds[i], L4CHAN_IOC_JOIN, &ends))
+            return;
+    unsigned joined = 0;
+    int ninth = -1;
+    for (int i = 0; i < N; i++) {
+        if (fork() == 0) {
+            close(release[1]);
+            char r = ioctl(fds[i], L4CHAN_IOC_JOIN, &ends) ? (char)errno : 0;
+            (void)!write(result[1], &r, 1);
+            (void)!read(release[0], &r, 1);     /* end of file: the parent is done */
+            _exit(0);
+        }
+        char r;
+        (void)!read(result[0], &r, 1);
+        joined += !r;
+        if (i == N - 1)
+            ninth = r;
+    }
+    close(release[1]);
+    while (wait(NULL) > 0)
+        ;
+    printf("nine partners: %u joined, the ninth's error %s\n", joined,
+           ninth == ENOSPC ? "ENOSPC" : ninth ? "other" : "none");
+    for (int i = 0; i < N; i++)
+        close(fds[i]);
+    close(result[0]), close(result[1]), close(release[0]);
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
@@ -206,6 +244,7 @@ int main(int argc, char **argv)
     printf("second child status %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     close(fd);
     two_channels();
+    full_set();
     printf("done\n");
     return 0;
 }

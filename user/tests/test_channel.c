@@ -398,6 +398,33 @@ static void map_run(bool own)
     peer_c = 0;
 }
 
+/* A grant out of a foreign space is refused, with the map right too (the handler's page
+ * would outlive the space in the partner's); checked before anything is sent. */
+static void grant_main(void)
+{
+    l4_word_t page = (l4_word_t)shared_page;
+    (void)*(volatile l4_word_t *)page;          /* ours now */
+    l4_word_t mr[8] = { l4chan_tag(0, 0, 2), l4_grant_item(page),
+                        l4_fpage_log2(page, 12) | L4_RWX };
+    res_a[0] = l4chan_ipc(peer_b, L4CHAN_NILTHREAD,
+                          l4chan_timeouts(L4CHAN_ZERO, L4CHAN_ZERO), 0, mr, 0);
+    report(0);
+}
+
+TEST(grant_items_are_refused_with_the_map_right)
+{
+    l4_word_t b = sleeper(1);
+    CHECK(b != 0);
+    l4_word_t a = start(grant_main, 0);
+    CHECK(a != 0);
+    peer_b = b;
+    CHECK(l4_channel_control(a, L4_SPACE_CTL_CHAN_MAP, b));
+    CHECK(reported(a, 0));
+    CHECK_EQ(res_a[0], ipc_err(L4CHAN_EOVERFLOW, false));
+    tu_kill(a);
+    tu_kill(b);
+}
+
 TEST(map_items_map_the_senders_own_pages)
 {
     map_run(true);

@@ -3,13 +3,16 @@
  * without the right to map); a `syscall` with L4_FOREIGN_IPC_NR is then an X.2 Ipc whose
  * message travels in registers, checked here before anything is sent: the destination and a
  * closed receive's source must be partners, and an open receive accepts partners only
- * (ipc_accepts asks channel_accepts).  Nothing else becomes possible: every other `syscall`
+ * (ipc_accepts asks channel_accepts).  Mappings land only inside the space's window, which the
+ * handler sets: the acceptor a native receive names is cut to it.  Nothing else becomes possible: every other `syscall`
  * is still a message to the handler. */
 #include "channel.h"
 #include "glue.h"
 #include "ipc.h"
+#include "mapdb.h"
 #include "space.h"
 #include "thread.h"
+#include <l4/fpage.h>
 #include <l4/message.h>
 #include <l4/utcb.h>
 #include <l4/pecan.h>
@@ -40,11 +43,46 @@ static void cancel_revoked(struct space *s)
     }
 }
 
+/* A new window: what the old one holds leaves the space (the handler reuses those
+ * addresses), and a native receive waiting with an acceptor cut to the old one is canceled. */
+static word_t set_window(struct space *s, word_t fpage)
+{
+    unsigned order = l4_fpage_order(fpage);
+    if (!l4_is_nil_fpage(fpage) && (l4_is_io_fpage(fpage) || order < 12 || order >= 47 ||
+                                    l4_fpage_base(fpage) > L4_USER_AREA_END - (1ul << order)))
+        return L4_ERR_INVALID_PARAM;
+    if (!l4_is_nil_fpage(s->chan_window))
+        mapdb_flush_range(s, l4_fpage_base(s->chan_window), 1ul << l4_fpage_order(s->chan_window),
+                          true);
+    s->chan_window = l4_is_nil_fpage(fpage) ? 0 : fpage & ~7ull;
+    for (struct tcb *t = s->threads; t; t = t->space_next)
+        if ((t->flags & TF_NATIVE_IPC) && t->state == TS_WAIT_RECV)
+            ipc_abort(t, true, true);
+    return L4_ERR_OK;
+}
+
+/* The acceptor a native receive may use: the part of the program's acceptor inside the
+ * window (two aligned fpages: one holds the other, or they do not meet). */
+static word_t cut_to_window(word_t acceptor, word_t window)
+{
+    if (l4_is_nil_fpage(acceptor) || l4_is_nil_fpage(window))
+        return 0;
+    unsigned a = l4_fpage_order(acceptor), w = l4_fpage_order(window);
+    word_t abase = l4_fpage_base(acceptor), wbase = l4_fpage_base(window);
+    if (a >= w)
+        return a >= 64 || (wbase & ~((1ul << a) - 1)) == abase ? window : 0;
+    return (abase & ~((1ul << w) - 1)) == wbase ? acceptor & ~7ull : 0;
+}
+
 word_t channel_control(struct space *s, word_t ctl, word_t partner)
 {
-    if (ctl & ~(L4_SPACE_CTL_CHANNEL | L4_SPACE_CTL_CHAN_REVOKE | L4_SPACE_CTL_CHAN_MAP) ||
-        !s->foreign)
+    if (ctl & ~(L4_SPACE_CTL_CHANNEL | L4_SPACE_CTL_CHAN_REVOKE | L4_SPACE_CTL_CHAN_MAP |
+                L4_SPACE_CTL_CHAN_WINDOW) || !s->foreign ||
+        ((ctl & L4_SPACE_CTL_CHAN_WINDOW) && (ctl & ~(L4_SPACE_CTL_CHANNEL |
+                                                      L4_SPACE_CTL_CHAN_WINDOW))))
         return L4_ERR_INVALID_PARAM;
+    if (ctl & L4_SPACE_CTL_CHAN_WINDOW)
+        return set_window(s, partner);
     if (ctl & L4_SPACE_CTL_CHAN_REVOKE) {
         if (partner == L4_ANYTHREAD) {
             s->nchan = 0;
@@ -123,7 +161,7 @@ void channel_ipc(struct tcb *t)
         return;
     }
     t->flags |= TF_NATIVE_IPC;
-    utcb_set(t, L4_UTCB_BR(0), acceptor & ~L4_ACCEPT_STRINGS);
+    utcb_set(t, L4_UTCB_BR(0), cut_to_window(acceptor & ~L4_ACCEPT_STRINGS, t->space->chan_window));
     ipc(t, to, from, timeouts, false);
     channel_ipc_return(t);              /* unless the receive blocked: then its continuation */
 }

@@ -127,7 +127,8 @@ word_t space_control(struct tcb *self, word_t spec, word_t ctl, word_t kip_area,
     if (!s)
         return L4_ERR_INVALID_SPACE;
     if (ctl & L4_SPACE_CTL_CHANNEL)     /* changes the channel set only (channel.c) */
-        return apply ? L4_ERR_INVALID_PARAM : channel_control(s, ctl, handler);
+        return apply ? L4_ERR_INVALID_PARAM :
+               channel_control(s, ctl, ctl & L4_SPACE_CTL_CHAN_WINDOW ? utcb_area : handler);
     if (redirector != L4_NILTHREAD && redirector != L4_ANYTHREAD && !tcb_lookup(redirector))
         return L4_ERR_INVALID_THREAD;
     if (apply && (ctl & ~(L4_SPACE_CTL_APPLY | L4_SPACE_CTL_FOREIGN)))

@@ -26,6 +26,7 @@ struct space {
         bool map;               /* map and grant items allowed both ways */
     } chan[L4_CHANNEL_PARTNERS];
     unsigned nchan;
+    word_t chan_window;         /* foreign: the fpage native receives map into (nil: none) */
     unsigned nthreads;
     struct tcb *threads;        /* list through tcb->space_next/prev */
     struct iospace *io;         /* I/O permissions (NULL: no ports) */

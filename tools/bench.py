@@ -16,6 +16,8 @@ One invocation boots, under TCG:
                       lx_<row>; a row whose calls lx lacks is n/a with the errno
   lx, wall            the same two without icount: their TSC is then the host's, so the rows'
                       host ticks per op x the host's TSC period are TCG ns per op
+  Table 4             the paper's §6.2 rows (tools/table4bench.py): user/linux/tests/table4.c
+                      under lx (icount, and wall), beside lxbench's pipe rows on lx and Linux
 
 and writes, under --out (default build/bench):
 
@@ -61,6 +63,7 @@ sys.path.insert(0, str(ROOT / "tools" / "linuxref"))
 sys.path.insert(0, str(ROOT / "tools" / "initramfs"))
 
 import macrobench  # noqa: E402  (the compile and multi-user benchmarks)
+import table4bench  # noqa: E402  (the paper's Table 4: pipes, L4 pipe, RPC, mapping RPC)
 import qemu_run  # noqa: E402
 import run as linuxref  # noqa: E402  (tools/linuxref/run.py)
 import linuxref_run  # noqa: E402  (tools/initramfs/linuxref_run.py)
@@ -76,6 +79,8 @@ DOC_BEGIN = "<!-- bench:begin -->"
 DOC_END = "<!-- bench:end -->"
 MACRO_BEGIN = "<!-- macro:begin -->"
 MACRO_END = "<!-- macro:end -->"
+TABLE4_BEGIN = "<!-- table4:begin -->"
+TABLE4_END = "<!-- table4:end -->"
 
 GUEST = "guest_instructions"    # under icount: TSC delta per op == guest instructions per op
 WALL = "tcg_ns"                 # without icount: wall-clock ns per op in the emulator
@@ -311,12 +316,14 @@ class Runner:
         self._account(what, run.seconds, shlex.join(run.command), True)
         return run
 
-    def lx(self, icount: bool = True) -> Optional[dict]:
-        """lxbench as lx's first process on Pecan: parse_lx's dict (without icount in ns), or
-        None."""
+    def lx(self, icount: bool = True, program: str = LX_PROGRAM) -> Optional[dict]:
+        """lxbench (or another program of the initramfs printing BENCH lines) as lx's first
+        process on Pecan: parse_lx's dict (without icount in ns), or None."""
         mode = "icount" if icount else "wall"
-        what = f"pecan lx lxbench {mode}"
-        modules = [SIGMA0, ROOT_TASK, (LX, LX_ARGS), (INITRAMFS, "data")]
+        name = pathlib.PurePosixPath(program).name
+        what = f"pecan lx {name} {mode}"
+        args = LX_ARGS.replace(f"init={LX_PROGRAM}", f"init={program}")
+        modules = [SIGMA0, ROOT_TASK, (LX, args), (INITRAMFS, "data")]
         try:
             r = qemu_run.run(KERNEL, modules, cmdline="kdb=batch", memory=LX_MEMORY,
                              icount=icount, timeout=min(self.timeout, LX_TIMEOUT))
@@ -324,7 +331,8 @@ class Runner:
             self._account(what, 0, "", False)
             self.fail(what, str(e))
             return None
-        (self.out_dir / f"pecan-lx-{mode}.log").write_text(r.output)
+        suffix = "" if program == LX_PROGRAM else f"-{name}"
+        (self.out_dir / f"pecan-lx{suffix}-{mode}.log").write_text(r.output)
         ns_per_tick = None if icount else host_tsc_ns()
         try:
             if r.timed_out or r.status != 1:
@@ -345,8 +353,10 @@ class Runner:
         what = f"linux lxbench {mode}"
         t0 = time.monotonic()
         try:
+            # 512 MiB: the initramfs (80 MB) unpacks into the guest's memory beside itself.
             res = linuxref_run.run_commands([LX_PROGRAM], initramfs=INITRAMFS,
-                                            timeout=max(self.timeout, 300), icount=icount)[0]
+                                            timeout=max(self.timeout, 300), icount=icount,
+                                            memory=512)[0]
             if res.status != 0:
                 raise BenchError(f"{LX_PROGRAM} exited with status {res.status}")
             result = parse_lx(res.output, ns_per_tick=None if icount else host_tsc_ns())
@@ -787,7 +797,8 @@ def render_doc(meta: dict, records: list, bars: list, plots: list) -> str:
     return "\n".join(out) + "\n"
 
 
-def update_docs(meta, records, bars, plots, macro: Optional[dict] = None) -> None:
+def update_docs(meta, records, bars, plots, macro: Optional[dict] = None,
+                table4: Optional[list] = None) -> None:
     DOC_PLOTS.mkdir(parents=True, exist_ok=True)
     names = {p.name for p in plots}
     for old in DOC_PLOTS.glob("*.png"):
@@ -801,6 +812,8 @@ def update_docs(meta, records, bars, plots, macro: Optional[dict] = None) -> Non
         body += "".join(f"\n![Multi-user mix](perf/{p.name})\n" for p in plots
                         if p.name.startswith("macro_"))
         text = replace_section(text, body, MACRO_BEGIN, MACRO_END)
+    if table4 is not None:
+        text = replace_section(text, table4bench.markdown(table4), TABLE4_BEGIN, TABLE4_END)
     DOC.write_text(text)
 
 
@@ -911,6 +924,17 @@ def measure_lx(runner: Runner, linux: bool, quick: bool = True) -> tuple:
     return pecan, ref
 
 
+def measure_table4(runner: Runner, lx_pecan: dict, lx_linux: dict, quick: bool) -> list:
+    """Table 4's rows (tools/table4bench.py): table4 under lx (guest instructions; without
+    quick also TCG ns) beside lxbench's pipe rows on lx and on Linux from measure_lx."""
+    t4: dict = {GUEST: {}, WALL: {}}
+    for unit, icount in ((GUEST, True),) + (() if quick else ((WALL, False),)):
+        t4[unit] = {n: m for n, m in (runner.lx(icount=icount, program=table4bench.PROGRAM)
+                                      or {}).items() if m["value"] is not None}
+    lx = {u: {**lx_pecan.get(u, {}), **t4[u]} for u in (GUEST, WALL)}
+    return table4bench.rows({"linux": lx_linux, "lx": lx})
+
+
 def main(argv: Optional[list] = None) -> int:
     ap = argparse.ArgumentParser(description="Pecan benchmarks beside native Linux in the "
                                  "same QEMU; see docs/performance.md.")
@@ -922,7 +946,8 @@ def main(argv: Optional[list] = None) -> int:
                     help="only pingpong under icount, with and without the fast path "
                          "(implies --quick --no-linux)")
     ap.add_argument("--no-lx", action="store_true",
-                    help="skip the Linux personality's rows (lxbench under lx and on Linux)")
+                    help="skip the Linux personality's rows (lxbench under lx and on Linux) "
+                         "and Table 4")
     ap.add_argument("--no-macro", action="store_true",
                     help="skip the macro benchmarks (compile, multi-user: tools/macrobench.py)")
     ap.add_argument("--repeat", type=int, default=1, metavar="N",
@@ -953,10 +978,12 @@ def main(argv: Optional[list] = None) -> int:
         skipped.append("linux: --no-linux")
     else:
         linux = measure_linux(runner, args.quick, args.repeat, meta)
+    table4 = None
     if args.no_lx or args.pingpong:
         skipped.append("lx: " + ("--no-lx" if args.no_lx else "--pingpong"))
     else:
         lx_pecan, lx_linux = measure_lx(runner, linux is not None, args.quick)
+        table4 = measure_table4(runner, lx_pecan, lx_linux, args.quick)
         for unit in (GUEST, WALL):
             pecan[unit].update(lx_pecan[unit])
             if linux is not None:
@@ -996,6 +1023,9 @@ def main(argv: Optional[list] = None) -> int:
         print()
         print(macrobench.table(macro["records"], macrobench.bar_tuples(macro)))
         plots += make_macro_plots(out_dir)
+    if table4 is not None:
+        print()
+        print(table4bench.text(table4))
     meta.update({
         "options": {"quick": args.quick, "no_linux": args.no_linux, "repeat": args.repeat,
                     "pingpong": args.pingpong, "no_lx": args.no_lx,
@@ -1006,6 +1036,7 @@ def main(argv: Optional[list] = None) -> int:
         "skipped": skipped,
         "failures": runner.failures,
         "plots": [p.name for p in plots],
+        "table4": table4,
         "seconds": round(time.monotonic() - t_start, 1),
     })
     (out_dir / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
@@ -1016,7 +1047,7 @@ def main(argv: Optional[list] = None) -> int:
         log(f"{DOC.relative_to(ROOT)} not updated (it keeps the figures of complete runs: "
             f"no --quick, no --no-linux, no failed run)")
     else:
-        update_docs(meta, records, bars, plots, macro)
+        update_docs(meta, records, bars, plots, macro, table4)
         log(f"updated {DOC.relative_to(ROOT)}"
             + (f" and {DOC_PLOTS.relative_to(ROOT)}/" if plots else ""))
 

@@ -17,6 +17,8 @@
 #define L4_SPACE_CTL_CHANNEL     (1ull << 62)
 #define L4_SPACE_CTL_CHAN_REVOKE (1ull << 1)   /* remove the partner (else add or update it) */
 #define L4_SPACE_CTL_CHAN_MAP    (1ull << 2)   /* map and grant items allowed with it */
+#define L4_SPACE_CTL_CHAN_WINDOW (1ull << 3)   /* R10 an fpage (nilpage: none): the only place
+                                                  native receives accept mappings into */
 #define L4_CHANNEL_PARTNERS      8             /* partners per space */
 
 /* Native IPC of a thread of a foreign space whose channel set is not empty: `syscall` with

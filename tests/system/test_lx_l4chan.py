@@ -42,6 +42,23 @@ after its exit: -38
 second child before exec: 4
 after exec: -38
 second child status 0
+window misaligned: 22
+window size 12 KiB: 22
+window not mapped: 22
+unmap without a window: 22
+join with a window: 0
+empty window faults: 1
+mapped: error 0, the sender's bytes 1
+unmap: 0, then faults 1
+acceptor outside the window: error 4, other kept 1, window faults 1
+memory the sender lacks: error 0, window faults 1
+mapped again: error 0, 1
+after munmap: fresh memory 1
+without the window: error 4, memory kept 1
+map child status 0
+second window: error 0, 1
+after the last close: faults 1
+second child killed 1
 other channel closed: error 0, answer 8
 nine partners: 8 joined, the ninth's error ENOSPC
 done

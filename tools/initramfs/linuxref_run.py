@@ -108,7 +108,8 @@ def parse(console: str, commands: list[str]) -> list[Result]:
 
 def run_commands(commands: list[str], kernel: Path = DEFAULT_KERNEL,
                  initramfs: Path = DEFAULT_INITRAMFS, timeout: float = 300,
-                 qemu: str = "qemu-system-x86_64", icount: bool = True) -> list[Result]:
+                 qemu: str = "qemu-system-x86_64", icount: bool = True,
+                 memory: int = 256) -> list[Result]:
     for f, how in ((kernel, "tools/linuxref/fetch_kernel.sh"), (initramfs, "make initramfs")):
         if not Path(f).is_file():
             raise RunError(f"{f} missing: run {how}")
@@ -118,7 +119,7 @@ def run_commands(commands: list[str], kernel: Path = DEFAULT_KERNEL,
     # icount and no RDRAND: the same instruction stream, hence the same output, on every run
     # (icount=False: make bench's wall-clock run of lxbench).
     cmd = linuxref.qemu_command(Path(kernel), initrd, APPEND, icount=icount, qemu=qemu,
-                                deterministic=True)
+                                deterministic=True, memory=memory)
     log = out_dir / "linuxref-console.log"
     try:
         with open(log, "wb") as f:

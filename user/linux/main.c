@@ -187,7 +187,7 @@ static bool serve_page_fault(struct thread *t, l4_word_t tag)
     unsigned access = l4_pagefault_access(tag);
     struct region *r = mm_find(t->mm, addr);
     unsigned rights = r ? rights_of(r->prot) : 0;
-    if (!r || (access & ~rights) || !rights)
+    if (!r || r->native_window || (access & ~rights) || !rights)
         return signal_page_fault(t, addr, ip, access, r != NULL);
     if (mm_past_eof(r, addr))       /* a file mapping's page past the file's end */
         return signal_bus_fault(t, addr, ip);

@@ -207,8 +207,9 @@ bool serve_request(l4_word_t from, l4_word_t tag)
          * created and its own (docs/linux-abi.md §9); the kernel checks the rest. */
         l4_word_t any = global(arg(1)), ctl = arg(2), partner = arg(3);
         struct thread_rec *r = any ? rec_of(any) : NULL;
-        /* Revoking gives nothing: any id (a partner that is gone already, anythread). */
-        bool revoke = ctl & L4_SPACE_CTL_CHAN_REVOKE;
+        /* Revoking gives nothing: any id (a partner that is gone already, anythread); a
+         * window (an fpage in the partner's place) only limits the space's receives. */
+        bool revoke = ctl & (L4_SPACE_CTL_CHAN_REVOKE | L4_SPACE_CTL_CHAN_WINDOW);
         struct thread_rec *p = !revoke && global(partner) ? rec_of(global(partner)) : NULL;
         if (!revoke)
             partner = global(partner);
@@ -217,7 +218,8 @@ bool serve_request(l4_word_t from, l4_word_t tag)
             result(0, L4_ERR_INVALID_THREAD);
             break;
         }
-        if (!l4_channel_control(r->tid, ctl, partner)) {
+        if (!((ctl & L4_SPACE_CTL_CHAN_WINDOW) ? l4_channel_window(r->tid, partner)
+                                               : l4_channel_control(r->tid, ctl, partner))) {
             result(0, l4_error_code());
             break;
         }

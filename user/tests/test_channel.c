@@ -347,10 +347,12 @@ TEST(an_open_receive_hears_partners_only)
 
 /* --- mapping: only with the right, only the sender's own memory ------------------------------- */
 
+static l4_word_t map_acceptor;             /* what B names; its window is WINDOW's page */
+
 static void map_b_main(void)
 {
     l4_word_t mr[8] = { 0 }, sender;
-    res_b[0] = l4chan_ipc(L4CHAN_NILTHREAD, peer_a, 0, l4_fpage_log2(WINDOW, 12), mr, &sender);
+    res_b[0] = l4chan_ipc(L4CHAN_NILTHREAD, peer_a, 0, map_acceptor, mr, &sender);
     res_b[1] = mr[0];
     res_b[2] = *(volatile l4_word_t *)WINDOW;   /* a page fault to us if nothing came */
     report(1);
@@ -367,20 +369,36 @@ static void map_a_main(void)
     report(0);
 }
 
-static void map_run(bool own)
+/* own: A maps a page it has; acceptor: what B's receive names (the kernel cuts it to B's
+ * window, WINDOW's page); cut: to nothing. */
+static void map_run(bool own, l4_word_t acceptor, bool cut)
 {
     peer_c = !own;
+    map_acceptor = acceptor;
     *(volatile l4_word_t *)shared_page = 0x5EED;
     res_b[2] = 0;
     l4_word_t b = start(map_b_main, 1), a = start(map_a_main, 0);
     CHECK(a != 0 && b != 0);
     peer_a = a;
     peer_b = b;
+    CHECK(l4_channel_window(b, l4_fpage_log2(WINDOW, 12)));
     CHECK(l4_channel_control(a, L4_SPACE_CTL_CHAN_MAP, b));
     CHECK(l4_channel_control(b, L4_SPACE_CTL_CHAN_MAP, a));
     CHECK(reported(a, 0));
+    l4_word_t from, tag;
+    if (cut) {
+        /* Cut to nothing: the map item has no acceptor, both sides see message overflow. */
+        CHECK_EQ(res_a[0], ipc_err(L4CHAN_EOVERFLOW, false));
+        tag = next_any(&from);
+        CHECK_EQ(from, b);
+        CHECK_EQ(res_b[0], ipc_err(L4CHAN_EOVERFLOW, true));
+        CHECK(l4_tag_is_proto(tag, L4_PROTO_PAGEFAULT), "tag %lx", tag);
+        tu_kill(a);
+        tu_kill(b);
+        return;
+    }
     CHECK_EQ(res_a[0], 0);
-    l4_word_t from, tag = next_any(&from);
+    tag = next_any(&from);
     CHECK_EQ(from, b);
     CHECK_EQ(res_b[0], 0);
     CHECK_EQ(res_b[1], l4chan_tag(0, 0, 2));
@@ -427,12 +445,41 @@ TEST(grant_items_are_refused_with_the_map_right)
 
 TEST(map_items_map_the_senders_own_pages)
 {
-    map_run(true);
+    map_run(true, l4_fpage_log2(WINDOW, 12), false);
 }
 
 TEST(map_items_of_memory_the_sender_lacks_map_nothing)
 {
-    map_run(false);
+    map_run(false, l4_fpage_log2(WINDOW, 12), false);
+}
+
+/* The acceptor is cut to the window: the complete address space means the window, a page
+ * beside it means nothing. */
+TEST(a_native_receive_maps_only_into_its_window)
+{
+    map_run(true, L4_COMPLETE_FPAGE, false);
+    map_run(true, l4_fpage_log2(WINDOW + 0x10000, 12), true);
+}
+
+/* A window is an fpage of at least a page in the user area (I/O fpages refused), set for a
+ * foreign space only; nilpage clears it. */
+TEST(channel_window_is_checked)
+{
+    l4_word_t b = start(map_b_main, 1);
+    CHECK(b != 0);
+    CHECK(!l4_channel_window(b, l4_fpage_log2(WINDOW, 11)));
+    CHECK_EQ(l4_error_code(), L4_ERR_INVALID_PARAM);
+    CHECK(!l4_channel_window(b, l4_fpage_log2(0x7F0000000000ul, 47)));
+    CHECK_EQ(l4_error_code(), L4_ERR_INVALID_PARAM);
+    CHECK(!l4_channel_window(b, l4_fpage_log2(0x800000000000ul, 16)));  /* beyond the user area */
+    CHECK_EQ(l4_error_code(), L4_ERR_INVALID_PARAM);
+    CHECK(!l4_channel_window(b, 0x20 | (16 << 10)));        /* an I/O fpage */
+    CHECK_EQ(l4_error_code(), L4_ERR_INVALID_PARAM);
+    CHECK(!l4_channel_window(l4_my_global_id(), l4_fpage_log2(WINDOW, 12)));
+    CHECK_EQ(l4_error_code(), L4_ERR_INVALID_PARAM);        /* not a foreign space */
+    CHECK(l4_channel_window(b, l4_fpage_log2(WINDOW, 16)));
+    CHECK(l4_channel_window(b, 0));
+    tu_kill(b);
 }
 
 /* --- no X.2 system call but Ipc ------------------------------------------------------------------ */
@@ -603,7 +650,7 @@ TEST(channel_control_checks_everything)
     CHECK_EQ(l4_space_control_foreign(a, L4_SPACE_CTL_APPLY | L4_SPACE_CTL_CHANNEL |
                                       L4_SPACE_CTL_FOREIGN, 0, 0, L4_NILTHREAD, b, &old), 0);
     CHECK_EQ(l4_error_code(), L4_ERR_INVALID_PARAM);
-    CHECK_EQ(l4_channel_control(a, 1ull << 3, b), 0);
+    CHECK_EQ(l4_channel_control(a, 1ull << 4, b), 0);
     CHECK_EQ(l4_error_code(), L4_ERR_INVALID_PARAM);
     /* A partner that does not exist; A itself (its own space). */
     CHECK_EQ(l4_channel_control(a, 0, tu_new_tid()), 0);

@@ -28,6 +28,29 @@ struct l4chan_ends {
 #define L4CHAN_IOC_JOIN   0x80104C01u       /* _IOR('L', 1, struct l4chan_ends) */
 #define L4CHAN_IOC_PEER   0x80104C02u       /* _IOR('L', 2, struct l4chan_ends) */
 
+/* JOIN with the map right: as JOIN, and [base, base + size) becomes the caller's window, the
+ * only place native IPC may map into its memory (size a power of two, at least 4 KiB, base
+ * aligned to it; exactly one private anonymous mapping of the caller, e.g. mmap PROT_NONE).
+ * The channel's ends then may send map items of their own memory (grants: error 4).  EINVAL:
+ * no such mapping; EBUSY: the process has another window. */
+struct l4chan_join_map {
+    uint64_t self, partner;             /* out, as l4chan_ends */
+    uint64_t base, size;                /* in: the window */
+};
+#define L4CHAN_IOC_JOIN_MAP 0xC0204C03u     /* _IOWR('L', 3, struct l4chan_join_map) */
+/* Take every mapping out of the caller's window (a native process cannot Unmap itself):
+ * lx sets the same window again, which the kernel empties first.  EINVAL: no window. */
+#define L4CHAN_IOC_UNMAP    0x00004C04u     /* _IO('L', 4) */
+
+/* An fpage (contract §1.2: base aligned to 2^log2size, rights rwx = 4|2|1) and a map item
+ * (MR pair: the send base with the type bits 100, then the fpage), for messages of the map
+ * right; an acceptor is an fpage too (the kernel cuts it to the receiver's window). */
+static inline uint64_t l4chan_fpage(uint64_t base, unsigned log2size, unsigned rights)
+{
+    return (base & ~((1ull << log2size) - 1)) | (uint64_t)log2size << 4 | (rights & 7);
+}
+#define L4CHAN_MAP_ITEM(base) (((base) & ~0x3FFull) | 0x8)
+
 /* X.2 error codes ((error >> 1) & 7). */
 enum { L4CHAN_ETIMEOUT = 1, L4CHAN_ENOPARTNER = 2, L4CHAN_ECANCELED = 3, L4CHAN_EOVERFLOW = 4,
        L4CHAN_EABORTED = 7 };

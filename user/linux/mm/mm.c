@@ -159,6 +159,7 @@ static void region_hold(const struct region *r)
 }
 
 void (*mm_file_unmapped)(struct inode *i);
+void (*mm_window_unmapped)(struct mm *mm);
 
 static void region_drop(const struct region *r)
 {
@@ -225,6 +226,8 @@ static bool compatible(const struct region *a, const struct region *b)
  * one with an anon_vma joins only a region with the same one. */
 static bool may_join(const struct region *mover, const struct region *keeper)
 {
+    if (mover->native_window || keeper->native_window)
+        return false;
     return !mover->anon || mover->anon == keeper->anon;
 }
 
@@ -351,12 +354,16 @@ int mm_unmap(struct mm *mm, l4_word_t start, l4_word_t end)
         e = split_at(mm, end);
     if (e)
         return e;
+    bool window = false;
     for (r = vma_from(&mm->regions, start); r && r->start < end;) {
         struct region *next = vma_next(r);
+        window |= r->native_window;
         region_delete(mm, r);
         r = next;
     }
     pt_clear(mm, mm->pgd, 3, 0, start, end, true);
+    if (window && mm_window_unmapped)   /* what native IPC mapped there goes too */
+        mm_window_unmapped(mm);
     return 0;
 }
 

@@ -77,6 +77,8 @@ bool mm_page_writable(const struct region *r, const void *page);
  * shared memory counts its attachments so (ipc/shm.c sets it; NULL: nobody listens). */
 struct inode;
 extern void (*mm_file_unmapped)(struct inode *i);
+/* Set by l4chan: a native window of mm was unmapped (in part or whole). */
+extern void (*mm_window_unmapped)(struct mm *mm);
 /* --- mm.c: file mappings, mremap, madvise (issue 8 item 2; docs/linux/memory.md) --- */
 #define MM_FILE_END (~0ul)          /* fend of a file mapping: the file's own end decides */
 /* Map a region built from tmpl (start, end, prot and backing), replacing whatever was in

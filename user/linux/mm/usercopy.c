@@ -20,7 +20,7 @@
 static char *user_byte(struct mm *mm, l4_word_t addr, unsigned prot)
 {
     struct region *r = addr >= LX_MMAP_MIN ? mm_find(mm, addr) : NULL;
-    if (!r || (r->prot & prot) != prot || mm_past_eof(r, addr))
+    if (!r || r->native_window || (r->prot & prot) != prot || mm_past_eof(r, addr))
         return NULL;
     /* A write goes to a page of the process's own (copy-on-write after fork). */
     int err;

@@ -39,6 +39,8 @@ struct region {
                                        (writable at mmap, or made so); it stays after
                                        mprotect takes the write right away */
     bool noreserve;                 /* MAP_NORESERVE (VM_NORESERVE): never promised */
+    bool native_window;             /* /dev/l4chan's window (docs/linux/l4chan.md): only
+                                       native IPC maps here; lx never does (faults: SIGSEGV) */
     /* --- the tree (vma.c): valid while the region is in one; a copy is no member --- */
     struct region *left, *right, *parent;
     uint64_t sub_start, sub_end;    /* the lowest start and highest end in its subtree */

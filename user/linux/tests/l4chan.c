@@ -5,11 +5,14 @@
  * there is no /dev/l4chan. */
 #include <errno.h>
 #include <fcntl.h>
+#include <setjmp.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "../../lib/include/l4chan.h"
@@ -99,6 +102,174 @@ static void two_channels(void)
     waitpid(pid, &status, 0);
     close(b);
     close(p[0]);
+}
+
+/* ---- the map right (JOIN_MAP's window) ---------------------------------------------------- */
+
+#define WIN 65536ul
+static unsigned char src[2 * WIN];          /* the child's memory it maps (64 KiB aligned) */
+static sigjmp_buf segv_env;
+
+static void on_segv(int sig)
+{
+    (void)sig;
+    siglongjmp(segv_env, 1);
+}
+
+/* 1 if reading *addr faults (SIGSEGV), else 0 and *out the byte. */
+static int faults(volatile const unsigned char *addr, unsigned char *out)
+{
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_segv;
+    sigaction(SIGSEGV, &sa, &old);
+    int f = sigsetjmp(segv_env, 1);
+    if (!f)
+        *out = *addr;
+    sigaction(SIGSEGV, &old, NULL);
+    return f;
+}
+
+/* A 64 KiB aligned mapping of exactly 64 KiB (the rest of a larger one unmapped). */
+static unsigned char *aligned_map(int prot)
+{
+    unsigned char *m = mmap(NULL, 2 * WIN, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    unsigned char *a = (unsigned char *)(((uintptr_t)m + WIN - 1) & ~(WIN - 1));
+    if (a > m)
+        munmap(m, (size_t)(a - m));
+    if (a + WIN < m + 2 * WIN)
+        munmap(a + WIN, (size_t)(m + 2 * WIN - (a + WIN)));
+    return a;
+}
+
+/* The mapping child: label 10 answers with a map item of its 64 KiB (byte i: i * 7 + 1),
+ * 11 with one of memory it does not have, 99 ends. */
+static void map_child(int fd, int ready, bool keep_fd)
+{
+    struct l4chan_ends ends;
+    unsigned char *mine = (unsigned char *)(((uintptr_t)src + WIN - 1) & ~(WIN - 1));
+    for (unsigned long i = 0; i < WIN; i++)
+        mine[i] = (unsigned char)(i * 7 + 1);
+    if (ioctl(fd, L4CHAN_IOC_JOIN, &ends) != 0 || !ends.partner)
+        _exit(1);
+    if (!keep_fd)
+        close(fd);                          /* the parent's is then the last */
+    (void)!write(ready, "j", 1);
+    uint64_t mr[8] = { 0 }, sender;
+    uint64_t err = l4chan_receive(L4CHAN_ANYTHREAD, mr, &sender);
+    while (!err && mr[0] >> 16 != 99) {
+        uint64_t base = mr[0] >> 16 == 10 ? (uint64_t)mine : 0x300000000000ull;
+        mr[0] = l4chan_tag(0, 0, 2);
+        mr[1] = L4CHAN_MAP_ITEM(base);
+        mr[2] = l4chan_fpage(base, 16, 7);
+        err = l4chan_reply_wait(sender, mr, &sender);
+        if (err && !(err & 1))      /* the reply failed (no acceptor): wait for the next */
+            err = l4chan_receive(L4CHAN_ANYTHREAD, mr, &sender);
+    }
+    _exit(err ? 2 : 0);
+}
+
+static uint64_t map_call(uint64_t partner, uint64_t label, uint64_t acceptor)
+{
+    uint64_t mr[8] = { l4chan_tag(label, 0, 0) };
+    return l4chan_ipc(partner, partner, 0, acceptor, mr, 0);
+}
+
+static int holds_pattern(const unsigned char *w)
+{
+    for (unsigned long i = 0; i < WIN; i++)
+        if (w[i] != (unsigned char)(i * 7 + 1))
+            return 0;
+    return 1;
+}
+
+static void map_tests(void)
+{
+    unsigned char *w = aligned_map(PROT_NONE), *other = aligned_map(PROT_READ | PROT_WRITE);
+    int fd = open("/dev/l4chan", O_RDWR);
+    if (!w || !other || fd < 0) {
+        printf("map setup failed\n");
+        return;
+    }
+    memset(other, 'o', WIN);
+    struct l4chan_join_map jm = { 0, 0, (uintptr_t)w + 4096, WIN };
+    printf("window misaligned: %d\n", ioctl(fd, L4CHAN_IOC_JOIN_MAP, &jm) ? errno : 0);
+    jm.base = (uintptr_t)w;
+    jm.size = 3 * 4096;
+    printf("window size 12 KiB: %d\n", ioctl(fd, L4CHAN_IOC_JOIN_MAP, &jm) ? errno : 0);
+    jm.base = 0x300000000000ull;
+    jm.size = WIN;
+    printf("window not mapped: %d\n", ioctl(fd, L4CHAN_IOC_JOIN_MAP, &jm) ? errno : 0);
+    printf("unmap without a window: %d\n", ioctl(fd, L4CHAN_IOC_UNMAP) ? errno : 0);
+    jm.base = (uintptr_t)w;
+    printf("join with a window: %d\n", ioctl(fd, L4CHAN_IOC_JOIN_MAP, &jm) ? errno : 0);
+    unsigned char c;
+    printf("empty window faults: %d\n", faults(w, &c));
+
+    int p[2];
+    if (pipe(p))
+        return;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(p[0]);
+        map_child(fd, p[1], true);
+    }
+    close(p[1]);
+    (void)!read(p[0], &c, 1);
+    close(p[0]);
+    struct l4chan_ends ends;
+    ioctl(fd, L4CHAN_IOC_PEER, &ends);
+    uint64_t child = ends.partner, complete = 1ull << 4;   /* size field 1: everything */
+
+    uint64_t err = map_call(child, 10, complete);
+    printf("mapped: error %u, the sender's bytes %d\n", code(err), !faults(w, &c) &&
+           holds_pattern(w));
+    int unmapped = ioctl(fd, L4CHAN_IOC_UNMAP) ? errno : 0;
+    printf("unmap: %d, then faults %d\n", unmapped, faults(w, &c));
+    err = map_call(child, 10, l4chan_fpage((uintptr_t)other, 16, 0));
+    printf("acceptor outside the window: error %u, other kept %d, window faults %d\n",
+           code(err), other[0] == 'o' && other[WIN - 1] == 'o', faults(w, &c));
+    err = map_call(child, 11, complete);
+    printf("memory the sender lacks: error %u, window faults %d\n", code(err), faults(w, &c));
+    err = map_call(child, 10, complete);
+    printf("mapped again: error %u, %d\n", code(err), !faults(w, &c) && holds_pattern(w));
+    munmap(w, WIN);
+    unsigned char *again = mmap(w, WIN, PROT_READ | PROT_WRITE,
+                                MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    printf("after munmap: fresh memory %d\n", again == w && !faults(w, &c) && c == 0);
+    err = map_call(child, 10, complete);
+    printf("without the window: error %u, memory kept %d\n", code(err), w[0] == 0 &&
+           w[WIN - 1] == 0);
+    map_call(child, 99, 0);
+    int status;
+    waitpid(pid, &status, 0);
+    printf("map child status %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    close(fd);
+
+    /* A new window on a new channel; its last close takes what was mapped there away. */
+    unsigned char *w2 = aligned_map(PROT_NONE);
+    fd = open("/dev/l4chan", O_RDWR);
+    jm.base = (uintptr_t)w2;
+    if (!w2 || fd < 0 || ioctl(fd, L4CHAN_IOC_JOIN_MAP, &jm) || pipe(p))
+        return;
+    pid = fork();
+    if (pid == 0) {
+        close(p[0]);
+        map_child(fd, p[1], false);
+    }
+    close(p[1]);
+    (void)!read(p[0], &c, 1);
+    close(p[0]);
+    ioctl(fd, L4CHAN_IOC_PEER, &ends);
+    err = map_call(ends.partner, 10, complete);
+    printf("second window: error %u, %d\n", code(err), !faults(w2, &c) && holds_pattern(w2));
+    close(fd);
+    printf("after the last close: faults %d\n", faults(w2, &c));
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    printf("second child killed %d\n", WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 }
 
 /* After exec: the channel the process had before is gone (the number is -ENOSYS again). */
@@ -243,6 +414,7 @@ int main(int argc, char **argv)
     waitpid(pid, &status, 0);
     printf("second child status %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     close(fd);
+    map_tests();
     two_channels();
     full_set();
     printf("done\n");

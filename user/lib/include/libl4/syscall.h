@@ -314,6 +314,14 @@ static inline l4_word_t l4_channel_control(l4_word_t space, l4_word_t ctl, l4_wo
     return l4_space_control_foreign(space, L4_SPACE_CTL_CHANNEL | ctl, 0, 0, L4_NILTHREAD, partner, 0);
 }
 
+/* The space's window (an fpage in the UTCB-area argument, R8; nilpage: none): native
+ * receives map only into it (docs/linux-abi.md §9.5). */
+static inline l4_word_t l4_channel_window(l4_word_t space, l4_word_t fpage)
+{
+    return l4_space_control_foreign(space, L4_SPACE_CTL_CHANNEL | L4_SPACE_CTL_CHAN_WINDOW, 0,
+                                    fpage, L4_NILTHREAD, L4_NILTHREAD, 0);
+}
+
 /* --- ProcessorControl (§4.4.10) -------------------------------------------------------
  * In: RDI ProcessorNo, RSI InternalFrequency, RDX ExternalFrequency, R8 voltage.  Out: RAX. */
 static inline l4_word_t l4_processor_control(l4_word_t proc, l4_word_t internal_freq,

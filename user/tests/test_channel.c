@@ -218,6 +218,15 @@ static l4_word_t sleeper(unsigned stack)
     return t && reported(t, 1) ? t : 0;
 }
 
+/* B a sleeper (peer_b), A a new thread running fn with the map right to B: A, or 0 if
+ * something failed. */
+static l4_word_t mapping_to_sleeper(void (*fn)(void), l4_word_t *b)
+{
+    peer_b = *b = sleeper(1);
+    l4_word_t a = *b ? start(fn, 0) : 0;
+    return a && l4_channel_control(a, L4_SPACE_CTL_CHAN_MAP, *b) ? a : 0;
+}
+
 /* Sends to every destination in dests[] (until nilthread), then closed receives from them,
  * then the malformed messages to B: each error into res_a. */
 static void refused_main(void)
@@ -431,12 +440,8 @@ static void grant_main(void)
 
 TEST(grant_items_are_refused_with_the_map_right)
 {
-    l4_word_t b = sleeper(1);
-    CHECK(b != 0);
-    l4_word_t a = start(grant_main, 0);
+    l4_word_t b, a = mapping_to_sleeper(grant_main, &b);
     CHECK(a != 0);
-    peer_b = b;
-    CHECK(l4_channel_control(a, L4_SPACE_CTL_CHAN_MAP, b));
     CHECK(reported(a, 0));
     CHECK_EQ(res_a[0], ipc_err(L4CHAN_EOVERFLOW, false));
     tu_kill(a);
@@ -506,12 +511,8 @@ static void stubs_main(void)
 
 TEST(x2_calls_are_still_messages_to_the_handler)
 {
-    l4_word_t b = sleeper(1);
-    CHECK(b != 0);
-    l4_word_t a = start(stubs_main, 0);
+    l4_word_t b, a = mapping_to_sleeper(stubs_main, &b);
     CHECK(a != 0);
-    peer_b = b;
-    CHECK(l4_channel_control(a, L4_SPACE_CTL_CHAN_MAP, b));
     for (unsigned i = 0; i < NSTUBS; i++) {
         if (i == SYSTEM_CLOCK)
             continue;

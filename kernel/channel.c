@@ -116,6 +116,19 @@ bool channel_accepts(struct tcb *r, struct tcb *a, struct tcb *s)
     return p && (p->map || l4_tag_t(s->mr[0]) == 0);
 }
 
+/* Whether t's typed items hold a grant, walked as the transfer walks them (u + t <= 7 here).
+ * A foreign space's pages are its handler's: a grant would move the handler's mapping out of
+ * the space, to outlive it and the handler's later reuse of the page. */
+static bool has_grant(const struct tcb *t)
+{
+    word_t tag = t->mr[0];
+    unsigned u = l4_tag_u(tag), end = u + l4_tag_t(tag);
+    for (unsigned i = u + 1; i <= end; i += l4_item_is_map(t->mr[i]) ? 2 : 1)
+        if (l4_item_is_grant(t->mr[i]))
+            return true;
+    return false;
+}
+
 /* Check the call before anything happens: 0, or the IPC error (code, phase). */
 static word_t check(struct tcb *t, word_t to, word_t from)
 {
@@ -125,7 +138,7 @@ static word_t check(struct tcb *t, word_t to, word_t from)
         if (!p)
             return l4_ipc_error(L4_IPC_NOPARTNER, false, 0);
         if (l4_tag_u(tag) + l4_tag_t(tag) >= L4_FOREIGN_IPC_MRS ||
-            (l4_tag_t(tag) && (!p->map || ipc_has_strings(t))))
+            (l4_tag_t(tag) && (!p->map || ipc_has_strings(t) || has_grant(t))))
             return l4_ipc_error(L4_IPC_OVERFLOW, false, 0);
     }
     if (from != L4_NILTHREAD && from != L4_ANYTHREAD &&

@@ -5,7 +5,9 @@ item without the right are refused with the documented errors; getpid still work
 same thread; SIGUSR1 interrupts a call blocked in its receive ("canceled", the handler ran);
 the partner's exit ends the call with "no partner" and removes the right (the number is then
 a Linux system call again: -ENOSYS); a second child joins the freed end and execs: the new
-program has no channel.  lx only: Linux has no /dev/l4chan."""
+program has no channel; of two channels between the same two processes, the last close of
+one leaves the other working; a ninth partner's JOIN fails (ENOSPC: the kernel's set holds
+eight) instead of leaving a channel without rights.  lx only: Linux has no /dev/l4chan."""
 import sys
 
 import pytest
@@ -57,6 +59,8 @@ map child status 0
 second window: error 0, 1
 after the last close: faults 1
 second child killed 1
+other channel closed: error 0, answer 8
+nine partners: 8 joined, the ninth's error ENOSPC
 done
 """
 

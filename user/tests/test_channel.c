@@ -218,6 +218,15 @@ static l4_word_t sleeper(unsigned stack)
     return t && reported(t, 1) ? t : 0;
 }
 
+/* B a sleeper (peer_b), A a new thread running fn with the map right to B: A, or 0 if
+ * something failed. */
+static l4_word_t mapping_to_sleeper(void (*fn)(void), l4_word_t *b)
+{
+    peer_b = *b = sleeper(1);
+    l4_word_t a = *b ? start(fn, 0) : 0;
+    return a && l4_channel_control(a, L4_SPACE_CTL_CHAN_MAP, *b) ? a : 0;
+}
+
 /* Sends to every destination in dests[] (until nilthread), then closed receives from them,
  * then the malformed messages to B: each error into res_a. */
 static void refused_main(void)
@@ -416,6 +425,29 @@ static void map_run(bool own, l4_word_t acceptor, bool cut)
     peer_c = 0;
 }
 
+/* A grant out of a foreign space is refused, with the map right too (the handler's page
+ * would outlive the space in the partner's); checked before anything is sent. */
+static void grant_main(void)
+{
+    l4_word_t page = (l4_word_t)shared_page;
+    (void)*(volatile l4_word_t *)page;          /* ours now */
+    l4_word_t mr[8] = { l4chan_tag(0, 0, 2), l4_grant_item(page),
+                        l4_fpage_log2(page, 12) | L4_RWX };
+    res_a[0] = l4chan_ipc(peer_b, L4CHAN_NILTHREAD,
+                          l4chan_timeouts(L4CHAN_ZERO, L4CHAN_ZERO), 0, mr, 0);
+    report(0);
+}
+
+TEST(grant_items_are_refused_with_the_map_right)
+{
+    l4_word_t b, a = mapping_to_sleeper(grant_main, &b);
+    CHECK(a != 0);
+    CHECK(reported(a, 0));
+    CHECK_EQ(res_a[0], ipc_err(L4CHAN_EOVERFLOW, false));
+    tu_kill(a);
+    tu_kill(b);
+}
+
 TEST(map_items_map_the_senders_own_pages)
 {
     map_run(true, l4_fpage_log2(WINDOW, 12), false);
@@ -479,12 +511,8 @@ static void stubs_main(void)
 
 TEST(x2_calls_are_still_messages_to_the_handler)
 {
-    l4_word_t b = sleeper(1);
-    CHECK(b != 0);
-    l4_word_t a = start(stubs_main, 0);
+    l4_word_t b, a = mapping_to_sleeper(stubs_main, &b);
     CHECK(a != 0);
-    peer_b = b;
-    CHECK(l4_channel_control(a, L4_SPACE_CTL_CHAN_MAP, b));
     for (unsigned i = 0; i < NSTUBS; i++) {
         if (i == SYSTEM_CLOCK)
             continue;

@@ -211,6 +211,21 @@ int main(void)
     }
     int st;
     waitpid(reader, &st, 0);
+    /* another user's process: its fdinfo directory and files are closed to a stranger (Linux
+     * checks ptrace read access when either is opened) */
+    pid_t stranger = fork();
+    if (stranger == 0) {
+        char dpath[64], fpath[64];
+        snprintf(dpath, sizeof dpath, "/proc/%d/fdinfo", getppid());
+        snprintf(fpath, sizeof fpath, "/proc/%d/fdinfo/%d", getppid(), file);
+        if (setuid(65534) != 0)
+            printf("setuid: %s\n", errname(errno));
+        DIR *d = opendir(dpath);
+        printf("stranger's opendir of the fdinfo directory: %s\n", d ? "ok" : errname(errno));
+        TRY("stranger's open of an fdinfo file", open(fpath, O_RDONLY));
+        _exit(0);
+    }
+    waitpid(stranger, &st, 0);
     close(hold[1]);
     waitpid(child, &st, 0);
     unlink("fdinfo.tmp");

@@ -58,14 +58,20 @@ static void drain(const char *what, const sigset_t *set)
     printf("%s: end %s\n", what, errname(errno));
 }
 
+/* The signals the queueing cases use (two standard, two real-time), blocked: into set. */
+static void block_test_signals(sigset_t *set)
+{
+    static const int sigs[] = { SIGUSR1, SIGUSR2, 40, 41 };
+    sigemptyset(set);
+    for (unsigned i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        sigaddset(set, sigs[i]);
+    sigprocmask(SIG_BLOCK, set, NULL);
+}
+
 static void order_and_merge(void)
 {
     sigset_t set;
-    sigemptyset(&set);
-    int sigs[] = { SIGUSR1, SIGUSR2, 40, 41 };
-    for (unsigned i = 0; i < 4; i++)
-        sigaddset(&set, sigs[i]);
-    sigprocmask(SIG_BLOCK, &set, NULL);
+    block_test_signals(&set);
     printf("sigq before: %ld\n", sigq());
     SHOW("queue 41 value 1", queue(getpid(), 41, 1));
     SHOW("queue 40 value 2", queue(getpid(), 40, 2));
@@ -152,11 +158,7 @@ static void through_signalfd(void)
 static void limit(void)
 {
     sigset_t set;
-    sigemptyset(&set);
-    int sigs[] = { SIGUSR1, SIGUSR2, 40, 41 };
-    for (unsigned i = 0; i < 4; i++)
-        sigaddset(&set, sigs[i]);
-    sigprocmask(SIG_BLOCK, &set, NULL);
+    block_test_signals(&set);
     struct rlimit old, rl = { 3, 3 };
     getrlimit(RLIMIT_SIGPENDING, &old);
     rl.rlim_max = old.rlim_max;

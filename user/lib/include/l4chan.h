@@ -31,8 +31,8 @@ struct l4chan_ends {
 /* JOIN with the map right: as JOIN, and [base, base + size) becomes the caller's window, the
  * only place native IPC may map into its memory (size a power of two, at least 4 KiB, base
  * aligned to it; exactly one private anonymous mapping of the caller, e.g. mmap PROT_NONE).
- * The channel's ends then may send map and grant items of their own memory.  EINVAL: no such
- * mapping; EBUSY: the process has another window. */
+ * The channel's ends then may send map items of their own memory (grants: error 4).  EINVAL:
+ * no such mapping; EBUSY: the process has another window. */
 struct l4chan_join_map {
     uint64_t self, partner;             /* out, as l4chan_ends */
     uint64_t base, size;                /* in: the window */

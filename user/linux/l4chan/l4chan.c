@@ -31,11 +31,27 @@ struct channel {
 
 static struct channel *channels;
 
-static void set_right(const struct end *in, const struct end *partner, bool revoke, bool map)
+/* false: the kernel refused (in's set is full: L4_CHANNEL_PARTNERS) */
+static bool set_right(const struct end *in, const struct end *partner, bool revoke, bool map)
 {
     l4_word_t err;
-    l4_root_call(ROOT_TASK_CHANNEL, in->l4, revoke ? L4_SPACE_CTL_CHAN_REVOKE :
-                 map ? L4_SPACE_CTL_CHAN_MAP : 0, partner->l4, 0, &err);
+    return l4_root_call(ROOT_TASK_CHANNEL, in->l4, revoke ? L4_SPACE_CTL_CHAN_REVOKE :
+                        map ? L4_SPACE_CTL_CHAN_MAP : 0, partner->l4, 0, &err) != 0;
+}
+
+enum joined { NOT_JOINED, JOINED, JOINED_MAP };
+
+/* What the channels besides c give the threads a and b: the kernel's set names a partner
+ * once (with or without the map right), however many channels join the two, so a right
+ * stays while one of them gives it, with the map right while one of them has a window. */
+static enum joined joined_elsewhere(const struct channel *c, l4_word_t a, l4_word_t b)
+{
+    enum joined j = NOT_JOINED;
+    for (const struct channel *d = channels; d; d = d->next)
+        if (d != c && d->end[0].proc && d->end[1].proc &&
+            ((d->end[0].l4 == a && d->end[1].l4 == b) || (d->end[0].l4 == b && d->end[1].l4 == a)))
+            j = d->end[0].window || d->end[1].window ? JOINED_MAP : j == NOT_JOINED ? JOINED : j;
+    return j;
 }
 
 /* The kernel's window of p's space (an fpage, 0: none), through any of its threads that
@@ -89,16 +105,18 @@ static int make_window(struct thread *t, l4_word_t base, l4_word_t size, l4_word
     return 0;
 }
 
-/* Both ends lose each other; end k leaves, and with its last window the mappings received
- * there go (the region stays marked: it faults). */
+/* Both ends lose each other (unless another channel still joins them: then they keep what
+ * it gives); end k leaves, and with its last window the mappings received there go (the
+ * region stays marked: it faults). */
 static void leave(struct channel *c, unsigned k)
 {
     struct end *e = &c->end[k], *o = &c->end[!k];
     struct process *p = e->proc;
     l4_word_t window = e->window;
     if (e->proc && o->proc) {
-        set_right(o, e, true, false);
-        set_right(e, o, true, false);   /* a task already gone: the kernel has no space */
+        enum joined j = joined_elsewhere(c, e->l4, o->l4);
+        set_right(o, e, j == NOT_JOINED, j == JOINED_MAP);
+        set_right(e, o, j == NOT_JOINED, j == JOINED_MAP);  /* a task gone: no space, nothing */
     }
     e->proc = NULL;
     e->l4 = 0;
@@ -164,9 +182,13 @@ static long l4chan_ioctl(struct thread *t, struct file *f, unsigned cmd, l4_word
         c->end[k].window = window;
         c->end[k].mm = t->mm;
         if (c->end[!k].proc) {
-            bool map = c->end[k].window || c->end[!k].window;
-            set_right(&c->end[k], &c->end[!k], false, map);
-            set_right(&c->end[!k], &c->end[k], false, map);
+            bool map = c->end[k].window || c->end[!k].window ||
+                       joined_elsewhere(c, c->end[k].l4, c->end[!k].l4) == JOINED_MAP;
+            if (!set_right(&c->end[k], &c->end[!k], false, map) ||
+                !set_right(&c->end[!k], &c->end[k], false, map)) {
+                leave(c, (unsigned)k);  /* a full set: no channel, not half of one */
+                return -ENOSPC;
+            }
         }
     }
     struct l4chan_ends ends = {

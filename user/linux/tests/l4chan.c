@@ -30,15 +30,10 @@ static unsigned code(uint64_t err)
     return (unsigned)((err >> 1) & 7);
 }
 
-/* The child's end: answers label 1 with MR1 + 1; on label 2 signals its parent (which waits
- * in its call) and goes on; on label 99 exits without answering. */
-static void child(int fd, int ready)
+/* A child's end once joined: answers label 1 with MR1 + 1; on label 2 signals its parent
+ * (which waits in its call) and goes on; on label 99 exits without answering. */
+static void serve(int ready)
 {
-    struct l4chan_ends ends;
-    if (ioctl(fd, L4CHAN_IOC_JOIN, &ends) != 0 || !ends.partner) {
-        printf("child join failed: %s\n", strerror(errno));
-        _exit(1);
-    }
     (void)!write(ready, "j", 1);
     uint64_t mr[8], sender;
     uint64_t err = l4chan_receive(L4CHAN_ANYTHREAD, mr, &sender);
@@ -59,6 +54,54 @@ static void child(int fd, int ready)
         mr[1] += 1;
         err = l4chan_reply_wait(sender, mr, &sender);
     }
+}
+
+static void join_or_exit(int fd)
+{
+    struct l4chan_ends ends;
+    if (ioctl(fd, L4CHAN_IOC_JOIN, &ends) != 0 || !ends.partner) {
+        printf("child join failed: %s\n", strerror(errno));
+        _exit(1);
+    }
+}
+
+static void child(int fd, int ready)
+{
+    join_or_exit(fd);
+    serve(ready);
+}
+
+/* Two channels join the same two processes: the last close of one leaves the other working
+ * (the kernel's set names the partner once). */
+static void two_channels(void)
+{
+    int a = open("/dev/l4chan", O_RDWR), b = open("/dev/l4chan", O_RDWR), p[2];
+    struct l4chan_ends ends;
+    if (a < 0 || b < 0 || ioctl(a, L4CHAN_IOC_JOIN, &ends) || ioctl(b, L4CHAN_IOC_JOIN, &ends) ||
+        pipe(p))
+        return;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(p[0]);
+        join_or_exit(a);
+        join_or_exit(b);
+        close(a);                           /* the parent's went already: released */
+        serve(p[1]);
+    }
+    close(a);
+    close(p[1]);
+    char c;
+    (void)!read(p[0], &c, 1);
+    ioctl(b, L4CHAN_IOC_PEER, &ends);
+    uint64_t mr[8] = { l4chan_tag(1, 1, 0), 7 };
+    uint64_t err = l4chan_call(ends.partner, mr);
+    printf("other channel closed: error %u, answer %lu\n", code(err), (unsigned long)mr[1]);
+    mr[0] = l4chan_tag(99, 0, 0);
+    l4chan_send(ends.partner, mr);
+    int status;
+    waitpid(pid, &status, 0);
+    close(b);
+    close(p[0]);
 }
 
 /* ---- the map right (JOIN_MAP's window) ---------------------------------------------------- */
@@ -237,6 +280,44 @@ static int after_exec(const char *partner)
     return 0;
 }
 
+/* A space's set has room for 8 partners (L4_CHANNEL_PARTNERS) partners: nine children join nine channels
+ * with the parent; the ninth JOIN fails (ENOSPC) rather than leave a channel without rights. */
+static void full_set(void)
+{
+    enum { N = 9 };
+    int fds[N], result[2], release[2];
+    struct l4chan_ends ends;
+    if (pipe(result) || pipe(release))
+        return;
+    for (int i = 0; i < N; i++)
+        if ((fds[i] = open("/dev/l4chan", O_RDWR)) < 0 || ioctl(fds[i], L4CHAN_IOC_JOIN, &ends))
+            return;
+    unsigned joined = 0;
+    int ninth = -1;
+    for (int i = 0; i < N; i++) {
+        if (fork() == 0) {
+            close(release[1]);
+            char r = ioctl(fds[i], L4CHAN_IOC_JOIN, &ends) ? (char)errno : 0;
+            (void)!write(result[1], &r, 1);
+            (void)!read(release[0], &r, 1);     /* end of file: the parent is done */
+            _exit(0);
+        }
+        char r;
+        (void)!read(result[0], &r, 1);
+        joined += !r;
+        if (i == N - 1)
+            ninth = r;
+    }
+    close(release[1]);
+    while (wait(NULL) > 0)
+        ;
+    printf("nine partners: %u joined, the ninth's error %s\n", joined,
+           ninth == ENOSPC ? "ENOSPC" : ninth ? "other" : "none");
+    for (int i = 0; i < N; i++)
+        close(fds[i]);
+    close(result[0]), close(result[1]), close(release[0]);
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
@@ -334,6 +415,8 @@ int main(int argc, char **argv)
     printf("second child status %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     close(fd);
     map_tests();
+    two_channels();
+    full_set();
     printf("done\n");
     return 0;
 }

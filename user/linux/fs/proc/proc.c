@@ -668,12 +668,13 @@ static long proc_write(struct thread *t, struct file *f, struct uio *u, l4_word_
     return (long)want;
 }
 
-/* A maps file keeps where its last read stopped (proc_maps_read). */
+/* A maps file keeps where its last read stopped (proc_maps_read).  The fdinfo directory is
+ * checked as its files are (Linux's proc_open_fdinfo): its listing shows which fds are open. */
 static int proc_open(struct thread *t, struct inode *i, struct file *f)
 {
     struct proc_inode *pi = pi_of(i);
-    int e = pi->kind == P_ENVIRON || pi->kind == P_MAPS || pi->kind == P_FDINFO_FILE ?
-            may_look_inside(t, pi->pid) : 0;
+    int e = pi->kind == P_ENVIRON || pi->kind == P_MAPS || pi->kind == P_FDINFO ||
+            pi->kind == P_FDINFO_FILE ? may_look_inside(t, pi->pid) : 0;
     if (e)
         return e;
     unsigned acc = f->flags & O_ACCMODE;
@@ -694,8 +695,8 @@ static void proc_release(struct file *f)
 static const struct file_ops proc_fops = { .open = proc_open, .release = proc_release,
                                            .read = proc_read, .write = proc_write,
                                            .llseek = dir_llseek, .fsync = generic_file_fsync };
-static const struct file_ops proc_dir_ops = { .iterate = proc_iterate, .llseek = dir_llseek,
-                                               .fsync = generic_file_fsync };
+static const struct file_ops proc_dir_ops = { .open = proc_open, .iterate = proc_iterate,
+                                               .llseek = dir_llseek, .fsync = generic_file_fsync };
 
 /* --- the type --------------------------------------------------------------------------- */
 

@@ -197,9 +197,12 @@ bool netlink_kernel_send(struct netlink_sock *ns, const void *data, l4_word_t le
     return true;
 }
 
-/* Linux's netlink_dump after a read: the dump's next datagram when half the buffer is free. */
+/* Linux's netlink_dump after a read: the dump's next datagram when half the buffer is free.
+ * A dump whose datagrams could not be made (no memory) has none left: it is over. */
 static void dump_continue(struct netlink_sock *ns)
 {
+    if (ns->dump_running && list_empty(&ns->dumpq))
+        ns->dump_running = false;
     if (!ns->dump_running || ns->rmem > (l4_word_t)ns->sock.rcvbuf / 2)
         return;
     struct sk_buff *skb = list_entry(ns->dumpq.next, struct sk_buff, link);

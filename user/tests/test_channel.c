@@ -390,6 +390,17 @@ static void map_a_main(void)
     report(0);
 }
 
+/* B (peer_b, running b_fn, its window WINDOW's page) started, then A (peer_a, a_fn); both
+ * with the map right to the other.  False if something failed. */
+static bool start_map_pair(void (*a_fn)(void), void (*b_fn)(void), l4_word_t *a, l4_word_t *b)
+{
+    peer_b = *b = start(b_fn, 1);
+    peer_a = *a = *b ? start(a_fn, 0) : 0;
+    return *a && l4_channel_window(*b, l4_fpage_log2(WINDOW, 12)) &&
+           l4_channel_control(*a, L4_SPACE_CTL_CHAN_MAP, *b) &&
+           l4_channel_control(*b, L4_SPACE_CTL_CHAN_MAP, *a);
+}
+
 /* own: A maps a page it has; acceptor: what B's receive names (the kernel cuts it to B's
  * window, WINDOW's page); cut: to nothing. */
 static void map_run(bool own, l4_word_t acceptor, bool cut)
@@ -398,13 +409,8 @@ static void map_run(bool own, l4_word_t acceptor, bool cut)
     map_acceptor = acceptor;
     *(volatile l4_word_t *)shared_page = 0x5EED;
     res_b[2] = 0;
-    l4_word_t b = start(map_b_main, 1), a = start(map_a_main, 0);
-    CHECK(a != 0 && b != 0);
-    peer_a = a;
-    peer_b = b;
-    CHECK(l4_channel_window(b, l4_fpage_log2(WINDOW, 12)));
-    CHECK(l4_channel_control(a, L4_SPACE_CTL_CHAN_MAP, b));
-    CHECK(l4_channel_control(b, L4_SPACE_CTL_CHAN_MAP, a));
+    l4_word_t a, b;
+    CHECK(start_map_pair(map_a_main, map_b_main, &a, &b));
     CHECK(reported(a, 0));
     l4_word_t from, tag;
     if (cut) {
@@ -525,13 +531,8 @@ TEST(native_unmap_takes_back_what_the_caller_mapped_only)
     *(volatile l4_word_t *)shared_page = 0x5EED;
     *(volatile l4_word_t *)probe_page = 0x9A6E;
     probe_faults = 0;
-    l4_word_t b = start(unmap_b_main, 1), a = start(unmap_a_main, 0);
-    CHECK(a != 0 && b != 0);
-    peer_a = a;
-    peer_b = b;
-    CHECK(l4_channel_window(b, l4_fpage_log2(WINDOW, 12)));
-    CHECK(l4_channel_control(a, L4_SPACE_CTL_CHAN_MAP, b));
-    CHECK(l4_channel_control(b, L4_SPACE_CTL_CHAN_MAP, a));
+    l4_word_t a, b;
+    CHECK(start_map_pair(unmap_a_main, unmap_b_main, &a, &b));
     bool a_done = false, b_fault = false;
     for (unsigned i = 0; i < 2; i++) {
         l4_word_t from, tag = next_any(&from);

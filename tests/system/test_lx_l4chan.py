@@ -67,7 +67,7 @@ without the window: error 4, memory kept 1
 map child status 0
 second window: error 0, 1
 after the last close: faults 1
-second child killed 1
+second child ended 1
 other channel closed: error 0, answer 8
 nine partners: 8 joined, the ninth's error ENOSPC
 done

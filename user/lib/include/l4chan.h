@@ -39,8 +39,9 @@ struct l4chan_join_map {
     uint64_t base, size;                /* in: the window */
 };
 #define L4CHAN_IOC_JOIN_MAP 0xC0204C03u     /* _IOWR('L', 3, struct l4chan_join_map) */
-/* Take every mapping out of the caller's window (a native process cannot Unmap itself):
- * lx sets the same window again, which the kernel empties first.  EINVAL: no window. */
+/* Take every mapping out of the caller's window: lx sets the same window again, which the
+ * kernel empties first (l4chan_unmap with the flush bit does the same without lx).  EINVAL:
+ * no window. */
 #define L4CHAN_IOC_UNMAP    0x00004C04u     /* _IO('L', 4) */
 
 /* An fpage (contract §1.2: base aligned to 2^log2size, rights rwx = 4|2|1) and a map item

@@ -289,7 +289,10 @@ static void map_tests(void)
     printf("after the last close: faults %d\n", faults(w2, &c));
     kill(pid, SIGKILL);
     waitpid(pid, &status, 0);
-    printf("second child killed %d\n", WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    /* The close canceled the child's receive: it exits (2) or our kill comes first, as the
+     * scheduler has it (a shift of a few instructions changes which). */
+    printf("second child ended %d\n", (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) ||
+           (WIFEXITED(status) && WEXITSTATUS(status) == 2));
 }
 
 /* After exec: the channel the process had before is gone (the number is -ENOSYS again). */

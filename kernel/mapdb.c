@@ -456,13 +456,14 @@ static enum map_result map_one(struct map_ctx *c, struct mapnode *n, paddr_t pa,
         move_node(c, n, &ref, dva, rights);
         return MAP_OK;
     }
-    struct mapnode *m = slab_alloc(&node_cache);
+    struct mapnode *m = slab_alloc_unzeroed(&node_cache);      /* every field set here */
     if (!m)
         return MAP_NOMEM;
     m->space = c->dst;
     m->va = dva;
     m->pte = ref.pte;
     m->level = lvl;
+    m->child = NULL;                    /* parent and siblings: link_child */
     *ref.pte = pte_make_leaf(pa, rights, lvl, pte_cache_attr(*n->pte, n->level));
     *ref.node = m;
     link_child(n, m);

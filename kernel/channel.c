@@ -12,6 +12,7 @@
 #include "mapdb.h"
 #include "space.h"
 #include "thread.h"
+#include <l4/control.h>
 #include <l4/fpage.h>
 #include <l4/message.h>
 #include <l4/utcb.h>
@@ -170,5 +171,21 @@ void channel_ipc_return(struct tcb *t)
 {
     t->flags &= ~TF_NATIVE_IPC;
     arch_channel_ipc_result(t, t->mr[0] & L4_TAG_E ? utcb_get(t, L4_UTCB_ERROR_CODE) : 0);
+    thread_return_to_user_checks(t);
+}
+
+/* X.2 Unmap for the thread of a foreign space: the operation acts only on the caller's own
+ * mappings (with f) and those derived from them, i.e. the pages it mapped to partners, so it
+ * gives the thread no power over anything but its own pages.  Its own pages are its
+ * handler's mappings: flushing them only makes the next touch fault to the handler. */
+void channel_unmap(struct tcb *t)
+{
+    word_t ctl = arch_channel_unmap_args(t), result = L4_ERR_OK;
+    unsigned k = ctl & L4_UNMAP_COUNT_MASK;
+    if (k >= L4_FOREIGN_IPC_MRS)         /* the MRs beyond the registers are the kernel's */
+        result = L4_ERR_INVALID_PARAM;
+    else
+        mapdb_unmap_fpages(t->space, t->mr, k + 1, ctl & L4_UNMAP_FLUSH);
+    arch_channel_unmap_result(t, result);
     thread_return_to_user_checks(t);
 }

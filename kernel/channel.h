@@ -18,5 +18,8 @@ void channel_ipc(struct tcb *t);
 /* The end of t's native IPC (directly or as the receive's continuation): the results into
  * its registers, then to user mode. */
 void channel_ipc_return(struct tcb *t);
+/* The foreign thread t's `syscall` with L4_FOREIGN_UNMAP_NR, its set not empty: X.2 Unmap of
+ * its own space, then back to user mode. */
+void channel_unmap(struct tcb *t);
 
 #endif

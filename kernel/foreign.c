@@ -117,6 +117,10 @@ void foreign_syscall(struct tcb *t)
         channel_ipc(t);                 /* native IPC with the partners the handler named */
         return;
     }
+    if (arch_foreign_syscall_nr(t) == L4_FOREIGN_UNMAP_NR && t->space->nchan) {
+        channel_unmap(t);               /* X.2 Unmap of its own space */
+        return;
+    }
     struct tcb *h = foreign_handler(t);
     if (!h) {
         orphaned(t, "system call");

@@ -287,6 +287,9 @@ struct map_ctx {
     unsigned rights;
     bool grant;
     enum map_result result;
+    bool clear;         /* both ranges miss the KIP and UTCB areas: no check per page */
+    struct pt_ref last; /* the last page entry of dst a map used: its table's next pages
+                           need no walk (only a grant or the space's end frees tables) */
 };
 
 static bool dst_page_allowed(struct space *dst, word_t va, word_t size)
@@ -393,14 +396,15 @@ static enum map_result map_one(struct map_ctx *c, struct mapnode *n, paddr_t pa,
                                unsigned lvl, unsigned rights)
 {
     word_t size = level_size(lvl);
-    if (!dst_page_allowed(c->dst, dva, size)) {
+    if (!c->clear && !dst_page_allowed(c->dst, dva, size)) {
         /* Part of it may be mappable (around the KIP or UTCB area): in smaller pieces. */
         if (lvl == 0 || !dst_range_touches_user(dva))
             return MAP_OK;
         return c->grant ? grant_pieces(c, n, dva, rights) : map_pieces(c, n, pa, dva, lvl, rights);
     }
     struct pt_ref ref;
-    for (;;) {
+    bool near = lvl == 0 && !c->grant && pt_walk_near(&c->last, dva, &ref);
+    while (!near) {
         enum pt_status st = pt_walk(c->dst, dva, lvl, true, &ref);
         if (st == PT_NOMEM)
             return MAP_NOMEM;
@@ -412,6 +416,8 @@ static enum map_result map_one(struct map_ctx *c, struct mapnode *n, paddr_t pa,
             remove_subtree(m);
             continue;
         }
+        if (lvl == 0)
+            c->last = ref;
         break;
     }
     pte_t e = *ref.pte;
@@ -450,17 +456,19 @@ static enum map_result map_one(struct map_ctx *c, struct mapnode *n, paddr_t pa,
         move_node(c, n, &ref, dva, rights);
         return MAP_OK;
     }
-    struct mapnode *m = slab_alloc(&node_cache);
+    struct mapnode *m = slab_alloc_unzeroed(&node_cache);      /* every field set here */
     if (!m)
         return MAP_NOMEM;
     m->space = c->dst;
     m->va = dva;
     m->pte = ref.pte;
     m->level = lvl;
+    m->child = NULL;                    /* parent and siblings: link_child */
     *ref.pte = pte_make_leaf(pa, rights, lvl, pte_cache_attr(*n->pte, n->level));
     *ref.node = m;
     link_child(n, m);
-    space_tlb_invalidate(c->dst, dva, size);
+    /* No TLB invalidation: the entry was not present (or remove_subtree cleared it and
+     * invalidated), and no TLB caches a not-present entry (Intel SDM vol. 3 4.10.4.3). */
     return MAP_OK;
 }
 
@@ -474,7 +482,7 @@ static void map_leaf(struct pt_ref *ref, void *vctx)
         return;
     word_t lsize = level_size(ref->level);
     word_t a = MAX(ref->va, c->sva), b = MIN(ref->va + lsize, c->sva + c->size);
-    if (space_in_kip_area(c->src, a, b - a) || space_in_utcb_area(c->src, a, b - a))
+    if (!c->clear && (space_in_kip_area(c->src, a, b - a) || space_in_utcb_area(c->src, a, b - a)))
         return;
     unsigned rights = c->rights & pte_rights(*ref->pte);
     if (!(rights & R))
@@ -508,7 +516,11 @@ static bool sigma0_ensure(struct space *s, word_t va, word_t size);
 enum map_result mapdb_map(struct space *src, word_t sva, struct space *dst, word_t dva,
                           word_t size, unsigned rights, bool grant)
 {
-    struct map_ctx c = { src, dst, sva, dva, size, rights & 7, grant, MAP_OK };
+    struct map_ctx c = { src, dst, sva, dva, size, rights & 7, grant, MAP_OK, false, { 0 } };
+    /* Checked once for the whole item (a 64 KiB map item: 16 pages), not per page; every
+     * piece map_leaf maps lies inside both ranges. */
+    c.clear = size < L4_USER_AREA_END && dst_page_allowed(dst, dva, size) &&
+              !space_in_kip_area(src, sva, size) && !space_in_utcb_area(src, sva, size);
     if (src == dst && sva < dva + size && dva < sva + size)
         return MAP_OK;          /* overlapping map onto itself: nothing sensible to do */
     if (src->sigma0 && !sigma0_ensure(src, sva, size))

@@ -27,7 +27,7 @@ static void partial_push(struct slab_cache *c, struct slab *s)
     LIST_PUSH(c->partial, s, next, prev);
 }
 
-void *slab_alloc(struct slab_cache *c)
+void *slab_alloc_unzeroed(struct slab_cache *c)
 {
     if (!c->per_slab) {
         c->objsize = ALIGN_UP(c->objsize, 16);
@@ -52,7 +52,14 @@ void *slab_alloc(struct slab_cache *c)
     if (!s->free)
         partial_remove(c, s);
     c->allocated++;
-    memset(obj, 0, c->objsize);
+    return obj;
+}
+
+void *slab_alloc(struct slab_cache *c)
+{
+    void *obj = slab_alloc_unzeroed(c);
+    if (obj)
+        memset(obj, 0, c->objsize);
     return obj;
 }
 

@@ -17,6 +17,7 @@ struct slab_cache {
 #define SLAB_CACHE_INIT(n, type) { .name = (n), .objsize = sizeof(type) }
 
 void *slab_alloc(struct slab_cache *c);     /* zeroed object or NULL */
+void *slab_alloc_unzeroed(struct slab_cache *c);   /* for a caller that sets every field */
 void  slab_free(struct slab_cache *c, void *obj);
 
 #endif

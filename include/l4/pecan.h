@@ -29,6 +29,11 @@
  * every other register is kept.  At most MR0-MR7 travel (u + t <= 7). */
 #define L4_FOREIGN_IPC_NR        0x4C3400ul
 #define L4_FOREIGN_IPC_MRS       8
+/* Native Unmap, on the same condition: X.2 Unmap (contract 4.4.8) of the caller's own space,
+ * RDX the control word (k = bits 0-5 at most 7: MR0-MR7, the f bit 6 allowed), the fpages in
+ * native IPC's MR registers (R9, RDI, RBX, R10, R12-R15), each returned with its access
+ * status.  RAX returns 0, or L4_ERR_INVALID_PARAM (5) for k > 7 (nothing unmapped). */
+#define L4_FOREIGN_UNMAP_NR      0x4C3401ul
 
 /* Kernel messages of a thread of a foreign space, all sent to the space's handler as a Call
  * on the thread's behalf (the thread waits for the reply). */

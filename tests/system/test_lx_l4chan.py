@@ -7,7 +7,11 @@ the partner's exit ends the call with "no partner" and removes the right (the nu
 a Linux system call again: -ENOSYS); a second child joins the freed end and execs: the new
 program has no channel; of two channels between the same two processes, the last close of
 one leaves the other working; a ninth partner's JOIN fails (ENOSPC: the kernel's set holds
-eight) instead of leaving a channel without rights.  lx only: Linux has no /dev/l4chan."""
+eight) instead of leaving a channel without rights.  Native Unmap (0x4C3401): without a
+channel -ENOSYS; the sender takes its window mapping back itself (the receiver then faults:
+SIGSEGV in the window); a flush of the process's own pages empties its window and leaves its
+memory, which lx maps again at the next touch (the old contents); nine fpages are refused.
+lx only: Linux has no /dev/l4chan."""
 import sys
 
 import pytest
@@ -22,6 +26,7 @@ CPIO = BUILD / "test-data" / "lxl4chan.cpio"
 PROGRAM = {v: BUILD / "linux" / "tests" / v / "l4chan" for v in ("musl", "glibc")}
 
 EXPECTED = """without a channel: -38
+unmap without a channel: -38
 peer before join: 1
 join: 1
 join again: 17
@@ -53,12 +58,16 @@ unmap: 0, then faults 1
 acceptor outside the window: error 4, other kept 1, window faults 1
 memory the sender lacks: error 0, window faults 1
 mapped again: error 0, 1
+the sender's own unmap: error 0, result 0, status 6, window faults 1
+mapped after it: error 0, 1
+flush own: result 0, window faults 1, status 4, other reads 'o' again 1
+unmap of nine fpages: 5
 after munmap: fresh memory 1
 without the window: error 4, memory kept 1
 map child status 0
 second window: error 0, 1
 after the last close: faults 1
-second child killed 1
+second child ended 1
 other channel closed: error 0, answer 8
 nine partners: 8 joined, the ninth's error ENOSPC
 done

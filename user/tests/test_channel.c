@@ -15,6 +15,8 @@
 extern char __executable_start[], _end[];
 static uint8_t stacks[3][8192] __attribute__((aligned(4096)));
 static uint8_t shared_page[4096] __attribute__((aligned(4096)));
+static uint8_t probe_page[4096] __attribute__((aligned(4096)));  /* faults on it are counted */
+static volatile unsigned probe_faults;
 static volatile l4_word_t peer_a, peer_b, peer_c;
 static volatile l4_word_t dests[16];    /* for the refusal script */
 static volatile l4_word_t res_a[24], res_b[8], res_c[8];
@@ -50,6 +52,7 @@ static void map_reply_words(void)
 {
     l4_word_t page = l4_mr(L4_PF_ADDR) & ~0xFFFul;
     (void)*(volatile char *)page;
+    probe_faults += page == (l4_word_t)probe_page;
     l4_set_mr(0, l4_tag_make(0, 0, 2));
     l4_set_mr(1, l4_map_item(page));
     l4_set_mr(2, l4_fpage_log2(page, 12) | L4_RWX);
@@ -122,6 +125,8 @@ static void nochan_main(void)
 {
     l4_word_t mr[8] = { l4chan_tag(0, 1, 0), 5 };
     res_a[0] = l4chan_send(tu_main_tid(), mr);
+    l4_word_t fp[8] = { l4_fpage_log2((l4_word_t)shared_page, 12) | L4_RWX };
+    res_a[1] = l4chan_unmap(0, fp);
     report(0);
 }
 
@@ -135,8 +140,15 @@ TEST(without_a_channel_the_number_is_a_system_call)
     l4_set_mr(0, l4_tag_make(L4_FOREIGN_RESUME, 1, 0));
     l4_set_mr(1, (l4_word_t)-38);           /* what lx answers: -ENOSYS */
     l4_reply(a);
+    l4_word_t tag2 = next_any(&from);      /* then native Unmap's number: a system call too */
+    CHECK(l4_tag_is_proto(tag2, L4_PROTO_FOREIGN_SYSCALL), "tag %lx", tag2);
+    CHECK_EQ(l4_mr(L4_FSC_RAX), L4_FOREIGN_UNMAP_NR);
+    l4_set_mr(0, l4_tag_make(L4_FOREIGN_RESUME, 1, 0));
+    l4_set_mr(1, (l4_word_t)-38);
+    l4_reply(a);
     CHECK(reported(a, 0));
     CHECK_EQ(res_a[0], (l4_word_t)-38);
+    CHECK_EQ(res_a[1], (l4_word_t)-38);
     tu_kill(a);
 }
 
@@ -378,6 +390,17 @@ static void map_a_main(void)
     report(0);
 }
 
+/* B (peer_b, running b_fn, its window WINDOW's page) started, then A (peer_a, a_fn); both
+ * with the map right to the other.  False if something failed. */
+static bool start_map_pair(void (*a_fn)(void), void (*b_fn)(void), l4_word_t *a, l4_word_t *b)
+{
+    peer_b = *b = start(b_fn, 1);
+    peer_a = *a = *b ? start(a_fn, 0) : 0;
+    return *a && l4_channel_window(*b, l4_fpage_log2(WINDOW, 12)) &&
+           l4_channel_control(*a, L4_SPACE_CTL_CHAN_MAP, *b) &&
+           l4_channel_control(*b, L4_SPACE_CTL_CHAN_MAP, *a);
+}
+
 /* own: A maps a page it has; acceptor: what B's receive names (the kernel cuts it to B's
  * window, WINDOW's page); cut: to nothing. */
 static void map_run(bool own, l4_word_t acceptor, bool cut)
@@ -386,13 +409,8 @@ static void map_run(bool own, l4_word_t acceptor, bool cut)
     map_acceptor = acceptor;
     *(volatile l4_word_t *)shared_page = 0x5EED;
     res_b[2] = 0;
-    l4_word_t b = start(map_b_main, 1), a = start(map_a_main, 0);
-    CHECK(a != 0 && b != 0);
-    peer_a = a;
-    peer_b = b;
-    CHECK(l4_channel_window(b, l4_fpage_log2(WINDOW, 12)));
-    CHECK(l4_channel_control(a, L4_SPACE_CTL_CHAN_MAP, b));
-    CHECK(l4_channel_control(b, L4_SPACE_CTL_CHAN_MAP, a));
+    l4_word_t a, b;
+    CHECK(start_map_pair(map_a_main, map_b_main, &a, &b));
     CHECK(reported(a, 0));
     l4_word_t from, tag;
     if (cut) {
@@ -464,6 +482,86 @@ TEST(a_native_receive_maps_only_into_its_window)
 {
     map_run(true, L4_COMPLETE_FPAGE, false);
     map_run(true, l4_fpage_log2(WINDOW + 0x10000, 12), true);
+}
+
+/* --- native Unmap: the caller's own pages and what it mapped to partners, nothing else ------ */
+
+static void unmap_b_main(void)
+{
+    (void)*(volatile l4_word_t *)probe_page;       /* B's own page: the handler's mapping */
+    l4_word_t mr[8] = { 0 }, sender;
+    res_b[0] = l4chan_ipc(L4CHAN_NILTHREAD, peer_a, 0, l4_fpage_log2(WINDOW, 12), mr, &sender);
+    res_b[1] = *(volatile l4_word_t *)WINDOW;       /* A's page */
+    mr[0] = l4chan_tag(0, 0, 0);
+    res_b[2] = l4chan_call(peer_a, mr);             /* A unmaps, then answers */
+    res_b[3] = *(volatile l4_word_t *)probe_page;   /* still there: no fault */
+    res_b[4] = *(volatile l4_word_t *)WINDOW;       /* gone: a page fault to us */
+    report(1);
+}
+
+static void unmap_a_main(void)
+{
+    l4_word_t page = (l4_word_t)shared_page;
+    (void)*(volatile l4_word_t *)page;
+    l4_word_t mr[8] = { l4chan_tag(0, 0, 2), l4_map_item(page), l4_fpage_log2(page, 12) | L4_RWX };
+    res_a[0] = l4chan_call(peer_b, mr);             /* maps; B answers once it read it */
+    l4_word_t fp[8] = { l4_fpage_log2(page, 12) | L4_RWX,
+                        l4_fpage_log2(page, 12) | L4_RWX,      /* nothing left: status 0 */
+                        l4_fpage_log2(page, 11) | L4_RWX,      /* smaller than a page */
+                        L4_NILPAGE,
+                        l4_fpage_log2(0xFFFF800000000000ul, 12) | L4_RWX };  /* not user */
+    res_a[1] = l4chan_unmap(4, fp);
+    for (unsigned i = 0; i < 5; i++)
+        res_a[2 + i] = fp[i];
+    l4_word_t too_many[8] = { l4_fpage_log2(page, 12) | L4_RWX };
+    res_a[7] = l4chan_unmap(8, too_many);           /* k > 7: refused */
+    res_a[8] = too_many[0];
+    /* Everything A has, its own mappings too: only A's pages go (they fault to the handler
+     * again); B's own pages, the handler's, stay. */
+    l4_word_t all[8] = { L4_COMPLETE_FPAGE | L4_RWX };
+    res_a[9] = l4chan_unmap(L4CHAN_UNMAP_FLUSH, all);
+    res_a[10] = *(volatile l4_word_t *)page;        /* mapped again by the handler */
+    mr[0] = l4chan_tag(0, 0, 0);
+    res_a[11] = l4chan_send(peer_b, mr);
+    report(0);
+}
+
+TEST(native_unmap_takes_back_what_the_caller_mapped_only)
+{
+    *(volatile l4_word_t *)shared_page = 0x5EED;
+    *(volatile l4_word_t *)probe_page = 0x9A6E;
+    probe_faults = 0;
+    l4_word_t a, b;
+    CHECK(start_map_pair(unmap_a_main, unmap_b_main, &a, &b));
+    bool a_done = false, b_fault = false;
+    for (unsigned i = 0; i < 2; i++) {
+        l4_word_t from, tag = next_any(&from);
+        a_done |= from == a && l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL) &&
+                  l4_mr(L4_FSC_RAX) == 1000;
+        b_fault |= from == b && l4_tag_is_proto(tag, L4_PROTO_PAGEFAULT) &&
+                   l4_mr(L4_PF_ADDR) == WINDOW;
+    }
+    CHECK(a_done && b_fault);
+    CHECK_EQ(res_b[0], 0);
+    CHECK_EQ(res_b[1], 0x5EED);
+    CHECK_EQ(res_b[2], 0);
+    CHECK_EQ(res_b[3], 0x9A6E);
+    CHECK_EQ(probe_faults, 1);              /* B's first touch only: A's flush left it alone */
+    CHECK_EQ(res_a[0], 0);
+    CHECK_EQ(res_a[1], 0);
+    l4_word_t page = (l4_word_t)shared_page;
+    CHECK_EQ(res_a[2], l4_fpage_log2(page, 12) | 5);  /* B read it: r, x with r (X mapping) */
+    CHECK_EQ(res_a[3], l4_fpage_log2(page, 12));
+    CHECK_EQ(res_a[4], l4_fpage_log2(page, 11) | L4_RWX);     /* untouched */
+    CHECK_EQ(res_a[5], L4_NILPAGE);
+    CHECK_EQ(res_a[6], l4_fpage_log2(0xFFFF800000000000ul, 12) | L4_RWX);
+    CHECK_EQ(res_a[7], L4_ERR_INVALID_PARAM);
+    CHECK_EQ(res_a[8], l4_fpage_log2(page, 12) | L4_RWX);
+    CHECK_EQ(res_a[9], 0);
+    CHECK_EQ(res_a[10], 0x5EED);
+    CHECK_EQ(res_a[11], 0);
+    tu_kill(a);
+    tu_kill(b);
 }
 
 /* A window is an fpage of at least a page in the user area (I/O fpages refused), set for a

@@ -48,6 +48,19 @@ enum pt_status pt_walk(struct space *s, word_t va, unsigned level, bool create, 
     return PT_OK;
 }
 
+bool pt_walk_near(const struct pt_ref *near, word_t va, struct pt_ref *ref)
+{
+    if (!near->pte || near->level != 0 ||
+        (va & ~(level_size(1) - 1)) != (near->va & ~(level_size(1) - 1)))
+        return false;
+    long d = (long)pt_index(va, 0) - (long)pt_index(near->va, 0);
+    ref->pte = near->pte + d;
+    ref->node = near->node + d;
+    ref->level = 0;
+    ref->va = va & ~(PAGE_SIZE - 1);
+    return true;
+}
+
 bool pt_find_leaf(struct space *s, word_t va, struct pt_ref *ref)
 {
     pte_t *t = s->arch.pml4;

@@ -67,15 +67,28 @@ word_t arch_foreign_syscall_nr(struct tcb *t)
     return tcb_frame(t)->rax;
 }
 
+/* MR0-MR7 of native IPC and Unmap: R9, RDI, RBX, R10, R12-R15. */
+static void load_mrs(struct tcb *t, const struct frame *f)
+{
+    word_t *mr = t->mr;
+    mr[0] = f->r9;  mr[1] = f->rdi; mr[2] = f->rbx; mr[3] = f->r10;
+    mr[4] = f->r12; mr[5] = f->r13; mr[6] = f->r14; mr[7] = f->r15;
+}
+
+static void store_mrs(const struct tcb *t, struct frame *f)
+{
+    const word_t *mr = t->mr;
+    f->r9 = mr[0];  f->rdi = mr[1]; f->rbx = mr[2]; f->r10 = mr[3];
+    f->r12 = mr[4]; f->r13 = mr[5]; f->r14 = mr[6]; f->r15 = mr[7];
+}
+
 /* The X.2 Ipc stub's registers, but MR1 in RDI (RAX holds the number) and the acceptor in
  * RBP (the UTCB is the kernel's). */
 void arch_channel_ipc_args(struct tcb *t, word_t *to, word_t *from, word_t *timeouts,
                            word_t *acceptor)
 {
     struct frame *f = tcb_frame(t);
-    word_t *mr = t->mr;
-    mr[0] = f->r9;  mr[1] = f->rdi; mr[2] = f->rbx; mr[3] = f->r10;
-    mr[4] = f->r12; mr[5] = f->r13; mr[6] = f->r14; mr[7] = f->r15;
+    load_mrs(t, f);
     *to = f->rsi;
     *from = f->rdx;
     *timeouts = f->r8;
@@ -85,9 +98,22 @@ void arch_channel_ipc_args(struct tcb *t, word_t *to, word_t *from, word_t *time
 void arch_channel_ipc_result(struct tcb *t, word_t error)
 {
     struct frame *f = tcb_frame(t);
-    const word_t *mr = t->mr;
     f->rax = error;
-    f->r9 = mr[0];  f->rdi = mr[1]; f->rbx = mr[2]; f->r10 = mr[3];
-    f->r12 = mr[4]; f->r13 = mr[5]; f->r14 = mr[6]; f->r15 = mr[7];
+    store_mrs(t, f);
     f->rsi = t->ipc.ipc_from;
+}
+
+/* Native Unmap: the control word in RDX, the fpages in native IPC's MR registers. */
+word_t arch_channel_unmap_args(struct tcb *t)
+{
+    struct frame *f = tcb_frame(t);
+    load_mrs(t, f);
+    return f->rdx;
+}
+
+void arch_channel_unmap_result(struct tcb *t, word_t result)
+{
+    struct frame *f = tcb_frame(t);
+    f->rax = result;
+    store_mrs(t, f);
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #define L4CHAN_IPC_NR     0x4C3400ul        /* L4_FOREIGN_IPC_NR, include/l4/pecan.h */
+#define L4CHAN_UNMAP_NR   0x4C3401ul        /* L4_FOREIGN_UNMAP_NR */
 #define L4CHAN_NILTHREAD  0ul
 #define L4CHAN_ANYTHREAD  (~0ul)
 #define L4CHAN_NEVER      0x0000u           /* X.2 timeouts (contract §5.5) */
@@ -38,8 +39,9 @@ struct l4chan_join_map {
     uint64_t base, size;                /* in: the window */
 };
 #define L4CHAN_IOC_JOIN_MAP 0xC0204C03u     /* _IOWR('L', 3, struct l4chan_join_map) */
-/* Take every mapping out of the caller's window (a native process cannot Unmap itself):
- * lx sets the same window again, which the kernel empties first.  EINVAL: no window. */
+/* Take every mapping out of the caller's window: lx sets the same window again, which the
+ * kernel empties first (l4chan_unmap with the flush bit does the same without lx).  EINVAL:
+ * no window. */
 #define L4CHAN_IOC_UNMAP    0x00004C04u     /* _IO('L', 4) */
 
 /* An fpage (contract §1.2: base aligned to 2^log2size, rights rwx = 4|2|1) and a map item
@@ -94,6 +96,31 @@ static inline uint64_t l4chan_ipc(uint64_t to, uint64_t from, uint64_t timeouts,
     mr[4] = r12; mr[5] = r13; mr[6] = r14; mr[7] = r15;
     if (sender)
         *sender = rsi;
+    return rax;
+}
+
+/* X.2 Unmap of the caller's own space (contract 4.4.8), with a channel only: fpage[0..k]
+ * (k <= 7) lose the rights their rwx bits name in every mapping derived from the caller's
+ * (the pages it mapped to partners), with L4CHAN_UNMAP_FLUSH in the caller's own too (its
+ * own pages fault to lx again, which maps them again; its window is emptied).  Each fpage
+ * comes back with the access status (r|x: referenced, w: written) in its rwx bits.  Returns
+ * 0, or 5 for k > 7 (nothing unmapped); without a channel -ENOSYS (-38), as on Linux. */
+#define L4CHAN_UNMAP_FLUSH 0x40u
+static inline uint64_t l4chan_unmap(unsigned control, uint64_t fpage[8])
+{
+    register uint64_t r9 __asm__("r9") = fpage[0];
+    register uint64_t r10 __asm__("r10") = fpage[3];
+    register uint64_t r12 __asm__("r12") = fpage[4];
+    register uint64_t r13 __asm__("r13") = fpage[5];
+    register uint64_t r14 __asm__("r14") = fpage[6];
+    register uint64_t r15 __asm__("r15") = fpage[7];
+    uint64_t rax = L4CHAN_UNMAP_NR, rdi = fpage[1], rbx = fpage[2], rdx = control;
+    __asm__ volatile("syscall"
+                     : "+a"(rax), "+D"(rdi), "+b"(rbx), "+d"(rdx), "+r"(r9), "+r"(r10),
+                       "+r"(r12), "+r"(r13), "+r"(r14), "+r"(r15)
+                     :: "rcx", "r11", "memory", "cc");
+    fpage[0] = r9;  fpage[1] = rdi; fpage[2] = rbx; fpage[3] = r10;
+    fpage[4] = r12; fpage[5] = r13; fpage[6] = r14; fpage[7] = r15;
     return rax;
 }
 

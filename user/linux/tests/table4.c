@@ -11,7 +11,7 @@
  * Rows: l4pipe_rtt, l4pipe_64k (2: l4pipe.h, register words), rpc_rtt, rpc_64k (3: a call
  * of MR1-MR7 per 56 bytes, the reply empty), maprpc_rtt, maprpc_64k (4: a call answered by
  * a mapping of 4 KiB or of 64 KiB into the caller's window, read once per page, then unmapped
- * by L4CHAN_IOC_UNMAP).  rtt: per 1-byte round trip; 64k: per 64 KiB
+ * by the caller's native Unmap of its window, l4chan_unmap with the flush bit).  rtt: per 1-byte round trip; 64k: per 64 KiB
  * block moved from the child to the parent.  rdtsc deltas: guest instructions under -icount
  * shift=0.  Never run on the host. */
 #define _GNU_SOURCE
@@ -296,7 +296,9 @@ static void *reserve_window(void)
 }
 
 /* A call answered by a mapping of 2^log2size bytes into our window, which we read once per
- * page and then unmap (L4CHAN_IOC_UNMAP: lx empties the window): per call. */
+ * page and then unmap: mapped per message, unmapped after (the paper's mapping RPC).  The
+ * unmap is our own native Unmap of the window (flush: the mappings we received are ours),
+ * without lx: per call. */
 static int maprpc(const char *name, unsigned log2size, int n, int warm)
 {
     unsigned char *w = reserve_window();
@@ -319,15 +321,16 @@ static int maprpc(const char *name, unsigned log2size, int n, int warm)
         err = l4chan_ipc(p.thread, p.thread, 0, l4chan_fpage((uintptr_t)w, 16, 0), mr, 0);
         for (unsigned long off = 0; !err && off < 1ul << log2size; off += 4096)
             sum += w[off];
-        if (!err && ioctl(p.fd, L4CHAN_IOC_UNMAP))
-            unmap_err = errno;
+        uint64_t fp[8] = { l4chan_fpage((uintptr_t)w, 16, 7) };
+        if (!err && l4chan_unmap(L4CHAN_UNMAP_FLUSH, fp))
+            unmap_err = EINVAL;
     }
     uint64_t t1 = tsc();
     err = err ? err : stop_partner(p.thread);
     close(p.fd);
     munmap(w, KIB64);
     if (unmap_err)
-        return na(name, "ioctl_unmap", unmap_err);
+        return na(name, "l4chan_unmap", unmap_err);
     if (!err && sum != (unsigned)'s' * (unsigned)(warm + n) * (unsigned)((1ul << log2size) / 4096))
         return na(name, "data", EIO);
     return finish(name, p.pid, n, t1 - t0, err);

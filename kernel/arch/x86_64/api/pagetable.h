@@ -37,6 +37,9 @@ enum pt_status { PT_OK = 0, PT_NOMEM, PT_ABSENT, PT_LEAF_ABOVE };
 /* The entry for va at `level` (creating tables if `create`). If a larger leaf covers va,
  * returns PT_LEAF_ABOVE with ref describing that leaf. */
 enum pt_status pt_walk(struct space *s, word_t va, unsigned level, bool create, struct pt_ref *ref);
+/* pt_walk's result for va at level 0 from an earlier one, near (level 0, a table that still
+ * exists), without a walk: false unless va is in near's table. */
+bool pt_walk_near(const struct pt_ref *near, word_t va, struct pt_ref *ref);
 /* The present leaf covering va, if any. */
 bool pt_find_leaf(struct space *s, word_t va, struct pt_ref *ref);
 /* Call fn for every present leaf that overlaps [start, end) (user half only); fn may clear the

@@ -45,5 +45,9 @@ word_t arch_foreign_syscall_nr(struct tcb *t);
 void arch_channel_ipc_args(struct tcb *t, word_t *to, word_t *from, word_t *timeouts,
                            word_t *acceptor);
 void arch_channel_ipc_result(struct tcb *t, word_t error);
+/* Native Unmap (L4_FOREIGN_UNMAP_NR): MR0-MR7 loaded, the control word returned; the
+ * result (0, or L4_ERR_INVALID_PARAM) and the fpages' access status back into the registers. */
+word_t arch_channel_unmap_args(struct tcb *t);
+void arch_channel_unmap_result(struct tcb *t, word_t result);
 
 #endif

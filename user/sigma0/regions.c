@@ -118,6 +118,33 @@ bool regions_claim(uint64_t first, uint64_t last, uint64_t who)
     return true;
 }
 
+bool regions_owns_part(uint64_t first, uint64_t last, uint64_t who)
+{
+    for (unsigned i = 0; i < nregions; i++) {
+        const struct region *r = &regions[i];
+        if (r->last >= first && r->first <= last && r->kind != R_SHARED && r->owner == who)
+            return true;
+    }
+    return false;
+}
+
+bool regions_release(uint64_t first, uint64_t last, uint64_t who)
+{
+    /* As regions_claim: the room for the two ends first, then all of it. */
+    if (first > last || nregions + splits_for(first, last) > MAX_REGIONS)
+        return false;
+    for (unsigned i = 0; i < nregions; i++) {
+        struct region r = regions[i];
+        if (r.last < first || r.first > last || r.kind == R_SHARED || r.owner != who)
+            continue;
+        uint64_t a = r.first > first ? r.first : first, b = r.last < last ? r.last : last;
+        if (!regions_set(a, b, r.kind, 0))
+            return false;
+        i = (unsigned)-1;
+    }
+    return true;
+}
+
 uint64_t regions_find_free(unsigned log2)
 {
     uint64_t size = 1ull << log2;

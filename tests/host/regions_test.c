@@ -127,14 +127,20 @@ static void test_descriptor_order(void)
           is(0x100000000ull, R_SHARED, 0), "spot checks: RAM, VGA, kernel, sigma0 image, RAM, MMIO, above 4 GiB");
 }
 
-static void test_available_claim(void)
+/* 1 MiB each of conventional, non-conventional, shared and reserved memory from 0x100000. */
+static void four_kinds(void)
 {
-    const uint64_t T1 = 0x40001, T2 = 0x80001;
     regions_init();
     regions_set(0x100000, 0x1FFFFF, R_CONV, 0);
     regions_set(0x200000, 0x2FFFFF, R_NONCONV, 0);
     regions_set(0x300000, 0x3FFFFF, R_SHARED, 0);
     regions_set(0x400000, 0x4FFFFF, R_RESERVED, 0);
+}
+
+static void test_available_claim(void)
+{
+    const uint64_t T1 = 0x40001, T2 = 0x80001;
+    four_kinds();
     regions_set(0x500000, 0x5FFFFF, R_CONV, 0);
 
     CHECK(regions_available(0x100000, 0x100FFF, T1, true), "free conventional: available");
@@ -183,10 +189,7 @@ static void test_available_claim(void)
 static void test_release(void)
 {
     const uint64_t T1 = 0x40001, T2 = 0x80001;
-    regions_init();
-    regions_set(0x100000, 0x1FFFFF, R_CONV, 0);
-    regions_set(0x200000, 0x2FFFFF, R_NONCONV, 0);
-    regions_set(0x300000, 0x3FFFFF, R_SHARED, 0);
+    four_kinds();
     CHECK(!regions_owns_part(0x100000, 0x3FFFFF, T1), "nothing owned yet");
     CHECK(regions_claim(0x100000, 0x100FFF, T1) && regions_claim(0x101000, 0x101FFF, T2) &&
           regions_claim(0x1FF000, 0x300FFF, T1), "claims by two owners, across kinds");

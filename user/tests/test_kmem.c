@@ -100,23 +100,13 @@ TEST(mapping_until_exhausted_and_back)
  * that its mapping needs new page tables. */
 #define BLOCK_REGION(k) (0x200000000000ul + ((l4_word_t)(k) << 39))
 
-static volatile l4_word_t refused_block, other_got;
-
-static void other_requester(void)
-{
-    other_got = l4_sigma0_get_page(l4_sigma0_tid(), l4_fpage_log2(refused_block, 21) | L4_RWX,
-                                   l4_fpage_log2(0x70000000, 21));
-    tu_report(0x53, 0);
-    l4_sleep_forever();
-}
-
 TEST(a_block_the_kernel_cannot_map_goes_back_to_sigma0)
 {
     l4_word_t s0 = l4_sigma0_tid();
     l4_word_t first = l4_sigma0_get_any(s0, 21, l4_fpage_log2(BLOCK_REGION(0), 21));
     CHECK(!l4_is_nil_fpage(first), "sigma0 has a free 2 MiB block");
     unsigned n = fill_spaces();
-    l4_word_t err = 0;
+    l4_word_t err = 0, refused_block = 0;
     unsigned k = 1;
     for (; k < 8 && !refused_block; k++) {
         l4_word_t want = l4_fpage_base(first) + ((l4_word_t)k << 21);
@@ -131,11 +121,9 @@ TEST(a_block_the_kernel_cannot_map_goes_back_to_sigma0)
     CHECK_EQ(l4_ipc_error_code(err), L4_IPC_OVERFLOW);
     test_note("the kernel could map %u blocks, not %lx", k - 2, refused_block);
     /* With memory again, another thread asks for exactly that block. */
-    l4_word_t t = tu_space_thread(other_requester, 100);
-    l4_word_t from;
-    tu_serve(&from);
-    CHECK(!l4_is_nil_fpage(other_got), "block %lx still held for us", refused_block);
-    tu_kill(t);
+    CHECK(!l4_is_nil_fpage(tu_sigma0_get_page_elsewhere(l4_fpage_log2(refused_block, 21) |
+                                                        L4_RWX, l4_fpage_log2(0x70000000, 21))),
+          "block %lx still held for us", refused_block);
 }
 
 int main(void)

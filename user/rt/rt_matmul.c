@@ -20,22 +20,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_option.h"
+
 #include "cachesim_mark.h"
 
 #define N 64
 #define HEAP 0x100000000ul              /* the root task's anonymous heap region */
 
 typedef uint32_t matrix[N][N];
-
-static l4_word_t option(const char *key, l4_word_t dflt)
-{
-    const char *line = l4_task_cmdline();
-    size_t n = strlen(key);
-    for (const char *p = line; (p = strstr(p, key)); p++)
-        if ((p == line || p[-1] == ' ') && p[n] == '=')
-            return strtoul(p + n + 1, NULL, 0);
-    return dflt;
-}
 
 static inline void outl_port(unsigned short port, unsigned v)
 {
@@ -71,8 +63,8 @@ static __attribute__((noinline)) uint32_t multiply(const matrix *a, const matrix
 
 int main(void)
 {
-    unsigned periods = (unsigned)option("periods", 50), chunk = (unsigned)option("chunk", 0);
-    l4_word_t period = option("period_us", 50000);
+    unsigned periods = (unsigned)rt_option("periods", 50), chunk = (unsigned)rt_option("chunk", 0);
+    l4_word_t period = rt_option("period_us", 50000);
     matrix *a = (matrix *)HEAP, *b = a + 1, *c = a + 2;
     for (unsigned i = 0; i < N; i++)
         for (unsigned j = 0; j < N; j++) {
@@ -112,7 +104,7 @@ int main(void)
     }
     printf("rt: done periods=%u missed=%u late_max_us=%lu late_avg_us=%lu\n", periods, missed,
            (unsigned long)late_max, (unsigned long)(periods ? late_sum / periods : 0));
-    if (option("exit", 1))
+    if (rt_option("exit", 1))
         outl_port(0xF4, 0);             /* QEMU's isa-debug-exit: status 1 */
     l4_sleep_forever();
 }

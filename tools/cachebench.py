@@ -87,7 +87,9 @@ def l2_colours(l2: str) -> int:
     return max(1, size // ways // 4096)
 
 
-def run_one(name: str, args, out_dir: Path) -> dict:
+def configuration(name: str, args) -> tuple:
+    """A run's kernel, its boot modules (sigma0, root, then (path, command line) pairs) and
+    the real-time task's colour mask (None: any page)."""
     loaded = name in ("interrupted", "partitioned")
     mask = None
     flood = args.interrupt == "flood"
@@ -97,8 +99,7 @@ def run_one(name: str, args, out_dir: Path) -> dict:
     l2_bytes, _, l2_line = l2_geometry(args.l2)
     flood_args = f"prio={FLOOD_PRIO} heap=1 kib={l2_bytes >> 10} line={l2_line}"
     if name in ("coloured", "partitioned"):
-        n = l2_colours(args.l2)
-        mask = colour_mask(args.rt_colours, n)
+        mask = colour_mask(args.rt_colours, l2_colours(args.l2))
         rt_args += f" colours={mask:#x}"
         lx_args = f"colours={~mask & (2**64 - 1):#x} " + lx_args
         flood_args += f" colours={~mask & (2**64 - 1):#x}"
@@ -108,11 +109,15 @@ def run_one(name: str, args, out_dir: Path) -> dict:
         modules += [(str(LX.relative_to(ROOT)), lx_args), (str(HOG.relative_to(ROOT)), "data")]
         if flood:
             modules.append((str(FLOOD.relative_to(ROOT)), flood_args))
+    return KERNEL_TICK100 if flood else KERNEL, modules, mask
+
+
+def run_one(name: str, args, out_dir: Path) -> dict:
+    kernel, modules, mask = configuration(name, args)
     lo, hi = insnprof.elf_range(RT)
     out = (out_dir / f"cachesim-{name}.txt").resolve()
     plugin = (f"{PLUGIN},out={out},own={lo:x}-{hi:x},l1={args.l1},l2={args.l2},"
               f"cost={args.cost}")
-    kernel = KERNEL_TICK100 if flood else KERNEL
     r = qemu_run.run(str(kernel.relative_to(ROOT)), modules, cmdline="kdb=batch",
                      memory=128 + LX_HEAP_MIB, icount=True, timeout=args.timeout,
                      extra=["-plugin", plugin])
@@ -120,7 +125,7 @@ def run_one(name: str, args, out_dir: Path) -> dict:
     if r.timed_out or r.status != 1 or not DONE_RE.search(r.output):
         raise CacheBenchError(f"{name}: QEMU status {r.status}, timed out {r.timed_out}\n"
                               + r.tail())
-    return analyse(name, r.output, out.read_text(), loaded, mask)
+    return analyse(name, r.output, out.read_text(), name in ("interrupted", "partitioned"), mask)
 
 
 def analyse(name: str, console: str, plugin_out: str, loaded: bool, mask) -> dict:
@@ -188,7 +193,7 @@ def report(results: dict, args) -> str:
     return "\n".join(lines)
 
 
-def main(argv=None) -> int:
+def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--periods", type=int, default=12)
     ap.add_argument("--period-us", type=int, default=50000)
@@ -208,6 +213,11 @@ def main(argv=None) -> int:
     ap.add_argument("--json", help="also write the figures to this file")
     args = ap.parse_args(argv)
     args.rt_colours = [int(c) for c in args.rt_colours.split(",")]
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
     out_dir = Path(args.out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     needed = (KERNEL_TICK100, FLOOD) if args.interrupt == "flood" else (KERNEL,)

@@ -4,13 +4,15 @@
  * records per period the release jitter (the kernel clock at the start of the work minus the
  * planned release) and whether the work ended after its deadline (the next release).
  *
- * Command line (after the path; the root task reads prio= and heap= too):
+ * Command line (after the path; the root task reads prio=, heap= and colours= too):
  *   periods=N      periods to run (default 50); then it ends QEMU (it is the experiment)
- *   period_us=P    the period (default 50000; a multiple of the 1 ms tick)
- *   chunk=R        0: run each multiplication uninterrupted; R: sleep one timer tick after
+ *   period_us=P    the period (default 50000; a multiple of the tick)
+ *   chunk=R        0: run each multiplication in one piece (alone, or preempted every 100 us
+ *                  by rt_flood on the 100 us-tick kernel); R: sleep one timer tick after
  *                  every R rows, letting lower priorities (lx and its load) run: the
- *                  "interrupted" runs (the kernel's 1 ms tick cannot preempt us at 100 us,
- *                  and nothing of lower priority can, so we step aside ourselves)
+ *                  "interrupted" runs on the default kernel (its 1 ms tick cannot wake
+ *                  anything at 100 us, and nothing of lower priority can preempt us, so we
+ *                  step aside ourselves)
  *   exit=0         do not end QEMU after the last period (default 1)
  * Output: "rt: period K late_us=J end_us=E missed=M sum=S" per period, then
  *         "rt: done periods=N missed=M late_max_us=J late_avg_us=A". */

@@ -35,6 +35,7 @@ $(eval $(call user_program,unmapbench,user/bench/unmapbench.c user/tests/testuti
 # The real-time task of docs/cache-partitioning.md, linked apart from every other program's
 # code (the cachesim plugin tells its instructions by address).
 $(eval $(call user_program,rt_matmul,user/rt/rt_matmul.c,0x20000000))
+$(eval $(call user_program,rt_flood,user/rt/rt_flood.c,0x28000000))
 $(eval $(call user_program,test_irq,user/tests/test_irq.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_kmem,user/tests/test_kmem.c user/tests/agent.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_tcontrol,user/tests/test_tcontrol.c user/tests/testutil.c $(TESTLIB),0x1000000))

@@ -1,0 +1,340 @@
+/* In-system test: an attacker's view of the foreign-thread paths (docs/linux-abi.md §9, §9.2a):
+ * races a process can build around a blocked native IPC (its window or a map right changed
+ * by the handler meanwhile), malformed typed items, native Unmap of the KIP.  Threads A and B
+ * run in foreign spaces whose handler and pager is this thread (our image, 1:1); they report
+ * with the "Linux" system call 1000 + slot, which stays unanswered.  Findings:
+ * /work/notes/chanaudit.md; the rules: test_channel.c. */
+#include "testlib.h"
+#include "testutil.h"
+#include <l4/pecan.h>
+#include <l4chan.h>
+
+#define UTCB_AREA  0xBF000000ul
+#define KIP_AREA   0xBFF00000ul         /* where tu_foreign_thread puts a foreign space's KIP */
+#define WINDOW     0x50000000ul         /* the window a test gives first */
+#define WINDOW2    0x58000000ul         /* and the one it moves to */
+#define READY      1004                 /* a script's "I am about to block" system call */
+
+extern char __executable_start[], _end[];
+static uint8_t stacks[2][8192] __attribute__((aligned(4096)));
+static uint8_t page_of_b[4096] __attribute__((aligned(4096)));
+static uint8_t page_of_a[4096] __attribute__((aligned(4096)));
+static volatile l4_word_t peer_a, peer_b;
+static volatile l4_word_t res_a[24], res_b[8];
+
+static inline l4_word_t lx_syscall(l4_word_t nr)
+{
+    l4_word_t ret;
+    __asm__ volatile("syscall" : "=a"(ret) : "a"(nr) : "rcx", "r11", "memory");
+    return ret;
+}
+
+static void __attribute__((noreturn)) report(unsigned slot)
+{
+    for (;;)
+        lx_syscall(1000 + slot);
+}
+
+static l4_word_t ipc_err(unsigned code, bool rcv)
+{
+    return l4_ipc_error(code, rcv, 0);
+}
+
+/* The next message that is not a page fault inside our image (those are answered 1:1 on
+ * the way); its sender in *from, 0 if the receive failed. */
+static l4_word_t next_msg(l4_word_t *from)
+{
+    l4_word_t tag = l4_wait(from);
+    for (;;) {
+        l4_word_t addr = l4_mr(L4_PF_ADDR) & ~0xFFFul;
+        if (l4_ipc_failed(tag) || !l4_tag_is_proto(tag, L4_PROTO_PAGEFAULT) ||
+            addr < (l4_word_t)__executable_start || addr >= (l4_word_t)_end)
+            return l4_ipc_failed(tag) ? 0 : tag;
+        (void)*(volatile char *)addr;
+        l4_set_mr(0, l4_tag_make(0, 0, 2));
+        l4_set_mr(1, l4_map_item(addr));
+        l4_set_mr(2, l4_fpage_log2(addr, 12) | L4_RWX);
+        tag = l4_ipc(*from, L4_ANYTHREAD, l4_timeouts(L4_NEVER, L4_NEVER), from);
+    }
+}
+
+static bool is_report(l4_word_t tag, unsigned nr)
+{
+    return l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL) && l4_mr(L4_FSC_RAX) == nr;
+}
+
+/* Let every thread run until all are blocked, answering faults in our image; false if a
+ * message of another kind came (it is lost). */
+static bool settle(void)
+{
+    for (;;) {
+        tu_wait_blocked();
+        l4_word_t from, tag = l4_wait_timeout(L4_ZERO_TIME, &from);
+        if (l4_ipc_failed(tag))
+            return true;
+        l4_word_t addr = l4_mr(L4_PF_ADDR) & ~0xFFFul;
+        if (!l4_tag_is_proto(tag, L4_PROTO_PAGEFAULT) || addr < (l4_word_t)__executable_start ||
+            addr >= (l4_word_t)_end)
+            return false;
+        (void)*(volatile char *)addr;
+        l4_set_mr(0, l4_tag_make(0, 0, 2));
+        l4_set_mr(1, l4_map_item(addr));
+        l4_set_mr(2, l4_fpage_log2(addr, 12) | L4_RWX);
+        l4_send(from);
+    }
+}
+
+static void resume(l4_word_t t)
+{
+    l4_set_mr(0, l4_tag_make(L4_FOREIGN_RESUME, 0, 0));
+    l4_reply(t);
+}
+
+static l4_word_t start(void (*fn)(void), unsigned stack)
+{
+    return tu_foreign_thread(fn, (l4_word_t)&stacks[stack][8192 - 8], tu_main_tid(), UTCB_AREA);
+}
+
+/* B (running b_fn) stops in its READY call, unanswered; then A (a_fn) starts.  Both have the
+ * map right to the other and a window of one page at WINDOW.  False if anything failed. */
+static bool start_pair(void (*a_fn)(void), void (*b_fn)(void), l4_word_t *a, l4_word_t *b)
+{
+    tu_kill(peer_a);                        /* a failed test's threads, which it left behind */
+    tu_kill(peer_b);
+    for (unsigned i = 0; i < 24; i++)
+        res_a[i] = 0x99;
+    for (unsigned i = 0; i < 8; i++)
+        res_b[i] = 0x99;
+    peer_b = *b = start(b_fn, 1);
+    l4_word_t from;
+    if (!*b || !is_report(next_msg(&from), READY) || from != *b)
+        return false;
+    peer_a = *a = start(a_fn, 0);
+    return *a && l4_channel_window(*a, l4_fpage_log2(WINDOW, 12)) &&
+           l4_channel_window(*b, l4_fpage_log2(WINDOW, 12)) &&
+           l4_channel_control(*a, L4_SPACE_CTL_CHAN_MAP, *b) &&
+           l4_channel_control(*b, L4_SPACE_CTL_CHAN_MAP, *a);
+}
+
+/* --- the window moves while a call waits in its send phase -------------------------------- */
+
+/* B, once let go: receives A's call, answers with a map of its own page. */
+static void answer_with_map_b(void)
+{
+    (void)*(volatile l4_word_t *)page_of_b;
+    lx_syscall(READY);
+    l4_word_t mr[8] = { 0 }, sender;
+    res_b[0] = l4chan_ipc(L4CHAN_NILTHREAD, peer_a, 0, L4CHAN_NOACCEPT, mr, &sender);
+    l4_word_t map[8] = { l4chan_tag(0, 0, 2), l4_map_item((l4_word_t)page_of_b),
+                         l4_fpage_log2((l4_word_t)page_of_b, 12) | L4_RWX };
+    res_b[1] = l4chan_ipc(peer_a, L4CHAN_NILTHREAD, l4chan_timeouts(L4CHAN_ZERO, 0), 0, map, 0);
+    report(1);
+}
+
+/* A calls B (not yet receiving), accepting a mapping anywhere: the kernel cuts that to A's
+ * window.  Then it reads where its first window was. */
+static void call_for_map_a(void)
+{
+    l4_word_t mr[8] = { l4chan_tag(0, 0, 0) };
+    res_a[0] = l4chan_ipc(peer_b, peer_b, 0, L4_COMPLETE_FPAGE, mr, 0);
+    res_a[1] = *(volatile l4_word_t *)WINDOW;      /* a fault to us unless B's page is there */
+    report(0);
+}
+
+/* The handler moves A's window (lx reuses the old addresses) while A's call waits for B to
+ * receive: the reply must not map at the old window.  On the old kernel the acceptor cut
+ * to the old window at the call stayed in force for the receive phase, and B's page landed
+ * at WINDOW, outside A's window and where the handler's own page would be. */
+TEST(a_moved_window_cancels_a_call_waiting_to_send)
+{
+    *(volatile l4_word_t *)page_of_b = 0xB0B;
+    l4_word_t a, b;
+    CHECK(start_pair(call_for_map_a, answer_with_map_b, &a, &b));
+    CHECK(settle());                        /* A waits in its send to B */
+    CHECK_EQ(tu_state(a), 4);            /* pending send */
+    CHECK(l4_channel_window(a, l4_fpage_log2(WINDOW2, 12)));
+    resume(b);                              /* B receives, then answers with its page */
+    l4_word_t from, tag = next_msg(&from);
+    if (from == b)                          /* the old kernel: B's report after its map */
+        tag = next_msg(&from);
+    CHECK_EQ(from, a);
+    CHECK(l4_tag_is_proto(tag, L4_PROTO_PAGEFAULT) && l4_mr(L4_PF_ADDR) == WINDOW,
+          "tag %lx addr %lx: A found %lx at its old window", tag, l4_mr(L4_PF_ADDR), res_a[1]);
+    CHECK_EQ(res_a[0], ipc_err(L4CHAN_ECANCELED, false));
+    tu_kill(a);
+    tu_kill(b);
+}
+
+/* --- the map right goes while a map waits to be sent ---------------------------------------- */
+
+static void receive_map_b(void)
+{
+    lx_syscall(READY);
+    l4_word_t mr[8] = { 0 }, sender;
+    res_b[0] = l4chan_ipc(L4CHAN_NILTHREAD, peer_a, 0, l4_fpage_log2(WINDOW, 12), mr, &sender);
+    res_b[1] = mr[0];
+    res_b[2] = *(volatile l4_word_t *)WINDOW;      /* a fault to us unless A's page came */
+    report(1);
+}
+
+static void send_map_a(void)
+{
+    (void)*(volatile l4_word_t *)page_of_a;
+    l4_word_t mr[8] = { l4chan_tag(0, 0, 2), l4_map_item((l4_word_t)page_of_a),
+                        l4_fpage_log2((l4_word_t)page_of_a, 12) | L4_RWX };
+    res_a[0] = l4chan_send(peer_b, mr);
+    report(0);
+}
+
+/* A's map item to B waits (B is busy); the handler takes A's map right to B (B keeps A's).
+ * The map must not go through: the right was checked when A called, not when the message
+ * left.  A's send is canceled, as for a revoked partner. */
+TEST(losing_the_map_right_cancels_a_waiting_map)
+{
+    *(volatile l4_word_t *)page_of_a = 0xA0A;
+    l4_word_t a, b;
+    CHECK(start_pair(send_map_a, receive_map_b, &a, &b));
+    CHECK(settle());
+    CHECK_EQ(tu_state(a), 4);            /* pending send */
+    CHECK(l4_channel_control(a, 0, b));     /* still a partner, no longer the map right */
+    resume(b);                              /* B receives from A (the old kernel: the map) */
+    l4_word_t from, tag = next_msg(&from);
+    CHECK(from == a && is_report(tag, 1000), "from %lx tag %lx", from, tag);
+    CHECK_EQ(res_a[0], ipc_err(L4CHAN_ECANCELED, false));
+    CHECK(settle());                        /* B waits for A: nothing comes */
+    CHECK_EQ(res_b[0], 0x99);
+    tu_kill(a);
+    tu_kill(b);
+}
+
+/* The same with the right intact: the map goes through (the test above is not vacuous). */
+TEST(with_the_map_right_a_waiting_map_arrives)
+{
+    *(volatile l4_word_t *)page_of_a = 0xA0A;
+    l4_word_t a, b;
+    CHECK(start_pair(send_map_a, receive_map_b, &a, &b));
+    CHECK(settle());
+    CHECK(l4_channel_control(a, L4_SPACE_CTL_CHAN_MAP, b));     /* unchanged */
+    resume(b);
+    bool ra = false, rb = false;
+    for (unsigned i = 0; i < 2; i++) {
+        l4_word_t from, tag = next_msg(&from);
+        ra |= from == a && is_report(tag, 1000);
+        rb |= from == b && is_report(tag, 1001);
+    }
+    CHECK(ra && rb);
+    CHECK_EQ(res_a[0], 0);
+    CHECK_EQ(res_b[0], 0);
+    CHECK_EQ(res_b[2], 0xA0A);
+    tu_kill(a);
+    tu_kill(b);
+}
+
+/* --- malformed typed items ------------------------------------------------------------------- */
+
+#define NBAD 10
+
+/* B receives NBAD messages from A; res_b[0] is set if one failed but by message overflow. */
+static void receive_many_b(void)
+{
+    lx_syscall(READY);
+    for (unsigned i = 0; i < NBAD; i++) {
+        l4_word_t mr[8] = { 0 }, sender;
+        l4_word_t err = l4chan_ipc(L4CHAN_NILTHREAD, peer_a, 0, L4_COMPLETE_FPAGE, mr, &sender);
+        res_b[0] |= err != 0 && err != ipc_err(L4CHAN_EOVERFLOW, true);
+    }
+    report(1);
+}
+
+/* Map items whose send fpage is nilpage, smaller than a page, the whole space, the kernel
+ * half, the top page of the user area, A's KIP and UTCB areas, and a map item whose fpage
+ * word is missing (t = 1), a control item, an unaligned base. */
+static void send_bad_a(void)
+{
+    (void)*(volatile l4_word_t *)page_of_a;
+    const l4_word_t fp[NBAD] = {
+        L4_NILPAGE,
+        l4_fpage_log2((l4_word_t)page_of_a, 11) | L4_RWX,
+        L4_COMPLETE_FPAGE | L4_RWX,
+        l4_fpage_log2(0xFFFF800000000000ul, 12) | L4_RWX,
+        l4_fpage_log2(0x7FFFFFFFF000ul, 12) | L4_RWX,
+        l4_fpage_log2(KIP_AREA, 12) | L4_RWX,
+        l4_fpage_log2(UTCB_AREA, 12) | L4_RWX,
+        l4_fpage_log2(0, 63) | L4_RWX,
+        ((l4_word_t)page_of_a + 0x800) | (12 << 4) | L4_RWX,      /* base not aligned */
+        l4_fpage_log2((l4_word_t)page_of_a, 12) | L4_RWX,
+    };
+    for (unsigned i = 0; i < NBAD; i++) {
+        l4_word_t mr[8] = { l4chan_tag(0, 0, 2), l4_map_item(fp[i] & ~0x3FFul), fp[i] };
+        if (i == NBAD - 2)
+            mr[0] = l4chan_tag(0, 0, 1);    /* the fpage word is not part of the message */
+        res_a[i] = l4chan_send(peer_b, mr);
+    }
+    report(0);
+}
+
+/* Nothing but A's own page reaches B's window (the last, good item); the KIP and the top of
+ * the user area map nothing; the kernel survives every one. */
+TEST(malformed_map_items_map_nothing)
+{
+    *(volatile l4_word_t *)page_of_a = 0xA0A;
+    l4_word_t a, b;
+    CHECK(start_pair(send_bad_a, receive_many_b, &a, &b));
+    CHECK(l4_channel_window(b, l4_fpage_log2(WINDOW, 16)));
+    res_b[0] = 0;
+    resume(b);
+    bool ra = false, rb = false;
+    for (unsigned i = 0; i < 2; i++) {
+        l4_word_t from, tag = next_msg(&from);
+        CHECK(is_report(tag, 1000) || is_report(tag, 1001), "from %lx tag %lx addr %lx", from,
+              tag, l4_mr(L4_PF_ADDR));
+        ra |= from == a;
+        rb |= from == b;
+    }
+    CHECK(ra && rb);
+    CHECK_EQ(res_b[0], 0);
+    for (unsigned i = 0; i < NBAD; i++)
+        CHECK(res_a[i] == 0 || res_a[i] == ipc_err(L4CHAN_EOVERFLOW, false), "item %u: %lx", i,
+              res_a[i]);
+    tu_kill(a);
+    tu_kill(b);
+}
+
+/* --- native Unmap cannot remove the KIP ---------------------------------------------------- */
+
+static void unmap_kip_a(void)
+{
+    res_a[0] = *(volatile uint32_t *)KIP_AREA;
+    l4_word_t fp[8] = { l4_fpage_log2(KIP_AREA, 12) | L4_RWX, L4_COMPLETE_FPAGE | L4_RWX,
+                        l4_fpage_log2(KIP_AREA, 20) | L4_RWX, l4_fpage_log2(UTCB_AREA, 12) | L4_RWX };
+    res_a[1] = l4chan_unmap(3 | L4CHAN_UNMAP_FLUSH, fp);
+    res_a[2] = *(volatile uint32_t *)KIP_AREA;     /* a fault to us if it went */
+    res_a[3] = fp[0];
+    l4_word_t k[8] = { l4_fpage_log2(KIP_AREA, 12) | L4_RWX };
+    res_a[4] = l4chan_unmap(63 | L4CHAN_UNMAP_FLUSH, k);    /* k > 7 */
+    res_a[5] = k[0];
+    report(0);
+}
+
+TEST(native_unmap_leaves_the_kip)
+{
+    res_a[0] = 0x99;
+    l4_word_t a = start(unmap_kip_a, 0);
+    CHECK(a != 0);
+    CHECK(l4_channel_control(a, 0, l4_sigma0_tid()));      /* a partner that never sends */
+    l4_word_t from, tag = next_msg(&from);
+    CHECK(from == a && is_report(tag, 1000), "from %lx tag %lx addr %lx", from, tag,
+          l4_mr(L4_PF_ADDR));
+    CHECK_EQ(res_a[0], *(volatile uint32_t *)l4_kip());
+    CHECK_EQ(res_a[1], 0);
+    CHECK_EQ(res_a[2], res_a[0]);
+    CHECK_EQ(res_a[3], l4_fpage_log2(KIP_AREA, 12));      /* no status: not a mapping */
+    CHECK_EQ(res_a[4], L4_ERR_INVALID_PARAM);
+    CHECK_EQ(res_a[5], l4_fpage_log2(KIP_AREA, 12) | L4_RWX);
+    tu_kill(a);
+}
+
+int main(void)
+{
+    tests_run("chanattack");
+}

@@ -334,6 +334,80 @@ TEST(native_unmap_leaves_the_kip)
     tu_kill(a);
 }
 
+/* --- registers the kernel does not expect ------------------------------------------------- */
+
+/* One native IPC (a closed receive from hostile_in[0], timeouts hostile_in[1]) with RSP
+ * non-canonical, DF and AC set, a nonsense acceptor in RBP; what came back in hostile_out:
+ * RSP, RBP, RCX, R11, RAX, RSI, RDX, R8.  Callee-saved registers are kept on the stack. */
+l4_word_t hostile_in[2], hostile_out[8];
+void hostile_ipc(void);
+extern char hostile_after_syscall[];
+__asm__(".text\n"
+        "hostile_ipc:\n"
+        "    pushq %rbx\n    pushq %rbp\n    pushq %r12\n"
+        "    pushq %r13\n    pushq %r14\n    pushq %r15\n"
+        "    movq %rsp, hostile_saved_rsp(%rip)\n"
+        "    pushfq\n    orq $0x40400, (%rsp)\n    popfq\n"     /* AC, DF */
+        "    movq $0x4C3400, %rax\n"
+        "    xorl %esi, %esi\n"
+        "    movq hostile_in(%rip), %rdx\n"
+        "    movq hostile_in+8(%rip), %r8\n"
+        "    xorl %r9d, %r9d\n"
+        "    movabsq $0x123456789abcdef7, %rbp\n"
+        "    movabsq $0x8000000000000000, %rsp\n"
+        "    syscall\n"
+        "hostile_after_syscall:\n"
+        "    movq %rsp, hostile_out(%rip)\n"
+        "    movq %rbp, hostile_out+8(%rip)\n"
+        "    movq %rcx, hostile_out+16(%rip)\n"
+        "    movq %r11, hostile_out+24(%rip)\n"
+        "    movq %rax, hostile_out+32(%rip)\n"
+        "    movq %rsi, hostile_out+40(%rip)\n"
+        "    movq %rdx, hostile_out+48(%rip)\n"
+        "    movq %r8, hostile_out+56(%rip)\n"
+        "    movq hostile_saved_rsp(%rip), %rsp\n"
+        "    cld\n    pushfq\n    andq $~0x40000, (%rsp)\n    popfq\n"
+        "    popq %r15\n    popq %r14\n    popq %r13\n"
+        "    popq %r12\n    popq %rbp\n    popq %rbx\n"
+        "    ret\n"
+        ".bss\n.balign 8\nhostile_saved_rsp: .quad 0\n.text\n");
+
+static void hostile_a(void)
+{
+    hostile_ipc();
+    for (unsigned i = 0; i < 8; i++)
+        res_a[i] = hostile_out[i];
+    report(0);
+}
+
+static void hostile_run(uint16_t rcv_timeout)
+{
+    hostile_in[0] = l4_sigma0_tid();        /* a partner that never sends */
+    hostile_in[1] = l4chan_timeouts(0, rcv_timeout);
+    l4_word_t a = start(hostile_a, 0);
+    CHECK(a != 0);
+    CHECK(l4_channel_control(a, 0, l4_sigma0_tid()));
+    l4_word_t from, tag = next_msg(&from);
+    CHECK(from == a && is_report(tag, 1000), "from %lx tag %lx addr %lx", from, tag,
+          l4_mr(L4_PF_ADDR));
+    CHECK_EQ(res_a[0], 0x8000000000000000ul);          /* RSP as it was */
+    CHECK_EQ(res_a[1], 0x123456789abcdef7ul);          /* RBP kept */
+    CHECK_EQ(res_a[2], (l4_word_t)hostile_after_syscall);
+    CHECK_EQ(res_a[3] & 0x40400, 0x40400);              /* R11: the flags, AC and DF */
+    CHECK_EQ(res_a[4], ipc_err(L4CHAN_ETIMEOUT, true));
+    CHECK_EQ(res_a[5], L4_NILTHREAD);
+    CHECK_EQ(res_a[6], l4_sigma0_tid());
+    CHECK_EQ(res_a[7], hostile_in[1]);
+    tu_kill(a);
+}
+
+/* Returned at once (zero timeout) and after blocking (1 ms: another thread ran between). */
+TEST(a_native_ipc_with_a_noncanonical_rsp_and_odd_flags_returns_intact)
+{
+    hostile_run(L4_ZERO_TIME);
+    hostile_run(0x03E8);
+}
+
 int main(void)
 {
     tests_run("chanattack");

@@ -16,11 +16,12 @@
 #define READY      1004                 /* a script's "I am about to block" system call */
 
 extern char __executable_start[], _end[];
-static uint8_t stacks[2][8192] __attribute__((aligned(4096)));
+static uint8_t stacks[3][8192] __attribute__((aligned(4096)));
 static uint8_t page_of_b[4096] __attribute__((aligned(4096)));
 static uint8_t page_of_a[4096] __attribute__((aligned(4096)));
 static volatile l4_word_t peer_a, peer_b;
 static volatile l4_word_t res_a[24], res_b[8];
+static volatile l4_word_t fuzz_ids[10];    /* the random calls' destinations and sources */
 
 static inline l4_word_t lx_syscall(l4_word_t nr)
 {
@@ -406,6 +407,137 @@ TEST(a_native_ipc_with_a_noncanonical_rsp_and_odd_flags_returns_intact)
 {
     hostile_run(L4_ZERO_TIME);
     hostile_run(0x03E8);
+}
+
+/* --- random native IPC and Unmap ---------------------------------------------------------- */
+
+#define FUZZ_CALLS 1000
+
+static l4_word_t fuzz_state = 0x9E3779B97F4A7C15ul;
+
+static l4_word_t fuzz_next(void)
+{
+    fuzz_state ^= fuzz_state << 13;
+    fuzz_state ^= fuzz_state >> 7;
+    fuzz_state ^= fuzz_state << 17;
+    return fuzz_state;
+}
+
+static l4_word_t fuzz_pick(const l4_word_t *pool, unsigned n)
+{
+    return pool[fuzz_next() % n];
+}
+
+/* An fpage: a page of A's, the window, the KIP, the UTCB area, the top of the user area, the
+ * kernel half, nilpage, the complete space, or random bits. */
+static l4_word_t fuzz_fpage(void)
+{
+    const l4_word_t bases[] = { (l4_word_t)page_of_a, (l4_word_t)stacks[0], WINDOW, KIP_AREA,
+                                UTCB_AREA, 0x7FFFFFFFF000ul, 0xFFFF800000000000ul, 0 };
+    l4_word_t r = fuzz_next();
+    switch (r % 4) {
+    case 0:  return L4_NILPAGE | (r >> 8 & 7);
+    case 1:  return L4_COMPLETE_FPAGE | (r >> 8 & 7);
+    case 2:  return fuzz_next();
+    default: return l4_fpage_log2(fuzz_pick(bases, 8), 10 + (r >> 8) % 40) | (r >> 16 & 7);
+    }
+}
+
+/* A message word: a map, grant, string or control item, or anything. */
+static l4_word_t fuzz_word(void)
+{
+    const l4_word_t types[] = { 0x8, 0xA, 0x0, 0x1, 0x6, 0xE };
+    l4_word_t r = fuzz_next();
+    return r % 3 ? (fuzz_fpage() & ~0xFul) | fuzz_pick(types, 6) : r;
+}
+
+/* A thread of its own that calls native IPC and Unmap with random registers: destinations and
+ * sources from the specials and its partners, tags with u + t up to 9, items of every type,
+ * acceptors, timeouts that never wait long.  res_a: calls made, odd results, the last one. */
+static void fuzz_a(void)
+{
+    l4_word_t ids[10];
+    for (unsigned k = 0; k < 10; k++)
+        ids[k] = fuzz_ids[k];
+    const l4_word_t times[] = { L4_ZERO_TIME, 0x0001, 0x0064, 0x8000 | 0x0400 };
+    unsigned odd = 0;
+    for (unsigned i = 0; i < FUZZ_CALLS; i++) {
+        l4_word_t mr[8];
+        for (unsigned k = 1; k < 8; k++)
+            mr[k] = fuzz_word();
+        l4_word_t r = fuzz_next();
+        if (r % 8 == 0) {
+            l4_word_t err = l4chan_unmap((unsigned)(r >> 8) & 0x7F, mr);
+            odd += err != 0 && err != L4_ERR_INVALID_PARAM;
+            continue;
+        }
+        mr[0] = l4chan_tag(r >> 16 & 0xFFFF, (unsigned)(r >> 32) % 8, (unsigned)(r >> 40) % 4 & 2);
+        unsigned u = (unsigned)(r >> 32) % 8;
+        if (u <= 5 && (r >> 56 & 1) && (mr[0] >> 6 & 0x3F) == 2) {
+            mr[u + 1] = l4_map_item(fuzz_fpage());     /* a well-formed map item */
+            mr[u + 2] = fuzz_fpage();
+        }
+        l4_word_t to = r >> 48 & 1 ? ids[0] : fuzz_pick(ids, 10), from = fuzz_pick(ids, 10);
+        if (from == peer_b && to != peer_b)
+            from = L4_NILTHREAD;            /* B never sends: a closed wait would be for ever */
+        l4_word_t t = l4chan_timeouts((uint16_t)fuzz_pick(times, 4), (uint16_t)fuzz_pick(times, 4));
+        l4_word_t err = l4chan_ipc(to, from, t, fuzz_fpage(), mr, 0);
+        unsigned code = (err >> 1) & 7;
+        if (err && code != L4CHAN_ETIMEOUT && code != L4CHAN_ENOPARTNER &&
+            code != L4CHAN_EOVERFLOW) {
+            odd++;
+            res_a[2] = err;
+        }
+        res_a[0] = i + 1;
+    }
+    res_a[1] = odd;
+    report(0);
+}
+
+/* B receives from A for ever, into its window (acceptors of every size); it counts what came. */
+static void fuzz_b(void)
+{
+    lx_syscall(READY);
+    for (unsigned n = 0;; n++) {
+        l4_word_t mr[8] = { 0 }, sender;
+        l4_word_t acceptor = n % 5 ? l4_fpage_log2(WINDOW, 12 + n % 20) : L4_COMPLETE_FPAGE;
+        if (!l4chan_ipc(L4CHAN_NILTHREAD, L4CHAN_ANYTHREAD, 0, acceptor, mr, &sender))
+            res_b[3]++;
+    }
+}
+
+static void never_receives_c(void)
+{
+    report(2);
+}
+
+TEST(random_native_ipc_and_unmap_keep_the_kernel_whole)
+{
+    l4_word_t c = start(never_receives_c, 2), from;
+    CHECK(c != 0);
+    l4_word_t tag = next_msg(&from);
+    CHECK(from == c && is_report(tag, 1002));
+    l4_word_t a, b;
+    CHECK(start_pair(fuzz_a, fuzz_b, &a, &b));
+    CHECK(l4_channel_control(a, L4_SPACE_CTL_CHAN_MAP, c));   /* a partner that never receives */
+    CHECK(l4_channel_window(a, l4_fpage_log2(WINDOW, 16)));
+    CHECK(l4_channel_window(b, l4_fpage_log2(WINDOW, 16)));
+    const l4_word_t ids[10] = { b, c, L4_NILTHREAD, L4_ANYTHREAD, L4_ANYLOCALTHREAD, UTCB_AREA,
+                                tu_main_tid(), l4_sigma0_tid(), a,
+                                l4_global_id(l4_thread_no(b), l4_version(b) + 1) };
+    for (unsigned k = 0; k < 10; k++)
+        fuzz_ids[k] = ids[k];
+    res_b[3] = 0;
+    resume(b);
+    tag = next_msg(&from);
+    CHECK(from == a && is_report(tag, 1000), "from %lx tag %lx addr %lx", from, tag,
+          l4_mr(L4_PF_ADDR));
+    CHECK_EQ(res_a[0], FUZZ_CALLS);
+    CHECK(res_a[1] == 0, "%lu odd results, the last %lx", res_a[1], res_a[2]);
+    CHECK(res_b[3] > 0);                    /* some messages went through */
+    tu_kill(a);
+    tu_kill(b);
+    tu_kill(c);
 }
 
 int main(void)

@@ -91,17 +91,30 @@ static void resume(l4_word_t t)
     l4_reply(t);
 }
 
+/* The threads a test started: the next test ends those a failed one left behind. */
+static l4_word_t started[3];
+
 static l4_word_t start(void (*fn)(void), unsigned stack)
 {
-    return tu_foreign_thread(fn, (l4_word_t)&stacks[stack][8192 - 8], tu_main_tid(), UTCB_AREA);
+    tu_kill(started[stack]);
+    started[stack] = tu_foreign_thread(fn, (l4_word_t)&stacks[stack][8192 - 8], tu_main_tid(),
+                                       UTCB_AREA);
+    return started[stack];
+}
+
+/* A test's start: no thread of an earlier one is left. */
+static void fresh(void)
+{
+    for (unsigned i = 0; i < 3; i++) {
+        tu_kill(started[i]);
+        started[i] = 0;
+    }
 }
 
 /* B (running b_fn) stops in its READY call, unanswered; then A (a_fn) starts.  Both have the
  * map right to the other and a window of one page at WINDOW.  False if anything failed. */
 static bool start_pair(void (*a_fn)(void), void (*b_fn)(void), l4_word_t *a, l4_word_t *b)
 {
-    tu_kill(peer_a);                        /* a failed test's threads, which it left behind */
-    tu_kill(peer_b);
     for (unsigned i = 0; i < 24; i++)
         res_a[i] = 0x99;
     for (unsigned i = 0; i < 8; i++)
@@ -148,6 +161,7 @@ static void call_for_map_a(void)
  * at WINDOW, outside A's window and where the handler's own page would be. */
 TEST(a_moved_window_cancels_a_call_waiting_to_send)
 {
+    fresh();
     *(volatile l4_word_t *)page_of_b = 0xB0B;
     l4_word_t a, b;
     CHECK(start_pair(call_for_map_a, answer_with_map_b, &a, &b));
@@ -192,6 +206,7 @@ static void send_map_a(void)
  * left.  A's send is canceled, as for a revoked partner. */
 TEST(losing_the_map_right_cancels_a_waiting_map)
 {
+    fresh();
     *(volatile l4_word_t *)page_of_a = 0xA0A;
     l4_word_t a, b;
     CHECK(start_pair(send_map_a, receive_map_b, &a, &b));
@@ -211,6 +226,7 @@ TEST(losing_the_map_right_cancels_a_waiting_map)
 /* The same with the right intact: the map goes through (the test above is not vacuous). */
 TEST(with_the_map_right_a_waiting_map_arrives)
 {
+    fresh();
     *(volatile l4_word_t *)page_of_a = 0xA0A;
     l4_word_t a, b;
     CHECK(start_pair(send_map_a, receive_map_b, &a, &b));
@@ -278,6 +294,7 @@ static void send_bad_a(void)
  * the user area map nothing; the kernel survives every one. */
 TEST(malformed_map_items_map_nothing)
 {
+    fresh();
     *(volatile l4_word_t *)page_of_a = 0xA0A;
     l4_word_t a, b;
     CHECK(start_pair(send_bad_a, receive_many_b, &a, &b));
@@ -319,6 +336,7 @@ static void unmap_kip_a(void)
 
 TEST(native_unmap_leaves_the_kip)
 {
+    fresh();
     res_a[0] = 0x99;
     l4_word_t a = start(unmap_kip_a, 0);
     CHECK(a != 0);
@@ -405,6 +423,7 @@ static void hostile_run(uint16_t rcv_timeout)
 /* Returned at once (zero timeout) and after blocking (1 ms: another thread ran between). */
 TEST(a_native_ipc_with_a_noncanonical_rsp_and_odd_flags_returns_intact)
 {
+    fresh();
     hostile_run(L4_ZERO_TIME);
     hostile_run(0x03E8);
 }
@@ -513,6 +532,7 @@ static void never_receives_c(void)
 
 TEST(random_native_ipc_and_unmap_keep_the_kernel_whole)
 {
+    fresh();
     l4_word_t c = start(never_receives_c, 2), from;
     CHECK(c != 0);
     l4_word_t tag = next_msg(&from);
@@ -538,6 +558,53 @@ TEST(random_native_ipc_and_unmap_keep_the_kernel_whole)
     tu_kill(a);
     tu_kill(b);
     tu_kill(c);
+}
+
+/* --- I/O ports do not come through a channel -------------------------------------------- */
+
+#define PORT 0x80                       /* the POST port: nothing listens in QEMU */
+
+static void receive_port_b(void)
+{
+    lx_syscall(READY);
+    l4_word_t mr[8] = { 0 }, sender;
+    res_b[0] = l4chan_ipc(L4CHAN_NILTHREAD, L4CHAN_ANYTHREAD, 0, L4_COMPLETE_FPAGE, mr, &sender);
+    uint8_t v;
+    __asm__ volatile("inb %1, %0" : "=a"(v) : "i"(PORT));  /* #GP without the port */
+    res_b[1] = v;
+    report(1);
+}
+
+/* An ordinary X.2 partner with the map right (here: us) that holds a port sends it in a map
+ * item to a native receive.  X.2 accepts I/O fpages whatever the window (§6.7); a foreign
+ * space's native receive takes mappings into its window only (§9.2), and a Linux process with
+ * a port could drive the device behind it.  The old kernel mapped the port. */
+TEST(a_native_receive_takes_no_io_ports)
+{
+    fresh();
+    CHECK(l4_sigma0_get_ports(l4_sigma0_tid(), l4_io_fpage(PORT, 0)));
+    res_b[0] = res_b[1] = 0x99;
+    peer_b = 0;
+    l4_word_t b = start(receive_port_b, 1), from;
+    CHECK(b != 0);
+    peer_b = b;
+    CHECK(is_report(next_msg(&from), READY) && from == b);
+    CHECK(l4_channel_window(b, l4_fpage_log2(WINDOW, 12)));
+    CHECK(l4_channel_control(b, L4_SPACE_CTL_CHAN_MAP, tu_main_tid()));
+    resume(b);
+    CHECK(settle());                        /* B waits in its native receive */
+    l4_set_mr(0, l4_tag_make(0, 0, 2));
+    l4_set_mr(1, l4_map_item(0));
+    l4_set_mr(2, l4_io_fpage(PORT, 0) | L4_RWX);
+    l4_word_t sent = l4_send_timeout(b, L4_ZERO_TIME);
+    CHECK(l4_ipc_failed(sent) && l4_error_code() == ipc_err(L4CHAN_EOVERFLOW, false),
+          "tag %lx error %lx", sent, l4_error_code());
+    l4_word_t tag = next_msg(&from);
+    /* A foreign thread's port access it lacks is the #GP it is on Linux, to its handler. */
+    CHECK(from == b && l4_tag_is_proto(tag, L4_PROTO_FOREIGN_EXCEPTION) &&
+          l4_mr(L4_FEXC_VECTOR) == 13, "from %lx tag %lx: B read port %lx", from, tag, res_b[1]);
+    CHECK_EQ(res_b[0], ipc_err(L4CHAN_EOVERFLOW, true));
+    tu_kill(b);
 }
 
 int main(void)

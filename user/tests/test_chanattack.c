@@ -607,6 +607,118 @@ TEST(a_native_receive_takes_no_io_ports)
     tu_kill(b);
 }
 
+/* --- the map path: a window over the KIP, a page replaced ---------------------------------- */
+
+static uint8_t block_of_a[16][4096] __attribute__((aligned(65536)));
+
+/* A maps 64 KiB of its own (block_of_a, touched first) to B. */
+static void map_block_a(void)
+{
+    for (unsigned i = 0; i < 16; i++)
+        (void)*(volatile l4_word_t *)block_of_a[i];
+    l4_word_t mr[8] = { l4chan_tag(0, 0, 2), l4_map_item((l4_word_t)block_of_a),
+                        l4_fpage_log2((l4_word_t)block_of_a, 16) | L4_RWX };
+    res_a[0] = l4chan_send(peer_b, mr);
+    report(0);
+}
+
+/* B's window is the 64 KiB from its KIP on: the KIP page stays the KIP, the other 15 pages are
+ * A's (a map item with a KIP page in its destination goes page by page, not whole). */
+static void receive_over_kip_b(void)
+{
+    lx_syscall(READY);
+    l4_word_t mr[8] = { 0 }, sender;
+    res_b[0] = l4chan_ipc(L4CHAN_NILTHREAD, peer_a, 0, L4_COMPLETE_FPAGE, mr, &sender);
+    res_b[1] = *(volatile uint32_t *)KIP_AREA;
+    res_b[2] = *(volatile l4_word_t *)(KIP_AREA + 0x1000);
+    res_b[3] = *(volatile l4_word_t *)(KIP_AREA + 0xF000);
+    report(1);
+}
+
+TEST(a_window_over_the_kip_keeps_the_kip)
+{
+    fresh();
+    for (unsigned i = 0; i < 16; i++)
+        *(volatile l4_word_t *)block_of_a[i] = 0xB10C00 + i;
+    l4_word_t a, b;
+    CHECK(start_pair(map_block_a, receive_over_kip_b, &a, &b));
+    CHECK(l4_channel_window(b, l4_fpage_log2(KIP_AREA, 16)));
+    resume(b);
+    bool ra = false, rb = false;
+    for (unsigned i = 0; i < 2; i++) {
+        l4_word_t from, tag = next_msg(&from);
+        CHECK(is_report(tag, 1000) || is_report(tag, 1001), "from %lx tag %lx addr %lx", from,
+              tag, l4_mr(L4_PF_ADDR));
+        ra |= from == a;
+        rb |= from == b;
+    }
+    CHECK(ra && rb);
+    CHECK_EQ(res_a[0], 0);
+    CHECK_EQ(res_b[0], 0);
+    CHECK_EQ(res_b[1], *(volatile uint32_t *)l4_kip());
+    CHECK_EQ(res_b[2], 0xB10C01);
+    CHECK_EQ(res_b[3], 0xB10C0F);
+    tu_kill(a);
+    tu_kill(b);
+}
+
+/* A maps page_of_a to B's window, B reads it (its TLB may hold it), then A maps block_of_a[0]
+ * to the same place: the old mapping is removed and the new one installed in one map call;
+ * B must read the new page. */
+static void remap_a(void)
+{
+    (void)*(volatile l4_word_t *)page_of_a;
+    (void)*(volatile l4_word_t *)block_of_a[0];
+    l4_word_t mr[8] = { l4chan_tag(0, 0, 2), l4_map_item((l4_word_t)page_of_a),
+                        l4_fpage_log2((l4_word_t)page_of_a, 12) | L4_RWX };
+    res_a[0] = l4chan_call(peer_b, mr);
+    l4_word_t mr2[8] = { l4chan_tag(0, 0, 2), l4_map_item((l4_word_t)block_of_a[0]),
+                         l4_fpage_log2((l4_word_t)block_of_a[0], 12) | L4_RWX };
+    res_a[1] = l4chan_send(peer_b, mr2);
+    report(0);
+}
+
+static void read_twice_b(void)
+{
+    lx_syscall(READY);
+    l4_word_t mr[8] = { 0 }, sender;
+    res_b[0] = l4chan_ipc(L4CHAN_NILTHREAD, peer_a, 0, l4_fpage_log2(WINDOW, 12), mr, &sender);
+    res_b[1] = *(volatile l4_word_t *)WINDOW;
+    *(volatile l4_word_t *)(WINDOW + 8) = 0x1;                /* dirty, writable in the TLB */
+    mr[0] = l4chan_tag(0, 0, 0);
+    res_b[2] = l4chan_ipc(peer_a, peer_a, 0, l4_fpage_log2(WINDOW, 12), mr, &sender);
+    res_b[3] = *(volatile l4_word_t *)WINDOW;
+    report(1);
+}
+
+TEST(a_page_replaced_in_one_map_reads_new)
+{
+    fresh();
+    *(volatile l4_word_t *)page_of_a = 0xA0A;
+    *(volatile l4_word_t *)block_of_a[0] = 0xB10C00;
+    l4_word_t a, b;
+    CHECK(start_pair(remap_a, read_twice_b, &a, &b));
+    resume(b);
+    bool ra = false, rb = false;
+    for (unsigned i = 0; i < 2; i++) {
+        l4_word_t from, tag = next_msg(&from);
+        CHECK(is_report(tag, 1000) || is_report(tag, 1001), "from %lx tag %lx addr %lx", from,
+              tag, l4_mr(L4_PF_ADDR));
+        ra |= from == a;
+        rb |= from == b;
+    }
+    CHECK(ra && rb);
+    CHECK_EQ(res_a[0], 0);
+    CHECK_EQ(res_a[1], 0);
+    CHECK_EQ(res_b[0], 0);
+    CHECK_EQ(res_b[1], 0xA0A);
+    CHECK_EQ(res_b[2], 0);
+    CHECK_EQ(res_b[3], 0xB10C00);
+    CHECK_EQ(*(volatile l4_word_t *)(page_of_a + 8), 0x1);    /* B's write went to A's page */
+    tu_kill(a);
+    tu_kill(b);
+}
+
 int main(void)
 {
     tests_run("chanattack");

@@ -719,6 +719,54 @@ TEST(a_page_replaced_in_one_map_reads_new)
     tu_kill(b);
 }
 
+/* --- a native IPC from the last two bytes of the user area ---------------------------------- */
+
+#define TOP_PAGE 0x7FFFFFFFF000ul
+static uint8_t top_code[4096] __attribute__((aligned(4096)));
+
+/* `syscall` at 0x7FFFFFFFFFFE: the CPU leaves RCX = 2^47, not canonical, which sysret would
+ * fault on in the kernel (on Intel, with the user's RSP: the classic sysret hole). */
+static void top_syscall_a(void)
+{
+    __asm__ volatile("xorl %%esi, %%esi\n\txorl %%edx, %%edx\n\t"
+                     "movabsq $0x7FFFFFFFFFFE, %%rcx\n\tjmp *%%rcx"
+                     : : "a"(0x4C3400ul) : "rcx", "rsi", "rdx", "memory");
+    __builtin_unreachable();
+}
+
+/* Neither phase (to and from nilthread): the call returns at once, to 2^47.  The thread gets
+ * the #GP it would get on Linux there (a foreign exception to its handler), and the kernel
+ * does not fault. */
+TEST(a_native_ipc_returning_to_a_noncanonical_rip_is_the_threads_fault)
+{
+    fresh();
+    top_code[0xFFE] = 0x0F;                 /* syscall */
+    top_code[0xFFF] = 0x05;
+    l4_word_t a = start(top_syscall_a, 0), from;
+    CHECK(a != 0);
+    CHECK(l4_channel_control(a, 0, l4_sigma0_tid()));
+    l4_word_t tag = next_msg(&from);        /* A fetches from the top page: ours to give */
+    CHECK(from == a && l4_tag_is_proto(tag, L4_PROTO_PAGEFAULT) &&
+          (l4_mr(L4_PF_ADDR) & ~0xFFFul) == TOP_PAGE, "tag %lx addr %lx", tag, l4_mr(L4_PF_ADDR));
+    l4_set_mr(0, l4_tag_make(0, 0, 2));
+    l4_set_mr(1, l4_map_item(TOP_PAGE));
+    l4_set_mr(2, l4_fpage_log2((l4_word_t)top_code, 12) | L4_R | L4_X);
+    tag = l4_ipc(a, L4_ANYTHREAD, l4_timeouts(L4_NEVER, L4_NEVER), &from);
+    while (!l4_ipc_failed(tag) && l4_tag_is_proto(tag, L4_PROTO_PAGEFAULT) &&
+           l4_mr(L4_PF_ADDR) >= (l4_word_t)__executable_start && l4_mr(L4_PF_ADDR) < (l4_word_t)_end) {
+        l4_word_t addr = l4_mr(L4_PF_ADDR) & ~0xFFFul;
+        l4_set_mr(0, l4_tag_make(0, 0, 2));
+        l4_set_mr(1, l4_map_item(addr));
+        l4_set_mr(2, l4_fpage_log2(addr, 12) | L4_RWX);
+        tag = l4_ipc(from, L4_ANYTHREAD, l4_timeouts(L4_NEVER, L4_NEVER), &from);
+    }
+    CHECK(from == a && l4_tag_is_proto(tag, L4_PROTO_FOREIGN_EXCEPTION), "tag %lx", tag);
+    CHECK_EQ(l4_mr(L4_FEXC_VECTOR), 13);
+    CHECK_EQ(l4_mr(L4_FREG_RIP), 0x800000000000ul);
+    CHECK_EQ(l4_mr(L4_FREG_RAX), 0);        /* the IPC itself succeeded: neither phase */
+    tu_kill(a);
+}
+
 int main(void)
 {
     tests_run("chanattack");

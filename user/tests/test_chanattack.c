@@ -64,6 +64,26 @@ static bool is_report(l4_word_t tag, unsigned nr)
     return l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL) && l4_mr(L4_FSC_RAX) == nr;
 }
 
+/* The reports of A (slot 0) and B (slot 1), in either order; else the odd message is kept. */
+static l4_word_t odd_from, odd_tag, odd_addr;
+
+static bool both_reported(l4_word_t a, l4_word_t b)
+{
+    bool ra = false, rb = false;
+    for (unsigned i = 0; i < 2; i++) {
+        l4_word_t from, tag = next_msg(&from);
+        if (!(from == a && is_report(tag, 1000)) && !(from == b && is_report(tag, 1001))) {
+            odd_from = from;
+            odd_tag = tag;
+            odd_addr = l4_mr(L4_PF_ADDR);
+            return false;
+        }
+        ra |= from == a;
+        rb |= from == b;
+    }
+    return ra && rb;
+}
+
 /* Let every thread run until all are blocked, answering faults in our image; false if a
  * message of another kind came (it is lost). */
 static bool settle(void)
@@ -233,13 +253,8 @@ TEST(with_the_map_right_a_waiting_map_arrives)
     CHECK(settle());
     CHECK(l4_channel_control(a, L4_SPACE_CTL_CHAN_MAP, b));     /* unchanged */
     resume(b);
-    bool ra = false, rb = false;
-    for (unsigned i = 0; i < 2; i++) {
-        l4_word_t from, tag = next_msg(&from);
-        ra |= from == a && is_report(tag, 1000);
-        rb |= from == b && is_report(tag, 1001);
-    }
-    CHECK(ra && rb);
+    CHECK(both_reported(a, b), "unexpected from %lx: tag %lx addr %lx", odd_from, odd_tag,
+          odd_addr);
     CHECK_EQ(res_a[0], 0);
     CHECK_EQ(res_b[0], 0);
     CHECK_EQ(res_b[2], 0xA0A);
@@ -301,15 +316,8 @@ TEST(malformed_map_items_map_nothing)
     CHECK(l4_channel_window(b, l4_fpage_log2(WINDOW, 16)));
     res_b[0] = 0;
     resume(b);
-    bool ra = false, rb = false;
-    for (unsigned i = 0; i < 2; i++) {
-        l4_word_t from, tag = next_msg(&from);
-        CHECK(is_report(tag, 1000) || is_report(tag, 1001), "from %lx tag %lx addr %lx", from,
-              tag, l4_mr(L4_PF_ADDR));
-        ra |= from == a;
-        rb |= from == b;
-    }
-    CHECK(ra && rb);
+    CHECK(both_reported(a, b), "unexpected from %lx: tag %lx addr %lx", odd_from, odd_tag,
+          odd_addr);
     CHECK_EQ(res_b[0], 0);
     for (unsigned i = 0; i < NBAD; i++)
         CHECK(res_a[i] == 0 || res_a[i] == ipc_err(L4CHAN_EOVERFLOW, false), "item %u: %lx", i,
@@ -644,15 +652,8 @@ TEST(a_window_over_the_kip_keeps_the_kip)
     CHECK(start_pair(map_block_a, receive_over_kip_b, &a, &b));
     CHECK(l4_channel_window(b, l4_fpage_log2(KIP_AREA, 16)));
     resume(b);
-    bool ra = false, rb = false;
-    for (unsigned i = 0; i < 2; i++) {
-        l4_word_t from, tag = next_msg(&from);
-        CHECK(is_report(tag, 1000) || is_report(tag, 1001), "from %lx tag %lx addr %lx", from,
-              tag, l4_mr(L4_PF_ADDR));
-        ra |= from == a;
-        rb |= from == b;
-    }
-    CHECK(ra && rb);
+    CHECK(both_reported(a, b), "unexpected from %lx: tag %lx addr %lx", odd_from, odd_tag,
+          odd_addr);
     CHECK_EQ(res_a[0], 0);
     CHECK_EQ(res_b[0], 0);
     CHECK_EQ(res_b[1], *(volatile uint32_t *)l4_kip());
@@ -699,15 +700,8 @@ TEST(a_page_replaced_in_one_map_reads_new)
     l4_word_t a, b;
     CHECK(start_pair(remap_a, read_twice_b, &a, &b));
     resume(b);
-    bool ra = false, rb = false;
-    for (unsigned i = 0; i < 2; i++) {
-        l4_word_t from, tag = next_msg(&from);
-        CHECK(is_report(tag, 1000) || is_report(tag, 1001), "from %lx tag %lx addr %lx", from,
-              tag, l4_mr(L4_PF_ADDR));
-        ra |= from == a;
-        rb |= from == b;
-    }
-    CHECK(ra && rb);
+    CHECK(both_reported(a, b), "unexpected from %lx: tag %lx addr %lx", odd_from, odd_tag,
+          odd_addr);
     CHECK_EQ(res_a[0], 0);
     CHECK_EQ(res_a[1], 0);
     CHECK_EQ(res_b[0], 0);

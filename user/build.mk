@@ -20,6 +20,7 @@ $(eval $(call user_program,test_preemption,user/tests/test_preemption.c user/tes
 $(eval $(call user_program,test_sched,user/tests/test_sched.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_foreign,user/tests/test_foreign.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_channel,user/tests/test_channel.c user/tests/testutil.c $(TESTLIB),0x1000000))
+$(eval $(call user_program,test_chanattack,user/tests/test_chanattack.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_cpustate,user/tests/test_cpustate.c user/tests/probe.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_propagation,user/tests/test_propagation.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_strings,user/tests/test_strings.c user/tests/testutil.c $(TESTLIB),0x1000000))

@@ -26,17 +26,21 @@ static struct channel_partner *lookup(struct space *s, word_t gid)
     return NULL;
 }
 
-/* After a revocation: a native IPC of s's threads that names a partner s lost (a send to it,
- * a closed receive from it; an open receive once no partner is left) fails with error 3
- * (canceled), as ExchangeRegisters' abort would. */
+/* After a revocation or a change of the map right: a native IPC of s's threads that names a
+ * partner s lost (a send to it, a closed receive from it; an open receive once no partner is
+ * left), or waits to send typed items to a partner without the map right (check() saw the
+ * right at the call, the message leaves later), fails with error 3 (canceled), as
+ * ExchangeRegisters' abort would. */
 static void cancel_revoked(struct space *s)
 {
     for (struct tcb *t = s->threads; t; t = t->space_next) {
         if (!(t->flags & TF_NATIVE_IPC))
             continue;
         bool lost = false;
-        if (t->state == TS_WAIT_SEND && t->ipc.partner)
-            lost = !lookup(s, t->ipc.partner->gid);
+        if (t->state == TS_WAIT_SEND && t->ipc.partner) {
+            struct channel_partner *p = lookup(s, t->ipc.partner->gid);
+            lost = !p || (!p->map && l4_tag_t(t->mr[0]));
+        }
         else if (t->state == TS_WAIT_RECV)
             lost = t->ipc.wait_for == L4_ANYTHREAD ? s->nchan == 0 : !lookup(s, t->ipc.wait_for);
         if (lost)
@@ -45,7 +49,8 @@ static void cancel_revoked(struct space *s)
 }
 
 /* A new window: what the old one holds leaves the space (the handler reuses those
- * addresses), and a native receive waiting with an acceptor cut to the old one is canceled. */
+ * addresses), and a native receive waiting with an acceptor cut to the old one is canceled:
+ * also a call still in its send phase (its receive would use that acceptor). */
 static word_t set_window(struct space *s, word_t fpage)
 {
     unsigned order = l4_fpage_order(fpage);
@@ -57,7 +62,9 @@ static word_t set_window(struct space *s, word_t fpage)
                           true);
     s->chan_window = l4_is_nil_fpage(fpage) ? 0 : fpage & ~7ull;
     for (struct tcb *t = s->threads; t; t = t->space_next)
-        if ((t->flags & TF_NATIVE_IPC) && t->state == TS_WAIT_RECV)
+        if ((t->flags & TF_NATIVE_IPC) && (t->state == TS_WAIT_RECV ||
+                                            (t->state == TS_WAIT_SEND &&
+                                             t->ipc.rcv_spec != L4_NILTHREAD)))
             ipc_abort(t, true, true);
     return L4_ERR_OK;
 }
@@ -108,6 +115,7 @@ word_t channel_control(struct space *s, word_t ctl, word_t partner)
         p->gid = partner;
     }
     p->map = ctl & L4_SPACE_CTL_CHAN_MAP;
+    cancel_revoked(s);
     return L4_ERR_OK;
 }
 

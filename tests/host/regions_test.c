@@ -127,14 +127,20 @@ static void test_descriptor_order(void)
           is(0x100000000ull, R_SHARED, 0), "spot checks: RAM, VGA, kernel, sigma0 image, RAM, MMIO, above 4 GiB");
 }
 
-static void test_available_claim(void)
+/* 1 MiB each of conventional, non-conventional, shared and reserved memory from 0x100000. */
+static void four_kinds(void)
 {
-    const uint64_t T1 = 0x40001, T2 = 0x80001;
     regions_init();
     regions_set(0x100000, 0x1FFFFF, R_CONV, 0);
     regions_set(0x200000, 0x2FFFFF, R_NONCONV, 0);
     regions_set(0x300000, 0x3FFFFF, R_SHARED, 0);
     regions_set(0x400000, 0x4FFFFF, R_RESERVED, 0);
+}
+
+static void test_available_claim(void)
+{
+    const uint64_t T1 = 0x40001, T2 = 0x80001;
+    four_kinds();
     regions_set(0x500000, 0x5FFFFF, R_CONV, 0);
 
     CHECK(regions_available(0x100000, 0x100FFF, T1, true), "free conventional: available");
@@ -176,6 +182,29 @@ static void test_available_claim(void)
     CHECK(is(0x101000, R_CONV, 0) && regions_lookup(0x100000) == regions_lookup(0x1FFFFF),
           "re-setting a range drops its owners and merges");
     CHECK(well_formed(true, "reset"), "well formed after reset (%u regions)", nregions);
+}
+
+/* A claim the kernel could not map is given back (sigma0's take_back): what the owner held of
+ * the range is free again with its kind, other owners and shared memory untouched. */
+static void test_release(void)
+{
+    const uint64_t T1 = 0x40001, T2 = 0x80001;
+    four_kinds();
+    CHECK(!regions_owns_part(0x100000, 0x3FFFFF, T1), "nothing owned yet");
+    CHECK(regions_claim(0x100000, 0x100FFF, T1) && regions_claim(0x101000, 0x101FFF, T2) &&
+          regions_claim(0x1FF000, 0x300FFF, T1), "claims by two owners, across kinds");
+    CHECK(regions_owns_part(0x100000, 0x100FFF, T1) && regions_owns_part(0x0, ~0ull, T2) &&
+          !regions_owns_part(0x101000, 0x1FEFFF, T1) && !regions_owns_part(0x300000, 0x3FFFFF, T1),
+          "owns_part: the owner's pieces only, not shared memory");
+    CHECK(regions_release(0x1FF000, 0x300FFF, T1), "release the claim across kinds");
+    CHECK(is(0x1FF000, R_CONV, 0) && is(0x200000, R_NONCONV, 0) && is(0x2FFFFF, R_NONCONV, 0) &&
+          is(0x300000, R_SHARED, 0), "free again, kinds kept");
+    CHECK(is(0x100000, R_CONV, T1) && is(0x101000, R_CONV, T2), "other claims untouched");
+    CHECK(regions_release(0x100000, 0x101FFF, T1) && is(0x100000, R_CONV, 0) &&
+          is(0x101000, R_CONV, T2), "a release leaves another owner's piece in its range");
+    CHECK(regions_release(0x101000, 0x101FFF, T2) &&
+          regions_lookup(0x100000) == regions_lookup(0x1FFFFF), "all free: merged into one");
+    CHECK(well_formed(true, "release"), "well formed after releases (%u regions)", nregions);
 }
 
 static void test_find_free(void)
@@ -490,6 +519,7 @@ static const struct uc_case cases[] = {
     UC_CASE(test_init),
     UC_CASE(test_descriptor_order),
     UC_CASE(test_available_claim),
+    UC_CASE(test_release),
     UC_CASE(test_find_free),
     UC_CASE(test_merge),
     UC_CASE(test_capacity),

@@ -10,7 +10,7 @@ shows its FAIL lines (and any sanitizer report).
                        the placement plan (directed cases, random worlds against brute force)
   elf_test.c           kernel/elf.c: hand-built headers, every error path; files from as/ld
                        compared with readelf
-  regions_test.c       user/sigma0/regions.c: descriptor overriding, claim/available/find_free,
+  regions_test.c       user/sigma0/regions.c: descriptor overriding, claim/available/release/find_free,
                        capacity exhaustion, random calls against a point model
   mapdb_test.c         kernel/mapdb.c + arch/x86_64/pagetable.c + slab.c + kmem.c on an arena
                        (kshim/): sigma0 roots, map/grant/unmap chains, splitting, status bits,
@@ -77,8 +77,8 @@ CASES = {
                      "test_plan_requests", "test_plan_random"],
     "elf_test": ["test_valid", "test_short", "test_ident", "test_phdr_table", "test_segments",
                  "test_too_many", "test_strerror"],
-    "regions_test": ["test_init", "test_descriptor_order", "test_available_claim", "test_find_free",
-                     "test_merge", "test_capacity", "test_claim_capacity_atomic", "test_random"],
+    "regions_test": ["test_init", "test_descriptor_order", "test_available_claim", "test_release",
+                     "test_find_free", "test_merge", "test_capacity", "test_claim_capacity_atomic", "test_random"],
     "mapdb_test": ["sigma0_roots", "map_from_sigma0", "rights_intersection", "chain_sizes",
                    "unmap_levels", "unmap_range", "grant", "remap_same_page",
                    "remap_same_page_other_source", "map_over_other_page", "map_over_size_structure",

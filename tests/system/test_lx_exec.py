@@ -21,14 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from harness import BUILD, ROOT, boot, kernel_trouble
-from test_lx import LX, check_ended
+from harness import BUILD, kernel_trouble
+from lx_initramfs import archive, boot_archive, newc, program_entries
+from test_lx import check_ended
 
-import sys
-sys.path.insert(0, str(ROOT / "tools" / "linuxref"))
-import newc  # noqa: E402
-
-CPIO = BUILD / "test-data" / "lxexec.cpio"
 SELFTEST = BUILD / "linux" / "lxselftest.elf"
 SELFTEST_PIE = BUILD / "linux" / "lxselftest-pie.elf"
 PIES = {v: BUILD / "linux" / f"pie-{v}.elf" for v in ("glibc", "musl")}
@@ -85,24 +81,20 @@ def patched(data, e_type=None, stack_flags=None, interp=False):
 
 def build_initramfs():
     me = SELFTEST.read_bytes()
-    entries = [newc.directory("bin"), newc.directory("etc"), newc.directory("dev"),
-               newc.directory("tmp", 0o1777), newc.directory("proc", 0o555),
-               newc.regular("bin/lxselftest", me, 0o755),
-               newc.regular("bin/lxselftest-pie", SELFTEST_PIE.read_bytes(), 0o755),
-               newc.regular("bin/xstack", patched(me, stack_flags=7), 0o755),
-               newc.regular("bin/etrel", patched(me, e_type=1), 0o755),
-               newc.regular("bin/dyn", patched(me, interp=True), 0o755),
-               newc.regular("bin/script.sh", b"#!/bin/lxselftest showargs-initramfs\n", 0o755),
-               newc.symlink("bin/linked.sh", "script.sh"),
-               newc.regular("etc/noexec.sh", b"#!/bin/lxselftest showargs\n", 0o644),
-               newc.regular("etc/hello.txt", b"hello file\n"),
-               newc.chardev("dev/null", 1, 3, 0o666), newc.chardev("dev/zero", 1, 5, 0o666)]
-    for variant, path in PIES.items():
-        if path.is_file():
-            entries.append(newc.regular(f"bin/pie-{variant}", path.read_bytes(), 0o755))
-    CPIO.parent.mkdir(parents=True, exist_ok=True)
-    CPIO.write_bytes(newc.pack(entries))
-    return CPIO.relative_to(ROOT)
+    return archive("lxexec.cpio", [
+        newc.directory("bin"), newc.directory("etc"), newc.directory("dev"),
+        newc.directory("tmp", 0o1777), newc.directory("proc", 0o555),
+        newc.regular("bin/lxselftest", me, 0o755),
+        newc.regular("bin/lxselftest-pie", SELFTEST_PIE.read_bytes(), 0o755),
+        newc.regular("bin/xstack", patched(me, stack_flags=7), 0o755),
+        newc.regular("bin/etrel", patched(me, e_type=1), 0o755),
+        newc.regular("bin/dyn", patched(me, interp=True), 0o755),
+        newc.regular("bin/script.sh", b"#!/bin/lxselftest showargs-initramfs\n", 0o755),
+        newc.symlink("bin/linked.sh", "script.sh"),
+        newc.regular("etc/noexec.sh", b"#!/bin/lxselftest showargs\n", 0o644),
+        newc.regular("etc/hello.txt", b"hello file\n"),
+        newc.chardev("dev/null", 1, 3, 0o666), newc.chardev("dev/zero", 1, 5, 0o666),
+        *program_entries(PIES, "bin/pie-{variant}")])
 
 
 def host_file(path):
@@ -117,25 +109,17 @@ def build_dyn_initramfs():
         host_file("/lib/x86_64-linux-gnu/libc.so.6")
     if not DYN.is_file() or ld is None or libc is None:
         return None
-    entries = [newc.directory("bin"), newc.directory("tmp", 0o1777), newc.directory("lib64"),
-               newc.directory("lib"), newc.directory("lib/x86_64-linux-gnu"),
-               newc.regular("lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", ld, 0o755),
-               newc.symlink("lib64/ld-linux-x86-64.so.2",
-                            "/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"),
-               newc.regular("lib/x86_64-linux-gnu/libc.so.6", libc, 0o755),
-               newc.regular("bin/dyn-glibc", DYN.read_bytes(), 0o755)]
-    path = BUILD / "test-data" / "lxdyn.cpio"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(newc.pack(entries))
-    return path.relative_to(ROOT)
+    return archive("lxdyn.cpio", [
+        newc.directory("bin"), newc.directory("tmp", 0o1777), newc.directory("lib64"),
+        newc.directory("lib"), newc.directory("lib/x86_64-linux-gnu"),
+        newc.regular("lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", ld, 0o755),
+        newc.symlink("lib64/ld-linux-x86-64.so.2", "/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"),
+        newc.regular("lib/x86_64-linux-gnu/libc.so.6", libc, 0o755),
+        newc.regular("bin/dyn-glibc", DYN.read_bytes(), 0o755)])
 
 
 def boot_exec(programs, heap=32, cpio=None):
-    cpio = cpio or build_initramfs()
-    return boot("root", cmdline="kdb=batch",
-                extra_modules=[(LX, f"heap={heap} heapx=1 poweroff=1 initrd={cpio.name} "
-                                    f"{programs}"),
-                               (cpio, "data")])
+    return boot_archive(cpio or build_initramfs(), programs, heap=heap)
 
 
 def run(mode):

@@ -7,18 +7,14 @@ refused; lx ends with every page free (all fds closed at exit, the file system f
 Where `make linux-tests` has built them, the musl and glibc hello programs run from the
 initramfs too (skipped otherwise)."""
 import re
-import sys
 
 import pytest
 
-from harness import BUILD, ROOT, boot
-from test_lx import LX, LX_ARGS, check_ended, section
+from harness import ROOT
+from lx_initramfs import archive, boot_archive, newc, program_entries, variant_programs
+from test_lx import SELFTEST, check_ended, section
 
-sys.path.insert(0, str(ROOT / "tools" / "linuxref"))
-import newc  # noqa: E402
-
-CPIO = BUILD / "test-data" / "lxfs.cpio"
-HELLOS = {v: BUILD / "linux" / "tests" / v / "hello" for v in ("musl", "glibc")}
+HELLOS = variant_programs("hello")
 
 
 def raw(name, ino, mode, nlink, data=b"", uid=0, gid=0, mtime=0):
@@ -32,17 +28,12 @@ def raw(name, ino, mode, nlink, data=b"", uid=0, gid=0, mtime=0):
 def build_initramfs():
     one = [newc.directory("bin"), newc.directory("etc"), newc.directory("dev"),
            newc.directory("tmp", 0o1777), newc.directory("test"),
-           newc.regular("bin/lxselftest", (BUILD / "linux" / "lxselftest.elf").read_bytes(),
-                        0o755),
+           newc.regular("bin/lxselftest", (ROOT / SELFTEST).read_bytes(), 0o755),
            newc.regular("etc/hello.txt", b"hello file\n"),
            newc.regular("etc/motd", b"one\n"),
            newc.symlink("link", "etc/hello.txt"),
            newc.chardev("dev/null", 1, 3, 0o666), newc.chardev("dev/zero", 1, 5, 0o666),
-           newc.chardev("dev/full", 1, 7, 0o666)]
-    for variant, path in HELLOS.items():
-        if path.is_file():
-            one += [newc.directory(f"test/{variant}"),
-                    newc.regular(f"test/{variant}/hello", path.read_bytes(), 0o755)]
+           newc.chardev("dev/full", 1, 7, 0o666), *program_entries(HELLOS)]
     # A second archive, as a test's rcS overlay is appended: it replaces and adds.
     two = [newc.regular("etc/motd", b"two\n"), newc.regular("etc/extra", b"", 0o600)]
     # A third, after zero padding: hard links (the data with the last name, as cpio writes
@@ -50,15 +41,11 @@ def build_initramfs():
     three = (raw("etc/hl1", 500, 0o100644, 2) + raw("etc/hl2", 500, 0o100644, 2, b"linked\n") +
              raw("etc/owned", 501, 0o100640, 1, b"x", uid=5, gid=6, mtime=1000000000) +
              newc.pack([]))
-    CPIO.parent.mkdir(parents=True, exist_ok=True)
-    CPIO.write_bytes(newc.pack(one) + newc.pack(two) + b"\0" * 512 + three)
-    return CPIO.relative_to(ROOT)
+    return archive("lxfs.cpio", one, two, b"\0" * 512, three)
 
 
 def boot_fs(programs):
-    return boot("root", cmdline="kdb=batch",
-                extra_modules=[(LX, f"{LX_ARGS} initrd=lxfs.cpio {programs}"),
-                               (build_initramfs(), "data")])
+    return boot_archive(build_initramfs(), programs)
 
 
 PROGRAMS = ("init=/bin/lxselftest fs -- /bin/lxselftest one -- /etc/hello.txt -- /etc "

@@ -7,35 +7,27 @@ survive every seed, end with every page of its pool free, and leave the root tas
 nothing for the processes.  The leak test forks, execs and reaps 10,000 processes one
 after another with the same checks.  A longer campaign: `make lxfuzz` (tools/lxfuzz.py)."""
 import re
-import sys
 
-from harness import BUILD, ROOT, boot
-from test_lx import LX, LX_ARGS, check_ended
-
-sys.path.insert(0, str(ROOT / "tools" / "linuxref"))
-import newc  # noqa: E402
+from lx_initramfs import archive, boot_archive, newc
+from test_lx import check_ended
 
 FUZZ = "build/linux/lxfuzz.elf"
-CPIO = BUILD / "test-data" / "lxfuzz.cpio"
 SUMMARY = re.compile(r"^lxfuzz: seed (\d+): (\d+) children of (\d+) calls ended "
                      r"\((\d+) exited, (\d+) killed, (\d+) forks refused\)", re.M)
 
 
 def build_initramfs():
-    entries = [newc.directory("bin"), newc.directory("dev"), newc.directory("proc"),
-               newc.directory("tmp", 0o1777), newc.directory("tmp/d"),
-               newc.regular("tmp/a", b"fuzz\n", 0o644),
-               newc.chardev("dev/null", 1, 3, 0o666), newc.chardev("dev/zero", 1, 5, 0o666)]
-    CPIO.parent.mkdir(parents=True, exist_ok=True)
-    CPIO.write_bytes(newc.pack(entries))
-    return CPIO.relative_to(ROOT)
+    return archive("lxfuzz.cpio", [
+        newc.directory("bin"), newc.directory("dev"), newc.directory("proc"),
+        newc.directory("tmp", 0o1777), newc.directory("tmp/d"),
+        newc.regular("tmp/a", b"fuzz\n", 0o644),
+        newc.chardev("dev/null", 1, 3, 0o666), newc.chardev("dev/zero", 1, 5, 0o666)])
 
 
 def boot_fuzz(programs, timeout=None):
     extra = {"timeout": timeout} if timeout else {}
-    return boot("root", cmdline="kdb=batch", memory=256,
-                extra_modules=[(LX, f"{LX_ARGS} initrd=lxfuzz.cpio {programs}"),
-                               (build_initramfs(), "data"), (FUZZ, "data")], **extra)
+    return boot_archive(build_initramfs(), programs, memory=256,
+                        extra_modules=[(FUZZ, "data")], **extra)
 
 
 def root_reports(result):

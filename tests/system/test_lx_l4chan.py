@@ -12,18 +12,12 @@ channel -ENOSYS; the sender takes its window mapping back itself (the receiver t
 SIGSEGV in the window); a flush of the process's own pages empties its window and leaves its
 memory, which lx maps again at the next touch (the old contents); nine fpages are refused.
 lx only: Linux has no /dev/l4chan."""
-import sys
-
 import pytest
 
-from harness import BUILD, ROOT, boot
-from test_lx import LX, LX_ARGS, check_ended, section
+from lx_initramfs import boot_program, variant_programs
+from test_lx import check_ended, section
 
-sys.path.insert(0, str(ROOT / "tools" / "linuxref"))
-import newc  # noqa: E402
-
-CPIO = BUILD / "test-data" / "lxl4chan.cpio"
-PROGRAM = {v: BUILD / "linux" / "tests" / v / "l4chan" for v in ("musl", "glibc")}
+PROGRAM = variant_programs("l4chan")
 
 EXPECTED = """without a channel: -38
 unmap without a channel: -38
@@ -74,25 +68,9 @@ done
 """
 
 
-def build_initramfs():
-    entries = [newc.directory("test")]
-    for variant, path in PROGRAM.items():
-        if path.is_file():
-            entries += [newc.directory(f"test/{variant}"),
-                        newc.regular(f"test/{variant}/l4chan", path.read_bytes(), 0o755)]
-    CPIO.parent.mkdir(parents=True, exist_ok=True)
-    CPIO.write_bytes(newc.pack(entries))
-    return CPIO.relative_to(ROOT)
-
-
 @pytest.mark.parametrize("variant", sorted(PROGRAM))
 def test_l4chan_between_two_processes(variant):
-    if not PROGRAM[variant].is_file():
-        pytest.skip(f"{PROGRAM[variant]} not built (make linux-tests)")
-    result = boot("root", cmdline="kdb=batch",
-                  extra_modules=[(LX, f"{LX_ARGS} initrd=lxl4chan.cpio "
-                                      f"init=/test/{variant}/l4chan"),
-                                 (build_initramfs(), "data")])
+    result = boot_program("lxl4chan.cpio", PROGRAM, variant)
     check_ended(result)
     out = section(result, 1)
     lines = [line for line in out.splitlines() if not line.startswith("lx:")]

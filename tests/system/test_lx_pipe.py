@@ -8,19 +8,14 @@ pipeline of ten processes moving 1 MiB with a checksum; a FIFO (mkfifo, mknod). 
 /bin/sh where the initramfs (make initramfs) has busybox, with sleep and date.  Every run ends with lx's page
 pool complete."""
 import re
-import sys
 
 import pytest
 
-from harness import BUILD, ROOT, boot
-from test_lx import LX, LX_ARGS, check_ended, section
+from lx_initramfs import (INITRAMFS, VARIANTS, archive, boot_archive, newc, program_entries,
+                          variant_programs)
+from test_lx import check_ended, section
 
-sys.path.insert(0, str(ROOT / "tools" / "linuxref"))
-import newc  # noqa: E402
-
-INITRAMFS = BUILD / "linux" / "initramfs.cpio"
-VARIANTS = ("musl", "glibc")
-PROGRAM = {v: BUILD / "linux" / "tests" / v / "pipes" for v in VARIANTS}
+PROGRAM = variant_programs("pipes")
 MODES = ("pipe", "poll", "epoll", "chain")
 SCRIPT = b"""echo a b c | wc -w
 seq 1000 | sort -rn | head -3
@@ -34,25 +29,17 @@ echo year $(date -u +%Y)
 def build_initramfs(name):
     """The project's initramfs when built (busybox), else a small one; the test programs and
     the script appended as a second archive."""
-    base = INITRAMFS.read_bytes() if INITRAMFS.is_file() else newc.pack(
-        [newc.directory("bin"), newc.directory("tmp", 0o1777)])
-    extra = [newc.directory("test"), newc.regular("test/pipeline.sh", SCRIPT, 0o755)]
-    for v, path in PROGRAM.items():
-        if path.is_file():
-            extra += [newc.directory(f"test/{v}"), newc.regular(f"test/{v}/pipes",
-                                                                path.read_bytes(), 0o755)]
-    out = BUILD / "test-data" / name
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_bytes(base + newc.pack(extra))
-    return out.relative_to(ROOT)
+    base = INITRAMFS.read_bytes() if INITRAMFS.is_file() else [newc.directory("bin"),
+                                                               newc.directory("tmp", 0o1777)]
+    return archive(name, base, [newc.directory("test"),
+                                newc.regular("test/pipeline.sh", SCRIPT, 0o755),
+                                *program_entries(PROGRAM)])
 
 
 def boot_with(programs, name="lxpipe.cpio"):
     # 256 MiB: the archive holds busybox's initramfs, which the corpus has grown past what a
     # 128 MiB machine can place beside the kernel's pool.
-    return boot("root", memory=256, cmdline="kdb=batch",
-                extra_modules=[(LX, f"{LX_ARGS} initrd={name} {programs}"),
-                               (build_initramfs(name), "data")])
+    return boot_archive(build_initramfs(name), programs, memory=256)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

@@ -11,35 +11,24 @@ it mounts /proc, then runs an rcS hook added here) and in it busybox's mount, ca
 /proc/meminfo, free, df, ps, uptime, ls /proc/self/fd and umount run under lx with their
 output checked (skipped otherwise)."""
 import re
-import sys
 
 import pytest
 
-from harness import BUILD, ROOT, boot
-from test_lx import LX, LX_ARGS, check_ended, section
-
-sys.path.insert(0, str(ROOT / "tools" / "linuxref"))
-import newc  # noqa: E402
-
-CPIO = BUILD / "test-data" / "lxproc.cpio"
-INITRAMFS = BUILD / "linux" / "initramfs.cpio"
+from harness import ROOT
+from lx_initramfs import INITRAMFS, archive, boot_archive, newc
+from test_lx import SELFTEST, check_ended, section
 
 
 def build_initramfs():
-    entries = [newc.directory("bin"), newc.directory("etc"), newc.directory("proc", 0o555),
-               newc.directory("mnt"), newc.directory("tmp", 0o1777),
-               newc.regular("bin/lxselftest", (BUILD / "linux" / "lxselftest.elf").read_bytes(),
-                            0o755),
-               newc.regular("etc/hello.txt", b"hello file\n")]
-    CPIO.parent.mkdir(parents=True, exist_ok=True)
-    CPIO.write_bytes(newc.pack(entries))
-    return CPIO.relative_to(ROOT)
+    return archive("lxproc.cpio", [
+        newc.directory("bin"), newc.directory("etc"), newc.directory("proc", 0o555),
+        newc.directory("mnt"), newc.directory("tmp", 0o1777),
+        newc.regular("bin/lxselftest", (ROOT / SELFTEST).read_bytes(), 0o755),
+        newc.regular("etc/hello.txt", b"hello file\n")])
 
 
 def test_proc_selftest():
-    result = boot("root", cmdline="kdb=batch",
-                  extra_modules=[(LX, f"{LX_ARGS} initrd=lxproc.cpio init=/bin/lxselftest proc"),
-                                 (build_initramfs(), "data")])
+    result = boot_archive(build_initramfs(), "init=/bin/lxselftest proc")
     check_ended(result)
     out = section(result, 1)
     assert "FAIL" not in out, out
@@ -84,27 +73,21 @@ BUSYBOX_COMMANDS = [
     ("umount /tmp", None),
     ("umount /tmp", r"Invalid argument"),
 ]
-BUSYBOX_CPIO = BUILD / "test-data" / "lxproc-busybox.cpio"
 
 
 def busybox_initramfs():
     """The initramfs with an rcS hook that runs each command between markers."""
     script = "".join(f"echo '=== {cmd}'\n{cmd} 2>&1\necho \"=== status $?\"\n"
                      for cmd, _ in BUSYBOX_COMMANDS)
-    overlay = newc.pack([newc.directory("etc/init.d"),
-                         newc.regular("etc/init.d/rcS", ("#!/bin/sh\n" + script).encode(),
-                                      0o755)])
-    BUSYBOX_CPIO.parent.mkdir(parents=True, exist_ok=True)
-    BUSYBOX_CPIO.write_bytes(INITRAMFS.read_bytes() + overlay)
-    return BUSYBOX_CPIO.relative_to(ROOT)
+    return archive("lxproc-busybox.cpio", INITRAMFS.read_bytes(),
+                   [newc.directory("etc/init.d"),
+                    newc.regular("etc/init.d/rcS", ("#!/bin/sh\n" + script).encode(), 0o755)])
 
 
 @pytest.mark.skipif(not INITRAMFS.is_file(), reason=f"{INITRAMFS} not built (make initramfs)")
 def test_busybox_proc_tools():
-    result = boot("root", cmdline="kdb=batch", memory=256,     # the whole initramfs
-                  extra_modules=[(LX, f"{LX_ARGS} initrd=lxproc-busybox.cpio "
-                                      "init=/bin/sh /init"),
-                                 (busybox_initramfs(), "data")])
+    result = boot_archive(busybox_initramfs(), "init=/bin/sh /init",
+                          memory=256)     # the whole initramfs
     check_ended(result)
     out = result.output.replace("\r\n", "\n")
     assert "lx: pid 1 exited with status 0" in out, result.describe()

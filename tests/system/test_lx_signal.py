@@ -17,18 +17,14 @@ alarm, pause, SIGCHLD, stop/continue) run from an initramfs, and where `make ini
 built it, busybox's ash traps and kills.  Every run ends with all of lx's pages free."""
 import functools
 import re
-import sys
 
 import pytest
 
-from harness import BUILD, ROOT, boot
-from test_lx import LX, LX_ARGS, SELFTEST, boot_lx, check_ended, section
+from harness import ROOT
+from lx_initramfs import INITRAMFS, archive, boot_archive, boot_program, newc, variant_programs
+from test_lx import SELFTEST, boot_lx, check_ended, section
 
-sys.path.insert(0, str(ROOT / "tools" / "linuxref"))
-import newc  # noqa: E402
-
-CPIO = BUILD / "test-data" / "lxsignal.cpio"
-SIGNALS = {v: BUILD / "linux" / "tests" / v / "signals" for v in ("musl", "glibc")}
+SIGNALS = variant_programs("signals")
 
 
 @functools.lru_cache(maxsize=1)
@@ -161,25 +157,9 @@ def test_stop_continue_and_kill():
                      full, re.M)
 
 
-def build_initramfs():
-    entries = [newc.directory("test")]
-    for variant, path in SIGNALS.items():
-        if path.is_file():
-            entries += [newc.directory(f"test/{variant}"),
-                        newc.regular(f"test/{variant}/signals", path.read_bytes(), 0o755)]
-    CPIO.parent.mkdir(parents=True, exist_ok=True)
-    CPIO.write_bytes(newc.pack(entries))
-    return CPIO.relative_to(ROOT)
-
-
 @pytest.mark.parametrize("variant", sorted(SIGNALS))
 def test_libc_signals_program(variant):
-    if not SIGNALS[variant].is_file():
-        pytest.skip(f"{SIGNALS[variant]} not built (make linux-tests)")
-    result = boot("root", cmdline="kdb=batch",
-                  extra_modules=[(LX, f"{LX_ARGS} initrd=lxsignal.cpio "
-                                      f"init=/test/{variant}/signals"),
-                                 (build_initramfs(), "data")])
+    result = boot_program("lxsignal.cpio", SIGNALS, variant)
     check_ended(result)
     out = section(result, 1)
     assert "FAIL" not in out, out
@@ -194,8 +174,6 @@ def test_libc_signals_program(variant):
 
 # busybox's ash from the initramfs (`make initramfs`; `make test` builds it): trap, kill of
 # itself and of child shells, the statuses it reports, and its EXIT trap.
-INITRAMFS = BUILD / "linux" / "initramfs.cpio"
-BB_CPIO = BUILD / "test-data" / "lxsignal-bb.cpio"
 SCRIPT = b"""trap 'echo caught USR1' USR1
 kill -USR1 $$
 echo "after trap"
@@ -212,13 +190,9 @@ echo done
 def test_busybox_shell_traps_and_kills():
     if not INITRAMFS.is_file():
         pytest.skip(f"{INITRAMFS} not built (make initramfs)")
-    BB_CPIO.parent.mkdir(parents=True, exist_ok=True)
-    BB_CPIO.write_bytes(INITRAMFS.read_bytes() +
-                        newc.pack([newc.regular("sigtest.sh", SCRIPT, 0o755)]))
-    result = boot("root", cmdline="kdb=batch", memory=256,     # the whole initramfs
-                  extra_modules=[(LX, f"{LX_ARGS} initrd=lxsignal-bb.cpio "
-                                      "init=/bin/sh /sigtest.sh"),
-                                 (BB_CPIO.relative_to(ROOT), "data")])
+    cpio = archive("lxsignal-bb.cpio", INITRAMFS.read_bytes(),
+                   [newc.regular("sigtest.sh", SCRIPT, 0o755)])
+    result = boot_archive(cpio, "init=/bin/sh /sigtest.sh", memory=256)  # the whole initramfs
     check_ended(result)
     out = result.output
     for line in ("caught USR1\nafter trap\n", "lx: pid 2 killed by signal 15",

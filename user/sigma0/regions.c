@@ -99,23 +99,44 @@ bool regions_available(uint64_t first, uint64_t last, uint64_t who, bool nonconv
     return true;
 }
 
-bool regions_claim(uint64_t first, uint64_t last, uint64_t who)
+/* Every piece of [first, last] that is not shared and whose owner is `who` (mine) or is not
+ * (!mine) gets the owner `to`, its kind kept. */
+static bool reown(uint64_t first, uint64_t last, uint64_t who, bool mine, uint64_t to)
 {
-    /* The pieces are claimed one by one; only the first and the last can need a new region,
-     * so checking the room for those two up front makes the claim all or nothing. */
+    /* The pieces change one by one; only the first and the last can need a new region, so
+     * checking the room for those two up front makes it all or nothing. */
     if (first > last || nregions + splits_for(first, last) > MAX_REGIONS)
         return false;
-    /* Claim each non-shared piece, keeping its kind. */
     for (unsigned i = 0; i < nregions; i++) {
         struct region r = regions[i];
-        if (r.last < first || r.first > last || r.kind == R_SHARED || r.owner == who)
+        if (r.last < first || r.first > last || r.kind == R_SHARED || (r.owner == who) != mine)
             continue;
         uint64_t a = r.first > first ? r.first : first, b = r.last < last ? r.last : last;
-        if (!regions_set(a, b, r.kind, who))
+        if (!regions_set(a, b, r.kind, to))
             return false;
         i = (unsigned)-1;   /* the array changed; rescan (claims are small) */
     }
     return true;
+}
+
+bool regions_claim(uint64_t first, uint64_t last, uint64_t who)
+{
+    return reown(first, last, who, false, who);
+}
+
+bool regions_owns_part(uint64_t first, uint64_t last, uint64_t who)
+{
+    for (unsigned i = 0; i < nregions; i++) {
+        const struct region *r = &regions[i];
+        if (r->last >= first && r->first <= last && r->kind != R_SHARED && r->owner == who)
+            return true;
+    }
+    return false;
+}
+
+bool regions_release(uint64_t first, uint64_t last, uint64_t who)
+{
+    return reown(first, last, who, true, 0);
 }
 
 uint64_t regions_find_free(unsigned log2)

@@ -32,6 +32,11 @@ bool regions_set(uint64_t first, uint64_t last, enum region_kind kind, uint64_t 
 bool regions_available(uint64_t first, uint64_t last, uint64_t who, bool nonconv);
 /* Record `who` as the owner of [first, last] except where it is shared. */
 bool regions_claim(uint64_t first, uint64_t last, uint64_t who);
+/* Does `who` own any part of [first, last] (shared memory aside)? */
+bool regions_owns_part(uint64_t first, uint64_t last, uint64_t who);
+/* Make what `who` owns of [first, last] free again (kinds kept): a claim whose mapping the
+ * kernel refused.  False (nothing changed) only if the table has no room for the ends. */
+bool regions_release(uint64_t first, uint64_t last, uint64_t who);
 /* A free, naturally aligned block of conventional memory of 2^log2 bytes; ~0 if none. */
 uint64_t regions_find_free(unsigned log2);
 const struct region *regions_lookup(uint64_t addr);

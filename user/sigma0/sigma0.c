@@ -8,6 +8,10 @@
 static bool verbose;
 static l4_word_t system_base_id, sigma0_id;
 
+/* The memory the reply being sent maps, if the requester had none of it before (so that a
+ * refused mapping can give it all back); size 0: none. */
+static struct { l4_word_t who, base; unsigned log2; } sending;
+
 static enum region_kind kind_of_desc(unsigned type)
 {
     switch (type) {
@@ -70,7 +74,27 @@ static bool give_memory(l4_word_t who, l4_word_t base, unsigned log2, l4_word_t 
         if (!l4_memory_control(0, attr, attr, attr, attr))
             return false;
     }
-    return regions_claim(base, last, who);
+    bool fresh = !regions_owns_part(base, last, who);
+    if (!regions_claim(base, last, who))
+        return false;
+    if (fresh)
+        sending.who = who, sending.base = base, sending.log2 = log2;
+    return true;
+}
+
+/* The reply that maps `sending` failed: the kernel had no memory for the mapping (message
+ * overflow), or the requester no longer waits.  Whatever part of it did get mapped is
+ * unmapped (our own mapping stays), and the memory is free again; without this a block the
+ * kernel could not map stayed the requester's until reboot, handed to nobody else. */
+static void take_back(void)
+{
+    l4_set_mr(0, l4_fpage_log2(sending.base, sending.log2) | L4_RWX);
+    l4_unmap(0);
+    regions_release(sending.base, sending.base + (1ull << sending.log2) - 1, sending.who);
+    if (verbose)
+        printf("sigma0: %llx (2^%u) taken back from %llx: the map failed (error %llx)\n",
+               (unsigned long long)sending.base, sending.log2,
+               (unsigned long long)sending.who, (unsigned long long)l4_error_code());
 }
 
 /* Returns true if a reply is due (MRs composed). */
@@ -142,9 +166,13 @@ int main(void)
     for (;;) {
         while (l4_ipc_failed(tag))
             tag = l4_wait(&from);
-        if (handle(from, tag))
-            tag = l4_reply_wait(from, &from);
-        else
+        sending.log2 = 0;
+        if (!handle(from, tag)) {
             tag = l4_wait(&from);
+            continue;
+        }
+        tag = l4_reply_wait(from, &from);
+        if (sending.log2 && l4_ipc_failed(tag) && !l4_ipc_last_error_rcv())
+            take_back();                /* the reply (send phase) failed */
     }
 }

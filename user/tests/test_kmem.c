@@ -94,6 +94,38 @@ TEST(mapping_until_exhausted_and_back)
     test_note("%lu mappings fitted", n);
 }
 
+/* sigma0 hands out a block, then the kernel has no memory to map it (message overflow): the
+ * block must be free again for others once there is memory (stop 20: it stayed claimed by
+ * the requester until reboot).  Each block goes to a 512 GiB region of ours of its own, so
+ * that its mapping needs new page tables. */
+#define BLOCK_REGION(k) (0x200000000000ul + ((l4_word_t)(k) << 39))
+
+TEST(a_block_the_kernel_cannot_map_goes_back_to_sigma0)
+{
+    l4_word_t s0 = l4_sigma0_tid();
+    l4_word_t first = l4_sigma0_get_any(s0, 21, l4_fpage_log2(BLOCK_REGION(0), 21));
+    CHECK(!l4_is_nil_fpage(first), "sigma0 has a free 2 MiB block");
+    unsigned n = fill_spaces();
+    l4_word_t err = 0, refused_block = 0;
+    unsigned k = 1;
+    for (; k < 8 && !refused_block; k++) {
+        l4_word_t want = l4_fpage_base(first) + ((l4_word_t)k << 21);
+        if (l4_is_nil_fpage(l4_sigma0_get_page(s0, l4_fpage_log2(want, 21) | L4_RWX,
+                                                l4_fpage_log2(BLOCK_REGION(k), 21)))) {
+            refused_block = want;
+            err = l4_error_code();
+        }
+    }
+    free_spaces(n);
+    CHECK(refused_block != 0, "the kernel mapped %u blocks", k - 1);
+    CHECK_EQ(l4_ipc_error_code(err), L4_IPC_OVERFLOW);
+    test_note("the kernel could map %u blocks, not %lx", k - 2, refused_block);
+    /* With memory again, another thread asks for exactly that block. */
+    CHECK(!l4_is_nil_fpage(tu_sigma0_get_page_elsewhere(l4_fpage_log2(refused_block, 21) |
+                                                        L4_RWX, l4_fpage_log2(0x70000000, 21))),
+          "block %lx still held for us", refused_block);
+}
+
 int main(void)
 {
     tests_run("kmem");

@@ -302,28 +302,14 @@ TEST(sigma0_hands_out_each_page_once)
                                               l4_fpage_log2(0x70003000, 12))));
 }
 
-static volatile l4_word_t other_result;
-static volatile l4_word_t contested;
-
-static void other_requester(void)
-{
-    other_result = l4_sigma0_get_page(l4_sigma0_tid(), l4_fpage_log2(contested, 12) | L4_RWX,
-                                      l4_fpage_log2(0x70000000, 12));
-    tu_report(0x52, 0);
-    l4_sleep_forever();
-}
-
 TEST(sigma0_refuses_pages_owned_by_others)
 {
     l4_word_t s0 = l4_sigma0_tid();
     l4_word_t mine = l4_sigma0_get_any(s0, 12, l4_fpage_log2(0x70010000, 12));
     CHECK(!l4_is_nil_fpage(mine));
-    contested = l4_fpage_base(mine);
-    l4_word_t t = tu_space_thread(other_requester, 100);
-    l4_word_t from;
-    tu_serve(&from);
-    CHECK(l4_is_nil_fpage(other_result), "another thread got our page");
-    tu_kill(t);
+    l4_word_t contested = l4_fpage_log2(l4_fpage_base(mine), 12) | L4_RWX;
+    CHECK(l4_is_nil_fpage(tu_sigma0_get_page_elsewhere(contested, l4_fpage_log2(0x70000000, 12))),
+          "another thread got our page");
 }
 
 /* The type the KIP gives physical address pa: the last descriptor that covers it (§2.6). */

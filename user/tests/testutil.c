@@ -345,3 +345,22 @@ void tu_report(l4_word_t label, l4_word_t value)
     l4_set_mr(1, value);
     l4_send(tu_main_tid());
 }
+
+static volatile l4_word_t elsewhere_fpage, elsewhere_window, elsewhere_result;
+
+static void sigma0_requester(void)
+{
+    elsewhere_result = l4_sigma0_get_page(l4_sigma0_tid(), elsewhere_fpage, elsewhere_window);
+    tu_report(0x52, 0);
+    l4_sleep_forever();
+}
+
+l4_word_t tu_sigma0_get_page_elsewhere(l4_word_t fpage, l4_word_t window)
+{
+    elsewhere_fpage = fpage;
+    elsewhere_window = window;
+    l4_word_t t = tu_space_thread(sigma0_requester, 100), from;
+    tu_serve(&from);
+    tu_kill(t);
+    return elsewhere_result;
+}

@@ -64,6 +64,9 @@ void tu_kill(l4_word_t tid);
 unsigned tu_state(l4_word_t tid);
 /* Send a short message (label, one word) to the main test thread. */
 void tu_report(l4_word_t label, l4_word_t value);
+/* sigma0's answer to a request for `fpage` (l4_sigma0_get_page) made by a new thread in a
+ * space of its own (another owner than ours), received at `window` there. */
+l4_word_t tu_sigma0_get_page_elsewhere(l4_word_t fpage, l4_word_t window);
 l4_word_t tu_main_tid(void);
 
 #endif

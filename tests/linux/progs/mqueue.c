@@ -3,13 +3,16 @@
  * mq_unlink, messages in priority order (FIFO within one), EMSGSIZE/EAGAIN/ETIMEDOUT/EBADF,
  * a receiver that blocks until a message comes and one a signal interrupts, mq_notify
  * (SIGEV_SIGNAL with SI_MESGQ and the sigval, SIGEV_NONE, EBUSY), mq_getsetattr, read() of the
- * queue's QSIZE line, poll and epoll readiness, and the fds (close-on-exec, dup, fork). */
+ * queue's QSIZE line, poll and epoll readiness, and the fds (close-on-exec, dup, fork); the
+ * largest sizes: msgsize_max and a root queue's msgsize up to HARD_MSGSIZEMAX (16 MiB), a 16 MiB
+ * message sent and received whole. */
 #include <fcntl.h>
 #include <mqueue.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -391,6 +394,73 @@ static void notify(void)
     sigprocmask(SIG_UNBLOCK, &set, NULL);
 }
 
+static long write_sysctl(const char *name, const char *value)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/sys/fs/mqueue/%s", name);
+    int fd = open(path, O_WRONLY);
+    if (fd < 0)
+        return -1;
+    long n = write(fd, value, strlen(value));
+    close(fd);
+    return n;
+}
+
+#define HARD_MSGSIZEMAX (16l << 20)
+
+/* One word per page of a 16 MiB buffer: which page it is. */
+static void *paged_buffer(int fill)
+{
+    char *b = mmap(NULL, HARD_MSGSIZEMAX, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                   -1, 0);
+    if (b == MAP_FAILED)
+        return NULL;
+    for (long i = 0; fill && i < HARD_MSGSIZEMAX; i += 4096)
+        *(long *)(b + i) = i / 4096 + 1;
+    if (fill)
+        b[HARD_MSGSIZEMAX - 1] = 'z';
+    return b;
+}
+
+static void sizes(void)
+{
+    SHOW("msgsize_max 16 MiB + 1", write_sysctl("msgsize_max", "16777217"));
+    SHOW("msgsize_max 127", write_sysctl("msgsize_max", "127"));
+    SHOW("msgsize_max 16 MiB", write_sysctl("msgsize_max", "16777216"));
+    sysctls();
+    write_sysctl("msgsize_max", "8192");
+    struct mq_attr a = { .mq_maxmsg = 1, .mq_msgsize = HARD_MSGSIZEMAX };
+    SHOW("16 MiB queue, RLIMIT_MSGQUEUE as it was", mq_open("/huge", O_CREAT | O_RDWR, 0600, &a));
+    struct rlimit old, rl = { RLIM_INFINITY, RLIM_INFINITY };
+    getrlimit(RLIMIT_MSGQUEUE, &old);
+    SHOW("root raises RLIMIT_MSGQUEUE", setrlimit(RLIMIT_MSGQUEUE, &rl));
+    a.mq_msgsize = HARD_MSGSIZEMAX + 1;
+    SHOW("queue of 16 MiB + 1", mq_open("/huge", O_CREAT | O_RDWR, 0600, &a));
+    a.mq_msgsize = HARD_MSGSIZEMAX;
+    mqd_t q = mq_open("/huge", O_CREAT | O_RDWR, 0600, &a);
+    printf("16 MiB queue: %s\n", q >= 0 ? "ok" : errname(errno));
+    show_attr("huge", q);
+    char *out = paged_buffer(1), *in = paged_buffer(0);
+    if (q < 0 || !out || !in)
+        return;
+    SHOW("send 16 MiB + 1", mq_send(q, out, HARD_MSGSIZEMAX + 1, 0));
+    SHOW("send 16 MiB", mq_send(q, out, HARD_MSGSIZEMAX, 3));
+    show_line("16 MiB queued", q);
+    unsigned prio = 0;
+    struct timespec past = { 1, 0 };     /* an empty queue: ETIMEDOUT, not a hang */
+    long n = SHOW("receive 16 MiB", mq_timedreceive(q, in, HARD_MSGSIZEMAX, &prio, &past));
+    long pages_right = 0;
+    for (long i = 0; i < HARD_MSGSIZEMAX; i += 4096)
+        pages_right += *(long *)(in + i) == i / 4096 + 1;
+    printf("received %ld bytes, prio %u, %ld of 4096 pages right, last byte %c\n", n, prio,
+           pages_right, in[HARD_MSGSIZEMAX - 1]);
+    mq_close(q);
+    mq_unlink("/huge");
+    munmap(out, HARD_MSGSIZEMAX);
+    munmap(in, HARD_MSGSIZEMAX);
+    setrlimit(RLIMIT_MSGQUEUE, &old);
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
@@ -401,5 +471,6 @@ int main(void)
     modes();
     blocking();
     notify();
+    sizes();
     return 0;
 }

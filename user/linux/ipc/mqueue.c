@@ -59,13 +59,27 @@ static struct sysctl mqueue_sysctls[] = {
 };
 SYSCTL_TABLE(mqueue_sysctls)
 
+/* A message's text is in pages of process memory; their addresses in tables of up to
+ * TABLE_PAGES (one kmalloc object each, which is at most a page), so a message can be as
+ * large as HARD_MSGSIZEMAX: 16 MiB is 4,096 pages in 8 tables. */
+#define TABLE_PAGES    (LX_PAGE / sizeof(void *))
+#define MAX_TABLES     ((HARD_MSGSIZEMAX / LX_PAGE + TABLE_PAGES - 1) / TABLE_PAGES)
+
 struct mq_msg {
     struct mq_msg *next;
     unsigned prio;
     size_t len;
-    unsigned npages;
-    void *pages[];
+    unsigned npages;                /* of text; the tables hold that many addresses */
+    void **tables[];
 };
+
+_Static_assert(sizeof(struct mq_msg) + MAX_TABLES * sizeof(void **) <= 4096,
+               "a message's header is one kmalloc object");
+
+static void **msg_page(struct mq_msg *m, unsigned i)
+{
+    return &m->tables[i / TABLE_PAGES][i % TABLE_PAGES];
+}
 
 #define NOTIFY_COOKIE_LEN 32        /* SIGEV_THREAD's cookie; its last byte says why: */
 #define NOTIFY_WOKENUP    1
@@ -128,12 +142,41 @@ static void uncharge(unsigned uid, unsigned long n)
 
 /* --- the file system ------------------------------------------------------------------------ */
 
+static unsigned ntables(unsigned npages)
+{
+    return (unsigned)((npages + TABLE_PAGES - 1) / TABLE_PAGES);
+}
+
 static void free_msg(struct mq_msg *m)
 {
-    for (unsigned i = 0; i < m->npages; i++)
-        if (m->pages[i])
-            page_free(m->pages[i]);
+    for (unsigned t = 0; t < ntables(m->npages); t++) {
+        if (!m->tables[t])
+            break;
+        for (unsigned i = t * TABLE_PAGES; i < m->npages && i < (t + 1) * TABLE_PAGES; i++)
+            if (*msg_page(m, i))
+                page_free(*msg_page(m, i));
+        kfree(m->tables[t]);
+    }
     kfree(m);
+}
+
+/* A message of `len` bytes with its tables, no text pages yet: NULL when out of memory. */
+static struct mq_msg *alloc_msg(size_t len, unsigned prio)
+{
+    unsigned npages = (unsigned)((len + LX_PAGE - 1) / LX_PAGE);
+    struct mq_msg *m = kmalloc(sizeof *m + ntables(npages) * sizeof(void **));
+    if (!m)
+        return NULL;
+    *m = (struct mq_msg){ .prio = prio, .len = len, .npages = npages };
+    for (unsigned t = 0; t < ntables(npages); t++) {
+        unsigned n = npages - t * TABLE_PAGES < TABLE_PAGES ? npages - t * TABLE_PAGES
+                                                               : TABLE_PAGES;
+        if (!(m->tables[t] = kmalloc(n * sizeof(void *)))) {
+            free_msg(m);
+            return NULL;
+        }
+    }
+    return m;
 }
 
 static void mqueue_evict(struct inode *i)
@@ -384,18 +427,16 @@ long mq_send_k(struct thread *t, int fd, l4_word_t umsg, size_t len, unsigned pr
         return -EBADF;
     if (len > (size_t)q->attr.mq_msgsize)
         return -EMSGSIZE;
-    unsigned npages = (unsigned)((len + LX_PAGE - 1) / LX_PAGE);
-    if (sizeof(struct mq_msg) + npages * sizeof(void *) > LX_PAGE)
-        return -ENOMEM;
-    struct mq_msg *m = kmalloc(sizeof *m + npages * sizeof(void *));
+    struct mq_msg *m = alloc_msg(len, prio);
     if (!m)
         return -ENOMEM;
-    *m = (struct mq_msg){ .prio = prio, .len = len, .npages = npages };
-    for (unsigned i = 0; i < npages; i++) {
+    /* Text is process memory: a sender that exhausts it gets ENOMEM, lx keeps its reserve. */
+    for (unsigned i = 0; i < m->npages; i++) {
         size_t n = len - i * LX_PAGE < LX_PAGE ? len - i * LX_PAGE : LX_PAGE;
-        if (!(m->pages[i] = page_alloc()) ||
-            copy_from_user(t->mm, m->pages[i], umsg + i * LX_PAGE, n)) {
-            bool fault = m->pages[i] != NULL;
+        void **page = msg_page(m, i);
+        if (!(*page = page_alloc_user()) ||
+            copy_from_user(t->mm, *page, umsg + i * LX_PAGE, n)) {
+            bool fault = *page != NULL;
             free_msg(m);
             return fault ? -EFAULT : -ENOMEM;
         }
@@ -439,7 +480,7 @@ long mq_receive_k(struct thread *t, int fd, l4_word_t umsg, size_t len, l4_word_
         r = -EFAULT;
     for (unsigned i = 0; r >= 0 && i < m->npages; i++) {
         size_t n = m->len - i * LX_PAGE < LX_PAGE ? m->len - i * LX_PAGE : LX_PAGE;
-        if (copy_to_user(t->mm, umsg + i * LX_PAGE, m->pages[i], n))
+        if (copy_to_user(t->mm, umsg + i * LX_PAGE, *msg_page(m, i), n))
             r = -EFAULT;            /* the message is gone, as on Linux */
     }
     free_msg(m);

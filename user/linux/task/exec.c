@@ -29,6 +29,7 @@
 #include "task/elf.h"
 #include "task/exec_args.h"
 #include "task/process.h"
+#include "task/ptrace.h"
 #include "time/posix_timer.h"
 #include "vfs/vfs.h"
 #include "l4chan/l4chan.h"
@@ -481,6 +482,7 @@ static long do_execveat(struct thread *t, int dirfd, l4_word_t upath, l4_word_t 
     vfs_task_exec(t);               /* close-on-exec */
     l4chan_process_leave(t->proc);  /* the new program has no channel */
     signal_exec(t);                 /* handlers back to default (ignored stay ignored) */
+    ptrace_exec(t);                 /* a traced thread stops at its first instruction */
     posix_timers_exec(t->proc);     /* timer_create's timers are deleted */
     t->clear_child_tid = 0;
     fork_vfork_done(t);             /* a vfork parent goes on (uses the MRs) */

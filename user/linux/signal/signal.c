@@ -593,7 +593,7 @@ long signal_syscall_return(struct thread *t, const struct sysargs *a, long r)
         hold_call(t, a, r, restart);
         return LX_NOREPLY;
     }
-    if (t->trace && deliverable(t))
+    if (t->trace && (deliverable(t) || ptrace_exit_stop_wanted(t)))
         goto regs;                  /* a ptrace stop holds the registers (even for ignored) */
     if (!drop_ignored(t)) {
         if (!restart)
@@ -698,6 +698,8 @@ bool signal_regs(struct thread *t)
     } else if (in_syscall) {
         R(RAX) = (l4_word_t)t->sig.result;
     }
+    if (t->trace && ptrace_regs(t, regs, in_syscall))
+        return false;               /* a syscall stop (task/ptrace.c) */
     return signal_deliver(t, regs, in_syscall, true);
 }
 bool signal_exception(struct thread *t)

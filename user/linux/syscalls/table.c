@@ -429,7 +429,7 @@ long syscall_dispatch(struct thread *t, const struct sysargs *a)
     /* Pending signals are delivered on the way out of every call (signal/signal.c); an ERESTART
      * code (a handler that raised a signal to restart its call) never reaches the process. */
     bool restart = r >= -ERESTART_RESTARTBLOCK && r <= -ERESTARTSYS;
-    if ((signal_pending(t) || restart || t->proc->sig.stopped) && r != LX_PARK &&
+    if ((signal_pending(t) || restart || t->proc->sig.stopped || t->trace) && r != LX_PARK &&
         r != LX_NOREPLY && r != LX_REPLIED)
         r = signal_syscall_return(t, a, r);
     return r;

@@ -482,10 +482,15 @@ static long do_execveat(struct thread *t, int dirfd, l4_word_t upath, l4_word_t 
     vfs_task_exec(t);               /* close-on-exec */
     l4chan_process_leave(t->proc);  /* the new program has no channel */
     signal_exec(t);                 /* handlers back to default (ignored stay ignored) */
-    ptrace_exec(t);                 /* a traced thread stops at its first instruction */
     posix_timers_exec(t->proc);     /* timer_create's timers are deleted */
     t->clear_child_tid = 0;
     fork_vfork_done(t);             /* a vfork parent goes on (uses the MRs) */
+    l4_word_t regs[L4_FREG_WORDS] = { 0 };
+    regs[L4_FREG_RIP - 1] = entry;
+    regs[L4_FREG_RSP - 1] = sp;
+    /* A traced thread: SIGTRAP, or a stop before its first instruction (task/ptrace.c). */
+    if (t->trace && ptrace_exec(t, shared ? NULL : regs))
+        return LX_NOREPLY;
     if (shared) {
         int e2 = process_start_task(p, entry, sp);
         if (e2) {

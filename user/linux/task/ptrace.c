@@ -30,6 +30,7 @@
 #define PTRACE_KILL         8
 #define PTRACE_GETREGS      12
 #define PTRACE_SETREGS      13
+#define PTRACE_SYSCALL      24
 #define PTRACE_ATTACH       16
 #define PTRACE_DETACH       17
 #define PTRACE_SETOPTIONS   0x4200
@@ -42,6 +43,9 @@
 
 #define PTRACE_O_MASK       0x003000ffu     /* every option Linux 6.1 knows */
 #define PTRACE_O_EXITKILL   0x00100000u
+#define PTRACE_O_TRACESYSGOOD 0x01u
+#define PTRACE_O_TRACEEXEC  0x10u
+#define PTRACE_EVENT_EXEC   4
 #define CLD_TRAPPED         4
 #define NT_PRSTATUS         1
 
@@ -75,12 +79,45 @@ static void unlink_tracee(struct tracee *tr)
     kfree(tr);
 }
 
-/* The stopped tracee goes on, with signal sig passed on to it (0: none). */
-static void resume(struct tracee *tr, int sig)
+static void stop_with(struct tracee *tr, int status, int kind);
+
+/* The stopped tracee goes on, with signal sig passed on to it (0: none; a signal only
+ * resumes a signal-delivery-stop, as Linux); syscall: PTRACE_SYSCALL. */
+static void resume(struct tracee *tr, int sig, bool syscall)
 {
     struct thread *t = tr->thread;
+    l4_word_t *regs = t->sig.hold_regs;
     tr->stopped = false;
     tr->reported = false;
+    tr->syscall_trace = syscall;
+    if (tr->kind != STOP_SIGNAL)
+        sig = 0;
+    if (tr->kind == STOP_SYSCALL_ENTER) {
+        /* The call runs as the registers now say (orig_rax, the arguments): the thread goes
+         * back onto its `syscall` instruction; orig_rax -1 skips it (RAX stays the answer). */
+        if (tr->orig_rax == -1) {
+            t->sig.hold_in_syscall = true;
+            if (syscall) {
+                stop_with(tr, SIGTRAP | ((tr->options & PTRACE_O_TRACESYSGOOD) ? 0x80 : 0),
+                          STOP_SYSCALL_EXIT);
+                return;
+            }
+        } else {
+            regs[L4_FREG_RAX - 1] = (l4_word_t)tr->orig_rax;
+            regs[L4_FREG_RIP - 1] -= 2;
+            tr->entered_rip = regs[L4_FREG_RIP - 1] + 2;
+            t->sig.hold_in_syscall = false;
+        }
+    }
+    if (tr->kind == STOP_EVENT && tr->exec_exit) {
+        tr->exec_exit = false;
+        if (syscall) {              /* execve's own syscall-exit-stop (RAX 0) */
+            t->sig.hold_in_syscall = true;
+            stop_with(tr, SIGTRAP | ((tr->options & PTRACE_O_TRACESYSGOOD) ? 0x80 : 0),
+                      STOP_SYSCALL_EXIT);
+            return;
+        }
+    }
     if (sig) {
         struct k_siginfo info = tr->info;
         if (sig != tr->stop_sig)            /* a new signal: from the tracer, as Linux */
@@ -90,6 +127,7 @@ static void resume(struct tracee *tr, int sig)
         signal_requeue(t, sig, &info);
     }
     tr->stop_sig = 0;
+    tr->kind = STOP_SIGNAL;
     signal_wake(t);                 /* signal_run answers its held registers */
 }
 
@@ -99,7 +137,7 @@ static void detach(struct tracee *tr, int sig)
     bool stopped = tr->stopped;
     tr->passed = 0;
     if (stopped)
-        resume(tr, sig);
+        resume(tr, sig, false);
     unlink_tracee(tr);
 }
 
@@ -129,30 +167,112 @@ bool ptrace_signal_passes(struct thread *t, int sig)
     return false;
 }
 
-void ptrace_signal_stop(struct thread *t, int sig, const struct k_siginfo *info,
-                        const l4_word_t *regs, bool in_syscall, long nr)
+/* The tracee stops (its registers held already): wait reports 0x7F | report << 8. */
+static void stop_with(struct tracee *tr, int report, int kind)
 {
-    struct tracee *tr = t->trace;
+    tr->kind = kind;
+    tr->stopped = true;
+    tr->reported = true;
+    tr->status = 0x7F | report << 8;
+    notify(tr, CLD_TRAPPED, report & 0xFF);
+}
+
+static void hold(struct thread *t, const l4_word_t *regs, bool in_syscall)
+{
     for (unsigned i = 0; i < L4_FREG_WORDS; i++)
         t->sig.hold_regs[i] = regs[i];
     t->sig.hold = SIG_HOLD_REGS;
     t->sig.hold_in_syscall = in_syscall;
-    tr->orig_rax = in_syscall ? nr : -1;
-    tr->stopped = true;
-    tr->reported = true;
-    tr->stop_sig = sig;
-    tr->info = *info;
-    tr->status = 0x7F | sig << 8;
-    notify(tr, CLD_TRAPPED, sig);
 }
 
-void ptrace_exec(struct thread *t)
+void ptrace_signal_stop(struct thread *t, int sig, const struct k_siginfo *info,
+                        const l4_word_t *regs, bool in_syscall, long nr)
 {
     struct tracee *tr = t->trace;
-    if (!tr || tr->seized)
-        return;
-    struct k_siginfo info = { .code = SI_USER };
-    signal_send_thread(t, SIGTRAP, &info);
+    hold(t, regs, in_syscall);
+    tr->orig_rax = in_syscall ? nr : -1;
+    tr->stop_sig = sig;
+    tr->info = *info;
+    stop_with(tr, sig, STOP_SIGNAL);
+}
+
+bool ptrace_syscall_enter(struct thread *t, const struct sysargs *a)
+{
+    struct tracee *tr = t->trace;
+    if (tr->entered_rip && tr->entered_rip == a->rip) {
+        tr->entered_rip = 0;        /* resumed after its enter stop: it runs now */
+        return false;
+    }
+    tr->entered_rip = 0;
+    if (!tr->syscall_trace)
+        return false;
+    tr->want_enter = true;
+    tr->orig_rax = (long)a->nr;
+    t->sig.want_regs = true;
+    t->sig.in_syscall = false;
+    t->sig.fault_sig = 0;
+    l4_set_mr(0, l4_tag_make(L4_FOREIGN_GET_REGS, 0, 0));
+    return true;
+}
+
+/* As Linux: a call ends in a stop if the tracer's last resume was PTRACE_SYSCALL. */
+bool ptrace_exit_stop_wanted(const struct thread *t)
+{
+    return t->trace->syscall_trace;
+}
+
+bool ptrace_regs(struct thread *t, l4_word_t *regs, bool in_syscall)
+{
+    struct tracee *tr = t->trace;
+    int trap = SIGTRAP | ((tr->options & PTRACE_O_TRACESYSGOOD) ? 0x80 : 0);
+    if (tr->want_enter) {
+        tr->want_enter = false;
+        regs[L4_FREG_RAX - 1] = (l4_word_t)-ENOSYS;     /* as Linux shows it at entry */
+        hold(t, regs, false);
+        tr->stop_sig = 0;
+        stop_with(tr, trap, STOP_SYSCALL_ENTER);
+        return true;
+    }
+    if (in_syscall && tr->syscall_trace) {
+        tr->orig_rax = (long)t->sig.result_nr;
+        hold(t, regs, true);
+        tr->stop_sig = 0;
+        stop_with(tr, trap, STOP_SYSCALL_EXIT);
+        return true;
+    }
+    return false;
+}
+
+bool ptrace_exec(struct thread *t, const l4_word_t *regs)
+{
+    struct tracee *tr = t->trace;
+    if (!tr)
+        return false;
+    tr->eventmsg = (unsigned long)t->tid->nr;
+    tr->orig_rax = 59;              /* execve (execveat too, as Linux reports its own) */
+    if (!regs) {                    /* a new L4 task starts it: no registers to hold */
+        if (!tr->seized)
+            signal_send_thread(t, SIGTRAP, &(struct k_siginfo){ .code = SI_USER });
+        return false;
+    }
+    if (tr->options & PTRACE_O_TRACEEXEC) {
+        hold(t, regs, false);
+        tr->stop_sig = 0;
+        tr->exec_exit = true;
+        stop_with(tr, SIGTRAP | PTRACE_EVENT_EXEC << 8, STOP_EVENT);
+        return true;
+    }
+    if (!tr->seized) {
+        struct k_siginfo info = { .code = SI_USER };
+        signal_send_thread(t, SIGTRAP, &info);
+    }
+    if (!tr->syscall_trace)
+        return false;
+    hold(t, regs, true);
+    tr->stop_sig = 0;
+    stop_with(tr, SIGTRAP | ((tr->options & PTRACE_O_TRACESYSGOOD) ? 0x80 : 0),
+              STOP_SYSCALL_EXIT);
+    return true;
 }
 
 void ptrace_thread_exit(struct thread *t)
@@ -501,14 +621,17 @@ long sys_ptrace(struct thread *t, const struct sysargs *a)
             return -EINVAL;
         tr->options = (unsigned)data;
         return 0;
-    case PTRACE_GETEVENTMSG: {
-        static const l4_word_t zero;
-        return copy_to_user(t->mm, data, &zero, sizeof zero) ? -EFAULT : 0;
-    }
+    case PTRACE_GETEVENTMSG:
+        return copy_to_user(t->mm, data, &tr->eventmsg, sizeof tr->eventmsg) ? -EFAULT : 0;
     case PTRACE_CONT:
         if (!valid_sig(data))
             return -EIO;
-        resume(tr, (int)data);
+        resume(tr, (int)data, false);
+        return 0;
+    case PTRACE_SYSCALL:
+        if (!valid_sig(data))
+            return -EIO;
+        resume(tr, (int)data, true);
         return 0;
     case PTRACE_DETACH:
         if (!valid_sig(data))
@@ -516,6 +639,6 @@ long sys_ptrace(struct thread *t, const struct sysargs *a)
         detach(tr, (int)data);
         return 0;
     default:
-        return -EIO;                /* PTRACE_SYSCALL, SINGLESTEP, ...: not built yet */
+        return -EIO;                /* SINGLESTEP, GETFPREGS, LISTEN ...: not built */
     }
 }

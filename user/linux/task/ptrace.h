@@ -32,6 +32,12 @@ struct tracee {
     struct k_siginfo info;          /* ... its siginfo (PTRACE_GETSIGINFO) */
     long orig_rax;                  /* the system call the stop ended (-1: none) */
     uint64_t passed;                /* signals the tracer passed on: delivered, not stopped */
+    enum { STOP_SIGNAL, STOP_SYSCALL_ENTER, STOP_SYSCALL_EXIT, STOP_EVENT } kind;
+    bool syscall_trace;             /* resumed with PTRACE_SYSCALL: stop at the next call */
+    bool want_enter;                /* GET_REGS sent for a syscall-enter-stop */
+    bool exec_exit;                 /* PTRACE_EVENT_EXEC's stop: execve's exit stop follows */
+    l4_word_t entered_rip;          /* the call resumed after its enter stop (not 0): it runs */
+    unsigned long eventmsg;         /* PTRACE_GETEVENTMSG */
 };
 
 long sys_ptrace(struct thread *t, const struct sysargs *a);
@@ -43,8 +49,17 @@ bool ptrace_signal_passes(struct thread *t, int sig);
 /* signal.c: t, traced, stops for sig with its registers (in_syscall: at a call's end). */
 void ptrace_signal_stop(struct thread *t, int sig, const struct k_siginfo *info,
                         const l4_word_t *regs, bool in_syscall, long nr);
-/* exec.c: a traced thread's execve succeeded (SIGTRAP, as Linux without TRACEEXEC). */
-void ptrace_exec(struct thread *t);
+/* main.c: a traced thread's system call a arrived: true if it stops first (syscall-enter-
+ * stop: the MRs hold the GET_REGS reply). */
+bool ptrace_syscall_enter(struct thread *t, const struct sysargs *a);
+/* signal.c: does t's call end in a syscall-exit-stop?  And, with t's registers in (after
+ * GET_REGS; in_syscall: at a call's end, RAX its result): true if t stopped. */
+bool ptrace_exit_stop_wanted(const struct thread *t);
+bool ptrace_regs(struct thread *t, l4_word_t *regs, bool in_syscall);
+/* exec.c: a traced thread's execve succeeded, the new program to start with regs: SIGTRAP
+ * (as Linux without TRACEEXEC), PTRACE_EVENT_EXEC's stop, execve's syscall-exit-stop; true
+ * if t stopped (held with regs: no reply now). */
+bool ptrace_exec(struct thread *t, const l4_word_t *regs);
 /* exit.c: p ends with status: its threads' tracers are told, its tracees are let go. */
 void ptrace_process_exit(struct process *p, struct exit_status status);
 /* exit.c: one thread ends (its tracing ends with it). */

@@ -45,7 +45,15 @@
 #define PTRACE_O_EXITKILL   0x00100000u
 #define PTRACE_O_TRACESYSGOOD 0x01u
 #define PTRACE_O_TRACEEXEC  0x10u
+#define PTRACE_O_TRACEFORK  0x02u
+#define PTRACE_O_TRACEVFORK 0x04u
+#define PTRACE_O_TRACECLONE 0x08u
+#define PTRACE_EVENT_FORK   1
+#define PTRACE_EVENT_VFORK  2
+#define PTRACE_EVENT_CLONE  3
 #define PTRACE_EVENT_EXEC   4
+#define CLONE_VFORK         0x00004000ul
+#define CLONE_PTRACE        0x00002000ul
 #define CLD_TRAPPED         4
 #define NT_PRSTATUS         1
 
@@ -109,9 +117,9 @@ static void resume(struct tracee *tr, int sig, bool syscall)
             t->sig.hold_in_syscall = false;
         }
     }
-    if (tr->kind == STOP_EVENT && tr->exec_exit) {
-        tr->exec_exit = false;
-        if (syscall) {              /* execve's own syscall-exit-stop (RAX 0) */
+    if (tr->kind == STOP_EVENT && tr->event_exit) {
+        tr->event_exit = false;
+        if (syscall) {              /* the call's own syscall-exit-stop (exec: RAX 0) */
             t->sig.hold_in_syscall = true;
             stop_with(tr, SIGTRAP | ((tr->options & PTRACE_O_TRACESYSGOOD) ? 0x80 : 0),
                       STOP_SYSCALL_EXIT);
@@ -199,6 +207,7 @@ void ptrace_signal_stop(struct thread *t, int sig, const struct k_siginfo *info,
 bool ptrace_syscall_enter(struct thread *t, const struct sysargs *a)
 {
     struct tracee *tr = t->trace;
+    tr->call_nr = (long)a->nr;
     if (tr->entered_rip && tr->entered_rip == a->rip) {
         tr->entered_rip = 0;        /* resumed after its enter stop: it runs now */
         return false;
@@ -249,7 +258,7 @@ bool ptrace_exec(struct thread *t, const l4_word_t *regs)
     if (!tr)
         return false;
     tr->eventmsg = (unsigned long)t->tid->nr;
-    tr->orig_rax = 59;              /* execve (execveat too, as Linux reports its own) */
+    tr->orig_rax = tr->call_nr;     /* execve or execveat */
     if (!regs) {                    /* a new L4 task starts it: no registers to hold */
         if (!tr->seized)
             signal_send_thread(t, SIGTRAP, &(struct k_siginfo){ .code = SI_USER });
@@ -258,7 +267,7 @@ bool ptrace_exec(struct thread *t, const l4_word_t *regs)
     if (tr->options & PTRACE_O_TRACEEXEC) {
         hold(t, regs, false);
         tr->stop_sig = 0;
-        tr->exec_exit = true;
+        tr->event_exit = true;
         stop_with(tr, SIGTRAP | PTRACE_EVENT_EXEC << 8, STOP_EVENT);
         return true;
     }
@@ -272,6 +281,48 @@ bool ptrace_exec(struct thread *t, const l4_word_t *regs)
     tr->stop_sig = 0;
     stop_with(tr, SIGTRAP | ((tr->options & PTRACE_O_TRACESYSGOOD) ? 0x80 : 0),
               STOP_SYSCALL_EXIT);
+    return true;
+}
+
+/* Linux's ptrace_event for a clone: which event, and whether the options ask for it. */
+static int fork_event(const struct tracee *tr, l4_word_t flags)
+{
+    int event = (flags & CLONE_VFORK) ? PTRACE_EVENT_VFORK :
+                (flags & 0xFF) == SIGCHLD ? PTRACE_EVENT_FORK : PTRACE_EVENT_CLONE;
+    unsigned opt = event == PTRACE_EVENT_VFORK ? PTRACE_O_TRACEVFORK :
+                   event == PTRACE_EVENT_FORK ? PTRACE_O_TRACEFORK : PTRACE_O_TRACECLONE;
+    return (tr->options & opt) || (flags & CLONE_PTRACE) ? event : 0;
+}
+
+bool ptrace_fork(struct thread *p, struct thread *c, l4_word_t flags, const l4_word_t *saved)
+{
+    struct tracee *tr = p->trace;
+    int event = fork_event(tr, flags);
+    if (event && link_tracee(c, tr->tracer, tr->seized, tr->options)) {
+        /* The child starts traced, with SIGSTOP (Linux: a seized one's PTRACE_EVENT_STOP;
+         * lx has none: docs/linux/ptrace.md). */
+        struct k_siginfo info = { .code = SI_USER };
+        signal_send_thread(c, SIGSTOP, &info);
+    }
+    tr->eventmsg = (unsigned long)c->tid->nr;
+    if ((flags & CLONE_VFORK) || (!event && !tr->syscall_trace))
+        return false;               /* a vfork parent waits in lx: no stop (a difference) */
+    l4_word_t regs[L4_FREG_WORDS];
+    for (unsigned i = 0; i < L4_FREG_WORDS; i++)
+        regs[i] = saved[i];
+    regs[L4_FREG_RAX - 1] = (l4_word_t)c->tid->nr;     /* as `syscall` returns */
+    regs[L4_FREG_RCX - 1] = saved[L4_FREG_RIP - 1];
+    regs[L4_FREG_R11 - 1] = saved[L4_FREG_RFLAGS - 1];
+    hold(p, regs, true);
+    tr->stop_sig = 0;
+    tr->orig_rax = tr->call_nr;     /* fork, vfork, clone or clone3 */
+    if (event) {
+        tr->event_exit = true;
+        stop_with(tr, SIGTRAP | event << 8, STOP_EVENT);
+    } else {
+        stop_with(tr, SIGTRAP | ((tr->options & PTRACE_O_TRACESYSGOOD) ? 0x80 : 0),
+                  STOP_SYSCALL_EXIT);
+    }
     return true;
 }
 

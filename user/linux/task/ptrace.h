@@ -35,9 +35,11 @@ struct tracee {
     enum { STOP_SIGNAL, STOP_SYSCALL_ENTER, STOP_SYSCALL_EXIT, STOP_EVENT } kind;
     bool syscall_trace;             /* resumed with PTRACE_SYSCALL: stop at the next call */
     bool want_enter;                /* GET_REGS sent for a syscall-enter-stop */
-    bool exec_exit;                 /* PTRACE_EVENT_EXEC's stop: execve's exit stop follows */
+    bool event_exit;                /* an event stop in a call (exec, fork): its exit stop
+                                     * follows under PTRACE_SYSCALL */
     l4_word_t entered_rip;          /* the call resumed after its enter stop (not 0): it runs */
     unsigned long eventmsg;         /* PTRACE_GETEVENTMSG */
+    long call_nr;                   /* the system call it is in (main.c's hook sets it) */
 };
 
 long sys_ptrace(struct thread *t, const struct sysargs *a);
@@ -60,6 +62,10 @@ bool ptrace_regs(struct thread *t, l4_word_t *regs, bool in_syscall);
  * (as Linux without TRACEEXEC), PTRACE_EVENT_EXEC's stop, execve's syscall-exit-stop; true
  * if t stopped (held with regs: no reply now). */
 bool ptrace_exec(struct thread *t, const l4_word_t *regs);
+/* clone.c: traced p made child c (clone's flags; saved: p's registers at the call); true
+ * if p stops (an event stop or the call's exit stop, its answer held: no reply now).  c is
+ * traced too when p's options ask for the kind of clone (PTRACE_O_TRACEFORK ...). */
+bool ptrace_fork(struct thread *p, struct thread *c, l4_word_t flags, const l4_word_t *saved);
 /* exit.c: p ends with status: its threads' tracers are told, its tracees are let go. */
 void ptrace_process_exit(struct process *p, struct exit_status status);
 /* exit.c: one thread ends (its tracing ends with it). */

@@ -29,6 +29,7 @@
 #include "task/clone.h"
 #include "task/exec.h"
 #include "task/process.h"
+#include "task/ptrace.h"
 #include "time/clock.h"
 #include "tty/console.h"
 #include "tty/tty.h"
@@ -222,6 +223,8 @@ static bool serve_syscall(struct thread *t)
     if (__builtin_expect(t->park.kind == PARK_FORK_FPU, 0) && a.nr == LX_SYS_FORK_FPU &&
         a.rip == sigpage_fork_end())
         return fork_fpu_saved(t);   /* fork's second step (task/clone.c) */
+    if (__builtin_expect(t->trace != NULL, 0) && ptrace_syscall_enter(t, &a))
+        return true;                /* a syscall-enter-stop first (task/ptrace.c) */
     long r = syscall_dispatch(t, &a);
     if (r == LX_PARK) {
         park_parked(t, &a);

@@ -25,6 +25,7 @@
 #include "signal/sigframe.h"
 #include "signal/sigqueue.h"
 #include "task/coredump.h"
+#include "task/ptrace.h"
 #include "lib/kmalloc.h"
 #include "lib/server.h"
 #include "time/clock.h"
@@ -137,6 +138,17 @@ static void note(struct thread *t)
     }
 }
 
+void signal_wake(struct thread *t)
+{
+    note(t);
+}
+
+void signal_requeue(struct thread *t, int sig, const struct k_siginfo *info)
+{
+    sigqueue_add(&t->sig.pending, sig, info, t->proc->cred.uid, ~0ull);
+    note(t);
+}
+
 bool signal_busy(void)
 {
     return !list_empty(&kick);
@@ -189,7 +201,8 @@ static bool prepare(struct process *p, struct thread *t, int sig)
     /* init (pid 1) gets only the signals it handles (Linux's SIGNAL_UNKILLABLE). */
     if (process_pid(p) == 1 && action(t, sig)->handler == SIG_DFL)
         return false;
-    return !(ignored(t, sig) && !(t->sig.blocked & SIGBIT(sig)));   /* else discarded */
+    /* else discarded; a traced thread's tracer sees even those (Linux's sig_ignored) */
+    return t->trace || !(ignored(t, sig) && !(t->sig.blocked & SIGBIT(sig)));
 }
 
 /* Queue sig with info for p (its signalfds look again), counted for p's real user against
@@ -500,6 +513,10 @@ static bool deliver(struct thread *t, l4_word_t *regs, bool in_syscall, bool for
         sigframe_unwind_return(t, regs, &fpsrc);
     while ((sig = next_signal(t))) {
         struct k_siginfo info = signal_dequeue(t, sig);
+        if (!ptrace_signal_passes(t, sig)) {    /* traced: its tracer decides (ptrace.c) */
+            ptrace_signal_stop(t, sig, &info, regs, in_syscall, (long)t->sig.result_nr);
+            return false;
+        }
         struct k_sigaction *ka = action(t, sig);
         bool dfl = ka->handler == SIG_DFL || sig == SIGKILL || sig == SIGSTOP;
         if (!dfl && ka->handler == SIG_IGN)
@@ -576,6 +593,8 @@ long signal_syscall_return(struct thread *t, const struct sysargs *a, long r)
         hold_call(t, a, r, restart);
         return LX_NOREPLY;
     }
+    if (t->trace && (deliverable(t) || ptrace_exit_stop_wanted(t)))
+        goto regs;                  /* a ptrace stop holds the registers (even for ignored) */
     if (!drop_ignored(t)) {
         if (!restart)
             return r;
@@ -599,6 +618,7 @@ long signal_syscall_return(struct thread *t, const struct sysargs *a, long r)
         stop(t, sig);
         return LX_NOREPLY;
     }
+regs:
     t->sig.want_regs = true;
     t->sig.in_syscall = true;
     t->sig.result = r;
@@ -670,7 +690,7 @@ bool signal_regs(struct thread *t)
     if (t->sig.fault_sig) {
         int sig = t->sig.fault_sig;
         t->sig.fault_sig = 0;
-        if (force_kills(t, sig)) {
+        if (force_kills(t, sig) && !t->trace) {
             fault_kill(t, sig, regs);
             return false;
         }
@@ -678,6 +698,8 @@ bool signal_regs(struct thread *t)
     } else if (in_syscall) {
         R(RAX) = (l4_word_t)t->sig.result;
     }
+    if (t->trace && ptrace_regs(t, regs, in_syscall))
+        return false;               /* a syscall stop (task/ptrace.c) */
     return signal_deliver(t, regs, in_syscall, true);
 }
 bool signal_exception(struct thread *t)
@@ -711,7 +733,7 @@ bool signal_exception(struct thread *t)
         }
     struct k_siginfo info = { .code = code, .addr = addr ? R(RIP) : 0,
                               .trapno = (int)vector, .err = (int)err };
-    if (force_kills(t, sig)) {
+    if (force_kills(t, sig) && !t->trace) {
         l4_word_t where = what[0] == 'e' ? vector : l4_mr(L4_FEXC_ADDR);
         if (log)
             fault_log_trap(t, vector == 13 ? "" : "trap ", log, (long)err, regs);
@@ -807,7 +829,9 @@ static void resume_held(struct thread *t)
         l4_word_t regs[L4_FREG_WORDS];
         for (unsigned i = 0; i < L4_FREG_WORDS; i++)
             regs[i] = t->sig.hold_regs[i];
-        if (signal_deliver(t, regs, false, true))
+        bool in_syscall = t->sig.hold_in_syscall;
+        t->sig.hold_in_syscall = false;
+        if (signal_deliver(t, regs, in_syscall, true))
             l4_reply(t->l4);
         break;
     }
@@ -829,7 +853,7 @@ void signal_run(void)
             die(t, SIGKILL, &info, NULL, -1);   /* in whatever state it is */
             continue;
         }
-        if (p->sig.stopped || t->sig.want_regs)
+        if (p->sig.stopped || t->sig.want_regs || ptrace_stopped(t))
             continue;
         if (t->sig.hold != SIG_HOLD_NONE) {
             resume_held(t);
@@ -840,7 +864,7 @@ void signal_run(void)
                 park_wake(t);       /* rt_sigtimedwait takes it */
                 continue;
             }
-            if (!drop_ignored(t))
+            if (!(t->trace ? deliverable(t) : drop_ignored(t)))
                 continue;
             /* The call's own result (park_call): a partial count, the time left, an
              * ERESTART class; never decided here by the call's number. */

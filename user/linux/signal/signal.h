@@ -115,6 +115,10 @@ long signal_syscall_return(struct thread *t, const struct sysargs *a, long r);
 bool signal_busy(void);             /* anything for signal_run? */
 void signal_run(void);              /* clobbers the MRs */
 void signal_note_slow(struct thread *t);
+/* ptrace (task/ptrace.c): t is looked at by signal_run (a held thread goes on); sig with
+ * info is pending for t again (passed on by its tracer). */
+void signal_wake(struct thread *t);
+void signal_requeue(struct thread *t, int sig, const struct k_siginfo *info);
 /* The signals pending for t (its own and its process's). */
 static inline uint64_t signal_pending(const struct thread *t)
 {

@@ -70,6 +70,7 @@ struct sigstate {                   /* per thread */
     enum sig_hold hold;
     long hold_value;
     l4_word_t hold_regs[L4_FREG_WORDS];
+    bool hold_in_syscall;           /* ... those at a call's end (a ptrace stop: ERESTART) */
     struct list kick_link;          /* on signal_run's list: something to deliver */
 };
 struct proc_sigstate {              /* per process: Linux's signal_struct */

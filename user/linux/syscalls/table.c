@@ -14,6 +14,7 @@
 #include "task/sharing.h"
 #include "syscalls/sigmq.h"
 #include "task/cputime.h"
+#include "task/ptrace.h"
 #include <stdio.h>
 
 /* Each entry: the handler, how much of Linux's call it does and a note (gVisor's table is
@@ -129,7 +130,7 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [98] = PARTIAL(sys_getrusage, "estimated CPU times; the other fields 0"),
     [99] = PARTIAL(sys_sysinfo, "no loads, no swap"),
     [100] = PARTIAL(sys_times, "estimated CPU times"),
-    [101] = NONE("no tracing: lx would have to stop another process's threads and hand out their registers; not built"),
+    [101] = PARTIAL(sys_ptrace, "TRACEME/ATTACH/SEIZE/DETACH/KILL, signal and syscall stops, PEEK/POKE, GETREGS/SETREGS/REGSET, exec and fork events; no INTERRUPT, LISTEN, SINGLESTEP, GETFPREGS: EIO (docs/linux/ptrace.md)"),
     [102] = FULL(sys_getuid, ""),
     [103] = FULL(sys_syslog, "nothing is echoed to the console (the CONSOLE_* levels are kept)"),
     [104] = FULL(sys_getgid, ""),
@@ -428,7 +429,7 @@ long syscall_dispatch(struct thread *t, const struct sysargs *a)
     /* Pending signals are delivered on the way out of every call (signal/signal.c); an ERESTART
      * code (a handler that raised a signal to restart its call) never reaches the process. */
     bool restart = r >= -ERESTART_RESTARTBLOCK && r <= -ERESTARTSYS;
-    if ((signal_pending(t) || restart || t->proc->sig.stopped) && r != LX_PARK &&
+    if ((signal_pending(t) || restart || t->proc->sig.stopped || t->trace) && r != LX_PARK &&
         r != LX_NOREPLY && r != LX_REPLIED)
         r = signal_syscall_return(t, a, r);
     return r;

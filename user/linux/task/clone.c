@@ -33,6 +33,7 @@
 #include "syscalls/handlers_rest.h"
 #include "task/exec.h"
 #include "task/process.h"
+#include "task/ptrace.h"
 #include "vfs/file.h"
 #include "vfs/vfs.h"
 #include <stdio.h>
@@ -419,6 +420,12 @@ static bool make_child(struct thread *p)
         p->park.kind = PARK_VFORK;  /* answered by fork_vfork_done at c's exec or end */
         f->child = tid;
         c->vfork_parent = p->tid->nr;
+        if (p->trace)
+            ptrace_fork(p, c, flags, f->saved);     /* its child traced too, if asked */
+        return false;
+    }
+    if (p->trace && ptrace_fork(p, c, flags, f->saved)) {
+        p->park.kind = PARK_NONE;   /* stopped with its answer (task/ptrace.c) */
         return false;
     }
     return reply_now(p, tid);

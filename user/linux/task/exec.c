@@ -29,6 +29,7 @@
 #include "task/elf.h"
 #include "task/exec_args.h"
 #include "task/process.h"
+#include "task/ptrace.h"
 #include "time/posix_timer.h"
 #include "vfs/vfs.h"
 #include "l4chan/l4chan.h"
@@ -484,6 +485,12 @@ static long do_execveat(struct thread *t, int dirfd, l4_word_t upath, l4_word_t 
     posix_timers_exec(t->proc);     /* timer_create's timers are deleted */
     t->clear_child_tid = 0;
     fork_vfork_done(t);             /* a vfork parent goes on (uses the MRs) */
+    l4_word_t regs[L4_FREG_WORDS] = { 0 };
+    regs[L4_FREG_RIP - 1] = entry;
+    regs[L4_FREG_RSP - 1] = sp;
+    /* A traced thread: SIGTRAP, or a stop before its first instruction (task/ptrace.c). */
+    if (t->trace && ptrace_exec(t, shared ? NULL : regs))
+        return LX_NOREPLY;
     if (shared) {
         int e2 = process_start_task(p, entry, sp);
         if (e2) {

@@ -14,6 +14,7 @@
 #include "task/cputime.h"
 #include "task/exec.h"
 #include "task/futex.h"
+#include "task/ptrace.h"
 #include "time/posix_timer.h"
 #include "tty/tty.h"
 #include "vfs/file.h"
@@ -51,6 +52,7 @@ static void thread_release(struct thread *t, bool space_lives)
         return;
     thread_mm_release(t);
     park_thread_exit(t);
+    ptrace_thread_exit(t);
     signal_thread_exit(t);
     if (t->l4)
         thread_hash_del(t);
@@ -143,6 +145,7 @@ static void reparent_children(struct process *p)
 
 void process_exit(struct process *p, struct exit_status status)
 {
+    ptrace_process_exit(p, status);     /* its tracers hear of it, its tracees go free */
     process_release(p);
     if (status.kind == EXIT_KILLED)
         printf("lx: pid %d killed by signal %d%s\n", process_pid(p), status.value,

@@ -20,6 +20,7 @@ struct pid;
 struct process;
 struct fdtable;
 struct fs_struct;
+struct tracee;
 
 struct thread {
     struct pid *tid;                /* its Linux thread id (the first thread's is the pid) */
@@ -43,6 +44,7 @@ struct thread {
     uint16_t ioprio;                /* ioprio_set's I/O priority, 0 until set (sys_ioprio.c) */
     struct park park;               /* park/: the call lx has not answered yet */
     struct restart_block restart;   /* park/: how restart_syscall(2) goes on */
+    struct tracee *trace;           /* task/ptrace.c: its tracer's hold on it (NULL: none) */
 };
 
 /* The thread whose L4 id this is (every message looks it up), or NULL. */

@@ -13,6 +13,7 @@
 #include "syscalls/handlers.h"
 #include "task/cputime.h"
 #include "task/process.h"
+#include "task/ptrace.h"
 #include <string.h>
 
 #define WNOHANG     0x00000001
@@ -65,6 +66,16 @@ long sys_wait4(struct thread *t, const struct sysargs *a)
     if (pid == (int)0x80000000)
         return -ESRCH;              /* -INT_MIN cannot be negated: Linux says ESRCH */
     bool any = false;
+    int st, cld, si_status;
+    int tid = ptrace_wait(t->proc, pid, options, false, &any, &st, &cld, &si_status);
+    if (tid) {                      /* a tracee's stop or end (task/ptrace.c) */
+        static const uint8_t zero[RUSAGE_SIZE];
+        if (a->a[1] && copy_to_user(t->mm, a->a[1], &st, sizeof st))
+            return -EFAULT;
+        if (a->a[3] && copy_to_user(t->mm, a->a[3], zero, sizeof zero))
+            return -EFAULT;
+        return tid;
+    }
     struct process *c;
     list_each(c, &t->proc->children, sibling) {
         if (!matches(t->proc, c, pid, options))
@@ -121,6 +132,17 @@ long sys_waitid(struct thread *t, const struct sysargs *a)
     bool any = false;
     struct exit_status st = { EXIT_NONE, 0, false };
     struct process *c, *found = NULL;
+    int word, cld, si_status;
+    int tid = ptrace_wait(t->proc, pid, options, options & WNOWAIT, &any, &word, &cld,
+                          &si_status);
+    if (tid) {                      /* a tracee's stop or end (task/ptrace.c) */
+        uint8_t si[128];
+        struct k_siginfo info = { .code = cld, .pid = tid, .status = si_status };
+        sigframe_siginfo(SIGCHLD, &info, si);
+        if (a->a[2] && copy_to_user(t->mm, a->a[2], si, sizeof si))
+            return -EFAULT;
+        return 0;
+    }
     list_each(c, &t->proc->children, sibling) {
         if (!matches(t->proc, c, pid, options))
             continue;

@@ -14,6 +14,7 @@
 #include "syscalls/table.h"
 #include "task/exec.h"
 #include "task/process.h"
+#include "task/ptrace.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -267,6 +268,8 @@ char proc_thread_state(const struct thread *t)
 {
     if (!t || t->exited)
         return 'Z';
+    if (ptrace_stopped(t))
+        return 't';
     if (t->proc->sig.stopped)
         return 'T';
     /* Asleep in a call lx answers later; a new child before its first instruction and a
@@ -277,7 +280,7 @@ char proc_thread_state(const struct thread *t)
 const char *proc_state_name(char s)
 {
     return s == 'Z' ? "Z (zombie)" : s == 'S' ? "S (sleeping)" : s == 'T' ? "T (stopped)"
-                                                                          : "R (running)";
+         : s == 't' ? "t (tracing stop)" : "R (running)";
 }
 
 static unsigned long vm_size(struct mm *mm)

@@ -7,6 +7,7 @@
 #include "mm/mm.h"
 #include "signal/signal.h"
 #include "signal/sigqueue.h"
+#include "task/ptrace.h"
 #include "task/cred.h"
 #include "task/exec.h"
 #include "task/process.h"
@@ -86,9 +87,9 @@ void proc_status(struct out *o, struct process *p, const struct thread *shown)
     out_printf(o, "Name:\t%s\n", shown ? shown->comm : "");
     if (t && t->fs)
         out_printf(o, "Umask:\t%04o\n", t->fs->umask);
-    out_printf(o, "State:\t%s\nTgid:\t%d\nNgid:\t0\nPid:\t%d\nPPid:\t%d\nTracerPid:\t0\n",
+    out_printf(o, "State:\t%s\nTgid:\t%d\nNgid:\t0\nPid:\t%d\nPPid:\t%d\nTracerPid:\t%d\n",
                proc_state_name(live ? proc_thread_state(shown) : 'Z'), pid, tid,
-               process_ppid(p));
+               process_ppid(p), live ? ptrace_tracer_pid(shown) : 0);
     status_cred(o, p, STATUS_IDS);
     out_printf(o, "FDSize:\t%d\n", t && t->files ? (int)fd_table_size(t) : 0);
     status_cred(o, p, STATUS_GROUPS);

@@ -630,14 +630,16 @@ static long getevents(struct thread *t, const struct getevents *g)
             int64_t ts[2];
             if (copy_from_user(t->mm, ts, g->timeout, sizeof ts))
                 return -EFAULT;
-            /* Linux's ktime: 0 or less does not wait (an hrtimer already expired), past
-             * KTIME_MAX's seconds is no timeout. */
-            if (ts[0] >= 9223372036ll)
+            /* Linux's ktime (wrapping as its s64 arithmetic): 0 does not wait; a negative
+             * time is an hrtimer that never fires (ktime_add_safe saturates); past
+             * KTIME_SEC_MAX, none. */
+            int64_t ns = (int64_t)((uint64_t)ts[0] * 1000000000ull + (uint64_t)ts[1]);
+            if (ts[0] >= 9223372036ll || ns < 0)
                 pp->deadline = 0;
-            else if (ts[0] * 1000000000ll + ts[1] <= 0)
+            else if (!ns)
                 pp->deadline = NO_WAIT;
             else
-                pp->deadline = lx_now() + (uint64_t)(ts[0] * 1000000000ll + ts[1]);
+                pp->deadline = lx_now() + (uint64_t)ns;
         }
     }
     struct kioctx *ctx = lookup_ioctx(t, g->ctx_id);

@@ -15,6 +15,7 @@
 #include "syscalls/sigmq.h"
 #include "task/cputime.h"
 #include "fs/aio/aio.h"
+#include "task/acct.h"
 #include <stdio.h>
 
 /* Each entry: the handler, how much of Linux's call it does and a note (gVisor's table is
@@ -192,7 +193,7 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [160] = PARTIAL(sys_setrlimit, "kept; only RLIMIT_NOFILE and RLIMIT_CORE act"),
     [161] = FULL(sys_chroot, "the root every path walk of the process starts from (its fs_struct's, as Linux)"),
     [162] = FULL(sys_sync, "everything is in memory"),
-    [163] = NONE("no process accounting file: not built"),
+    [163] = PARTIAL(sys_acct, "BSD accounting v3 records; ASU (a capability was used) is never set, ac_io/ac_rw/faults 0"),
     [164] = FULL(sys_settimeofday, ""),
     [165] = PARTIAL(sys_mount, "tmpfs (with its options) and proc; no bind or move mounts"),
     [166] = PARTIAL(sys_umount2, "no lazy unmount (MNT_DETACH of a busy mount: EBUSY)"),

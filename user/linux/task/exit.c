@@ -10,6 +10,7 @@
 #include "mm/mm.h"
 #include "mm/usercopy.h"
 #include "signal/signal.h"
+#include "task/acct.h"
 #include "task/clone.h"
 #include "task/cputime.h"
 #include "task/exec.h"
@@ -143,6 +144,7 @@ static void reparent_children(struct process *p)
 
 void process_exit(struct process *p, struct exit_status status)
 {
+    acct_process(p, status);        /* before the teardown: its memory and times */
     process_release(p);
     if (status.kind == EXIT_KILLED)
         printf("lx: pid %d killed by signal %d%s\n", process_pid(p), status.value,

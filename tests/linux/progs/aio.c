@@ -488,7 +488,56 @@ static void waits(void)
         show_event("interrupted event", &ev, &cb);
     printf("SIGUSR1 handled %d\n", got_usr1);
     waitpid(c, &st, 0);
-    destroy(ctx);
+
+    /* POLL of a pipe that is not ready waits: completed by a write (here, then by another
+     * process), with the eventfd signalled; cancelled (EINPROGRESS, its event still comes);
+     * pending when the context is destroyed */
+    struct iocb pc = mk(IOCB_CMD_POLL, p[0], (void *)(uintptr_t)POLLIN, 0, 0, 31);
+    struct iocb *pcp = &pc;
+    int efd = eventfd(0, 0);
+    pc.aio_flags = IOCB_FLAG_RESFD;
+    pc.aio_resfd = (uint32_t)efd;
+    SHOW("io_submit POLL of an empty pipe", submit(ctx, 1, &pcp));
+    SHOW("io_getevents before the write", getevents(ctx, 0, 1, &ev, &zero));
+    SHOW("write to the pipe", write(p[1], "x", 1));
+    if (SHOW("io_getevents after the write", getevents(ctx, 1, 1, &ev, &zero)) == 1)
+        show_event("poll event", &ev, &pc);
+    uint64_t count = 0;
+    SHOW("eventfd read", read(efd, &count, 8));
+    printf("eventfd count %llu\n", (unsigned long long)count);
+    SHOW("io_submit POLL of a readable pipe", submit(ctx, 1, &pcp));
+    if (SHOW("io_getevents", getevents(ctx, 1, 1, &ev, NULL)) == 1)
+        show_event("poll event", &ev, &pc);
+    char drain;
+    SHOW("read the byte", read(p[0], &drain, 1));
+    pc.aio_flags = 0;
+    c = fork();
+    if (c == 0) {
+        sleeps(parent);
+        if (write(p[1], "y", 1) != 1)
+            _exit(1);
+        _exit(0);
+    }
+    SHOW("io_submit POLL again", submit(ctx, 1, &pcp));
+    if (SHOW("io_getevents until another process writes", getevents(ctx, 1, 1, &ev, NULL)) == 1)
+        show_event("poll event", &ev, &pc);
+    waitpid(c, &st, 0);
+    SHOW("read the byte", read(p[0], &drain, 1));
+    pc.aio_data = 32;
+    SHOW("io_submit POLL to cancel", submit(ctx, 1, &pcp));
+    struct io_event res;
+    SHOW("io_cancel the POLL", syscall(SYS_io_cancel, ctx, &pc, &res));
+    if (SHOW("io_getevents the cancelled one", getevents(ctx, 1, 1, &ev, NULL)) == 1)
+        show_event("cancelled event", &ev, &pc);
+    SHOW("io_cancel again", syscall(SYS_io_cancel, ctx, &pc, &res));
+    struct iocb po = mk(IOCB_CMD_POLL, p[1], (void *)(uintptr_t)POLLOUT, 0, 0, 33);
+    struct iocb *pop = &po;
+    SHOW("io_submit POLLOUT of the pipe", submit(ctx, 1, &pop));
+    if (SHOW("io_getevents", getevents(ctx, 1, 1, &ev, NULL)) == 1)
+        show_event("pollout event", &ev, &po);
+    SHOW("io_submit a POLL left waiting", submit(ctx, 1, &pcp));
+    close(efd);
+    SHOW("io_destroy with a POLL waiting", destroy(ctx));
     close(p[0]);
     close(p[1]);
 }

@@ -36,6 +36,7 @@
 #define AIO_RING_MAGIC           0xa10a10a1u
 #define AIO_RING_COMPAT_FEATURES 1u
 #define KIOCB_KEY                0u
+#define EINPROGRESS              115   /* io_cancel: the event is (being) delivered */
 
 enum { IOCB_CMD_PREAD = 0, IOCB_CMD_PWRITE = 1, IOCB_CMD_FSYNC = 2, IOCB_CMD_FDSYNC = 3,
        IOCB_CMD_POLL = 5, IOCB_CMD_NOOP = 6, IOCB_CMD_PREADV = 7, IOCB_CMD_PWRITEV = 8 };
@@ -93,12 +94,33 @@ struct kioctx {
     unsigned completed_events;      /* completed, not yet refilled */
     l4_word_t size;                 /* the mapping's bytes */
     struct inode *ring;             /* the ring's file (an internal tmpfs) */
+    struct list polls;              /* POLL requests waiting (struct poll_req) */
     struct waitq wait;              /* io_getevents */
     bool dead;
 };
 
 struct aio_contexts {               /* a memory model's (mm->aio) */
     struct list ctxs;               /* struct kioctx by id */
+};
+
+/* An IOCB_CMD_POLL request that waits for its file (Linux's poll_iocb): on the queues the
+ * file's poll named, through entries whose wake looks again. */
+#define POLL_QUEUES 2
+struct poll_req;
+struct poll_entry {                 /* a queue entry of a request */
+    struct waiter w;
+    struct poll_req *pr;
+};
+struct poll_req {
+    struct list link;               /* in its context's polls */
+    struct kioctx *ctx;
+    l4_word_t obj;                  /* the iocb's address */
+    uint64_t data;
+    unsigned events;
+    struct file *file, *resfd;      /* references */
+    struct poll_entry w[POLL_QUEUES];
+    unsigned nw;
+    struct timer again;             /* a wake that found it not ready: look again later */
 };
 
 static unsigned long aio_nr, aio_max_nr = 0x10000;
@@ -233,8 +255,12 @@ static struct kioctx *lookup_ioctx(struct thread *t, l4_word_t ctx_id)
     return NULL;
 }
 
+static void poll_free(struct poll_req *pr);
+
 static void ctx_free(struct kioctx *ctx)
 {
+    while (!list_empty(&ctx->polls))     /* cancelled with the context: no events */
+        poll_free(list_entry(ctx->polls.next, struct poll_req, link));
     list_del(&ctx->link);
     aio_nr -= ctx->max_reqs;
     waitq_wake(&ctx->wait);
@@ -334,6 +360,7 @@ long sys_io_setup(struct thread *t, const struct sysargs *a)
         return -ENOMEM;
     *ctx = (struct kioctx){ .max_reqs = max_reqs };
     list_init(&ctx->link);
+    list_init(&ctx->polls);
     int e = setup_ring(t, ctx, nr_events);
     if (e) {
         if (ctx->user_id)
@@ -447,7 +474,7 @@ static long submit_rw(struct thread *t, struct file *f, const struct iocb *cb, b
             *res = -EINTR;          /* Linux's -ERESTARTSYS, made EINTR by aio_rw_done */
             return 0;
         }
-        struct poll_table pt = { t };
+        struct poll_table pt = { .t = t };
         f->ops->poll(t, f, &pt);
         return LX_PARK;
     }
@@ -467,20 +494,125 @@ static long submit_fsync(struct thread *t, struct file *f, const struct iocb *cb
     return 0;
 }
 
-/* Linux's aio_poll, for what is ready now; a file that is not is EINVAL in lx (Linux waits
- * for it: not built). */
-static long submit_poll(struct thread *t, struct file *f, const struct iocb *cb, long *res)
+/* --- POLL (Linux's aio_poll) --------------------------------------------------------------- */
+
+static void poll_unqueue(struct poll_req *pr)
+{
+    for (unsigned k = 0; k < pr->nw; k++)
+        waitq_del_entry(&pr->w[k].w);
+    pr->nw = 0;
+}
+
+static void poll_free(struct poll_req *pr)
+{
+    poll_unqueue(pr);
+    timer_cancel(&pr->again);
+    list_del(&pr->link);
+    file_put(pr->file);
+    if (pr->resfd)
+        file_put(pr->resfd);
+    kfree(pr);
+}
+
+static void poll_complete(struct poll_req *pr, unsigned mask)
+{
+    struct kioctx *ctx = pr->ctx;
+    struct file *resfd = pr->resfd;
+    pr->resfd = NULL;
+    aio_complete(ctx, pr->obj, pr->data, mask, resfd);
+    if (resfd)
+        file_put(resfd);
+    poll_free(pr);
+}
+
+struct poll_queueing {
+    struct poll_table pt;
+    struct poll_req *pr;
+};
+
+static void poll_wake(struct waiter *w);
+
+static void poll_queue(struct poll_table *pt, struct waitq *q)
+{
+    struct poll_req *pr = ((struct poll_queueing *)pt)->pr;
+    if (pr->nw == POLL_QUEUES)
+        return;                     /* lx's files name at most two queues */
+    struct poll_entry *e = &pr->w[pr->nw++];
+    *e = (struct poll_entry){ .w = { .wake = poll_wake }, .pr = pr };
+    list_init(&e->w.tlink);
+    waitq_add_entry(q, &e->w);
+}
+
+/* The file's mask for the request, queued again on what it names. */
+static unsigned poll_look(struct thread *t, struct poll_req *pr)
+{
+    poll_unqueue(pr);
+    struct poll_queueing pq = { { t, poll_queue }, pr };
+    unsigned mask = pr->file->ops->poll ? pr->file->ops->poll(t, pr->file, &pq.pt)
+                                        : POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM;
+    return mask & pr->events;
+}
+
+/* A queue of the file was woken: ready now completes; else look again at the next tick,
+ * outside the wake (queueing again on the queue being woken would never end). */
+static void poll_wake(struct waiter *w)
+{
+    struct poll_req *pr = container_of(w, struct poll_entry, w)->pr;
+    unsigned mask = pr->file->ops->poll ? pr->file->ops->poll(NULL, pr->file, NULL) : 0;
+    if (mask & pr->events) {
+        /* Linux completes a woken request with the wake's key, which names the direction
+         * (a pipe's reader is woken with POLLIN | POLLRDNORM): the mask's bits of the
+         * directions asked for, each with its NORM companion. */
+        unsigned dirs = pr->events;
+        if (dirs & POLLIN)
+            dirs |= POLLRDNORM;
+        if (dirs & POLLOUT)
+            dirs |= POLLWRNORM;
+        poll_complete(pr, mask & dirs);
+        return;
+    }
+    timer_arm(&pr->again, lx_now());
+}
+
+static void poll_again(struct timer *tm)
+{
+    struct poll_req *pr = container_of(tm, struct poll_req, again);
+    unsigned mask = poll_look(NULL, pr);
+    if (mask)
+        poll_complete(pr, mask);
+}
+
+/* Linux's aio_poll: ready now completes at once; a file that names no queue and is not ready
+ * is EINVAL; else the request waits (its slot stays taken). */
+static long submit_poll(struct thread *t, struct kioctx *ctx, struct file *f,
+                        const struct iocb *cb, l4_word_t ucb, struct file *resfd, long *res)
 {
     if ((uint16_t)cb->aio_buf != cb->aio_buf)
         return -EINVAL;
     if (cb->aio_offset || cb->aio_nbytes || cb->aio_rw_flags)
         return -EINVAL;
-    unsigned events = (unsigned)cb->aio_buf | POLLERR | POLLHUP;
-    unsigned mask = file_poll(f, t, false) & events;
-    if (!mask)
-        return -EINVAL;
-    *res = mask;
-    return 0;
+    struct poll_req *pr = kmalloc(sizeof *pr);
+    if (!pr)
+        return -ENOMEM;
+    *pr = (struct poll_req){ .ctx = ctx, .obj = ucb, .data = cb->aio_data, .file = f,
+                             .events = (unsigned)cb->aio_buf | POLLERR | POLLHUP };
+    list_init(&pr->link);
+    timer_init(&pr->again, poll_again);
+    unsigned mask = poll_look(t, pr);
+    if (mask || !pr->nw) {
+        poll_unqueue(pr);
+        kfree(pr);
+        if (!mask)
+            return -EINVAL;
+        *res = mask;
+        return 0;
+    }
+    file_get(f);
+    if (resfd)
+        file_get(resfd);
+    pr->resfd = resfd;
+    list_add_tail(&ctx->polls, &pr->link);
+    return LX_NOREPLY;              /* queued: no event now */
 }
 
 /* Linux's io_submit_one: 0 (the iocb is submitted), -errno (io_submit ends there), or
@@ -519,9 +651,11 @@ static long submit_one(struct thread *t, struct kioctx *ctx, l4_word_t ucb, bool
     case IOCB_CMD_PWRITEV: e = submit_rw(t, f, &cb, true, true, &res, interrupted); break;
     case IOCB_CMD_FSYNC:   e = submit_fsync(t, f, &cb, false, &res); break;
     case IOCB_CMD_FDSYNC:  e = submit_fsync(t, f, &cb, true, &res); break;
-    case IOCB_CMD_POLL:    e = submit_poll(t, f, &cb, &res); break;
+    case IOCB_CMD_POLL:    e = submit_poll(t, ctx, f, &cb, ucb, resfd, &res); break;
     default:               e = -EINVAL; break;
     }
+    if (e == LX_NOREPLY)
+        return 0;                   /* a POLL that waits: its event comes later */
     if (e)
         goto fail;
     if (resfd)
@@ -707,8 +841,9 @@ long sys_io_pgetevents(struct thread *t, const struct sysargs *a)
 
 /* --- io_cancel ----------------------------------------------------------------------------------- */
 
-/* Linux 6.1 cancels only requests still in flight that can be cancelled (a POLL's wait); every
- * request of lx's has completed by the time io_submit returns: EINVAL. */
+/* Linux 6.1 cancels only a request still in flight that can be cancelled, a POLL that waits:
+ * it completes with the mask at that moment (EINPROGRESS: the event is in the ring).  Every
+ * other request of lx's has completed by the time io_submit returns: EINVAL. */
 long sys_io_cancel(struct thread *t, const struct sysargs *a)
 {
     uint32_t key;
@@ -716,8 +851,17 @@ long sys_io_cancel(struct thread *t, const struct sysargs *a)
         return -EFAULT;
     if (key != KIOCB_KEY)
         return -EINVAL;
-    if (!lookup_ioctx(t, a->a[0]))
+    struct kioctx *ctx = lookup_ioctx(t, a->a[0]);
+    if (!ctx)
         return -EINVAL;
+    struct poll_req *pr;
+    list_each(pr, &ctx->polls, link)
+        if (pr->obj == a->a[1]) {
+            poll_unqueue(pr);
+            unsigned mask = pr->file->ops->poll ? pr->file->ops->poll(t, pr->file, NULL) : 0;
+            poll_complete(pr, mask & pr->events);
+            return -EINPROGRESS;
+        }
     return -EINVAL;
 }
 

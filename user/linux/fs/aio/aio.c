@@ -469,6 +469,13 @@ static long submit_rw(struct thread *t, struct file *f, const struct iocb *cb, b
     long r = vfs_rw(t, f, &try, &pos, write, false);
     if (append)
         f->flags &= ~(unsigned)O_APPEND;
+    if (r == LX_PARK && !interrupted)
+        return r;                   /* the file parked the caller itself (a tty's read) */
+    if (r == LX_PARK) {
+        waitq_drop_all(t);          /* what it queued: the call is not parked any more */
+        *res = -EINTR;
+        return 0;
+    }
     if (r == -EAGAIN && !(f->flags & O_NONBLOCK) && f->ops->poll) {
         if (interrupted) {
             *res = -EINTR;          /* Linux's -ERESTARTSYS, made EINTR by aio_rw_done */
@@ -863,6 +870,14 @@ long sys_io_cancel(struct thread *t, const struct sysargs *a)
             return -EINPROGRESS;
         }
     return -EINVAL;
+}
+
+void aio_shutdown(void)
+{
+    if (aio_sb) {
+        vfs_kern_umount(aio_sb);
+        aio_sb = NULL;
+    }
 }
 
 __attribute__((constructor)) static void aio_hook(void)

@@ -16,5 +16,7 @@ long sys_io_submit(struct thread *t, const struct sysargs *a);
 long sys_io_getevents(struct thread *t, const struct sysargs *a);
 long sys_io_pgetevents(struct thread *t, const struct sysargs *a);
 long sys_io_cancel(struct thread *t, const struct sysargs *a);
+/* The end of lx's run (every process has ended): the rings' internal tmpfs goes. */
+void aio_shutdown(void);
 
 #endif

@@ -53,7 +53,7 @@ $(eval $(call user_program,test_datamod,user/tests/test_datamod.c user/tests/tes
 # user/linux ("task/process.h").  tests/, selftest/ and fuzz/ hold Linux programs, not lx.
 # Linked at 1 GiB, not 0x400000: there its code would share addresses with non-PIE Linux
 # programs (gcc's cc1), which an instruction profile cannot tell apart (docs/profiling.md).
-LX_LAYERS := lib log task park mm signal vfs fs/tmpfs fs/proc fs/dev fs/pipe fs/epoll fs/anon fs/devpts net net/unix net/inet net/netlink tty time ipc l4chan syscalls
+LX_LAYERS := lib log task park mm signal vfs fs/tmpfs fs/proc fs/dev fs/pipe fs/epoll fs/anon fs/aio fs/devpts net net/unix net/inet net/netlink tty time ipc l4chan syscalls
 $(eval $(call user_program,lx,$(wildcard user/linux/*.c $(LX_LAYERS:%=user/linux/%/*.c)),0x40000000,-Iuser/linux))
 
 # lx's self-test program: a static Linux executable (freestanding, raw system calls, built

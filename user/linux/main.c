@@ -14,6 +14,7 @@
  * (isa-debug-exit), for tests.  console=serial: the console tty is the serial driver
  * (tty/console.c). */
 #include "ipc/util.h"
+#include "fs/aio/aio.h"
 #include "lib/errno.h"
 #include "lib/server.h"
 #include "log/log.h"
@@ -156,6 +157,7 @@ static void start_next(void)
             printf("lx: cannot run %s (error %d)\n", p->argv[0], -e);
     }
     ipc_shutdown();                 /* System V objects live on until the last process */
+    aio_shutdown();                 /* the rings' internal tmpfs (every context has gone) */
     vfs_shutdown();                 /* the file system's pages too: the pool is complete */
     printf("lx: no processes left, %lu pages free\n", page_free_count());
     root_report();

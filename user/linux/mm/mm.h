@@ -33,6 +33,7 @@ struct mm {
     unsigned long pages;            /* pages held (leaves of the table) */
     unsigned long tables;           /* nodes of the table */
     unsigned users;                 /* references (mm_ref.c): threads, CLONE_VM */
+    void *aio;                      /* its AIO contexts (fs/aio; NULL: none): a fork's child has none */
 };
 
 /* struct mm's lifetime (mm_ref.c): a new, empty model with one reference (NULL: no memory);
@@ -42,6 +43,8 @@ struct mm *mm_new(void);
 struct mm *mm_copy(struct mm *src, int *err);   /* fork: mm_fork into a new one; NULL, *err */
 void mm_get(struct mm *mm);
 void mm_put(struct mm *mm, bool space_lives);
+/* Set by fs/aio: the last reference of a model with AIO contexts goes (Linux's exit_aio). */
+extern void (*mm_aio_exit)(struct mm *mm);
 bool mm_init(struct mm *mm);
 void mm_destroy(struct mm *mm);     /* every page back to the pool (the space is gone) */
 void mm_release(struct mm *mm);     /* the same while the space lives on: pages revoked */

@@ -6,6 +6,8 @@
 
 _Static_assert(sizeof(struct mm) <= 4096, "struct mm comes from kmalloc");
 
+void (*mm_aio_exit)(struct mm *mm);
+
 struct mm *mm_new(void)
 {
     struct mm *mm = kmalloc(sizeof(struct mm));
@@ -42,6 +44,8 @@ void mm_put(struct mm *mm, bool space_lives)
 {
     if (--mm->users)
         return;
+    if (mm->aio && mm_aio_exit)
+        mm_aio_exit(mm);
     if (space_lives)
         mm_release(mm);
     else

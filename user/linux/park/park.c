@@ -76,6 +76,7 @@ void waitq_add(struct waitq *q, struct thread *t)
     }
     w->q = q;
     w->t = t;
+    w->wake = NULL;
     list_add_tail(&q->waiters, &w->qlink);
     list_add_tail(&t->park.waits, &w->tlink);
 }
@@ -86,9 +87,30 @@ void waitq_wake(struct waitq *q)
         return;
     while (!list_empty(&q->waiters)) {
         struct waiter *w = list_entry(q->waiters.next, struct waiter, qlink);
+        if (w->wake) {
+            waitq_del_entry(w);
+            w->wake(w);
+            continue;
+        }
         struct thread *t = w->t;
         waiter_free(w);
         park_wake(t);
+    }
+}
+
+void waitq_add_entry(struct waitq *q, struct waiter *w)
+{
+    if (!q->waiters.next)
+        list_init(&q->waiters);
+    w->q = q;
+    list_add_tail(&q->waiters, &w->qlink);
+}
+
+void waitq_del_entry(struct waiter *w)
+{
+    if (w->q) {
+        list_del(&w->qlink);
+        w->q = NULL;
     }
 }
 

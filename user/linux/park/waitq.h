@@ -20,10 +20,16 @@ struct waiter {
     struct waitq *q;
     struct thread *t;
     bool inline_slot;               /* one of the thread's own (park.c), not kmalloc'd */
+    /* Not a thread's: a wake takes the entry off the queue and calls this instead (an AIO
+     * POLL request's, fs/aio; its owner adds and removes it with waitq_add_entry and
+     * waitq_del_entry). */
+    void (*wake)(struct waiter *w);
 };
 
 void waitq_add(struct waitq *q, struct thread *t);
 void waitq_wake(struct waitq *q);   /* its threads' calls run again; the queue is empty */
 void waitq_drop_all(struct thread *t);  /* every entry t has (its call leaves the park) */
+void waitq_add_entry(struct waitq *q, struct waiter *w);   /* an entry with a wake function */
+void waitq_del_entry(struct waiter *w);                    /* ... off its queue, if on one */
 
 #endif

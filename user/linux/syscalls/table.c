@@ -14,6 +14,8 @@
 #include "task/sharing.h"
 #include "syscalls/sigmq.h"
 #include "task/cputime.h"
+#include "fs/aio/aio.h"
+#include "task/acct.h"
 #include "task/ptrace.h"
 #include <stdio.h>
 
@@ -192,7 +194,7 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [160] = PARTIAL(sys_setrlimit, "kept; only RLIMIT_NOFILE and RLIMIT_CORE act"),
     [161] = FULL(sys_chroot, "the root every path walk of the process starts from (its fs_struct's, as Linux)"),
     [162] = FULL(sys_sync, "everything is in memory"),
-    [163] = NONE("no process accounting file: not built"),
+    [163] = PARTIAL(sys_acct, "BSD accounting v3 records; ASU (a capability was used) is never set, ac_io/ac_rw/faults 0"),
     [164] = FULL(sys_settimeofday, ""),
     [165] = PARTIAL(sys_mount, "tmpfs (with its options) and proc; no bind or move mounts"),
     [166] = PARTIAL(sys_umount2, "no lazy unmount (MNT_DETACH of a busy mount: EBUSY)"),
@@ -235,11 +237,11 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [203] = PARTIAL(sys_sched_setaffinity, "one CPU"),
     [204] = FULL(sys_sched_getaffinity, "one CPU"),
     [205] = NONE("32-bit TLS descriptors in the GDT: lx's processes set the FS base (arch_prctl)"),
-    [206] = NONE("no AIO contexts yet (glibc's POSIX AIO uses threads)"),
-    [207] = NONE("no AIO contexts yet"),
-    [208] = NONE("no AIO contexts yet"),
-    [209] = NONE("no AIO contexts yet"),
-    [210] = NONE("no AIO contexts yet"),
+    [206] = FULL(sys_io_setup, "one possible CPU: the ring has Linux's size for num_possible_cpus() = 1"),
+    [207] = FULL(sys_io_destroy, "nothing is in flight after io_submit: never waits"),
+    [208] = FULL(sys_io_getevents, ""),
+    [209] = FULL(sys_io_submit, "reads and writes complete in io_submit (a read of an empty pipe waits there, as Linux); a POLL waits on the file's queues"),
+    [210] = FULL(sys_io_cancel, "a waiting POLL is cancelled (EINPROGRESS); every other request has completed: EINVAL"),
     [211] = NONE("32-bit TLS descriptors in the GDT: lx's processes set the FS base (arch_prctl)"),
     [212] = NONE("oprofile's: Debian's 6.1 answers ENOSYS too"),
     [213] = FULL(sys_epoll_create, ""),
@@ -362,7 +364,7 @@ static const struct sys_entry table[LX_NSYSCALLS] = {
     [330] = FULL(sys_pkey_alloc, "no PKU in the CPU: ENOSPC, as Linux"),
     [331] = FULL(sys_pkey_free, "no PKU in the CPU: EINVAL, as Linux"),
     [332] = PARTIAL(sys_statx, "no birth time"),
-    [333] = NONE("no AIO contexts yet"),
+    [333] = FULL(sys_io_pgetevents, ""),
     [334] = NONE("refused: lx cannot see a critical section preempted (the kernel schedules, lx is not told); glibc runs without it"),
     [424] = PARTIAL(sys_pidfd_send_signal, "a siginfo's code, pid and uid are delivered, not its value"),
     [425] = NONE("no io_uring: as a kernel with io_uring disabled"),

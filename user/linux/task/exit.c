@@ -10,6 +10,7 @@
 #include "mm/mm.h"
 #include "mm/usercopy.h"
 #include "signal/signal.h"
+#include "task/acct.h"
 #include "task/clone.h"
 #include "task/cputime.h"
 #include "task/exec.h"
@@ -145,6 +146,7 @@ static void reparent_children(struct process *p)
 
 void process_exit(struct process *p, struct exit_status status)
 {
+    acct_process(p, status);        /* before the teardown: its memory and times */
     ptrace_process_exit(p, status);     /* its tracers hear of it, its tracees go free */
     process_release(p);
     if (status.kind == EXIT_KILLED)

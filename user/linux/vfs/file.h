@@ -46,6 +46,8 @@ bool uio_range_ok(const struct uio *u);
  * names the queues whose wake may change its answer (poll_wait); NULL: only the answer. */
 struct poll_table {
     struct thread *t;
+    /* NULL: t waits on each queue named; else called for each (an AIO POLL request's) */
+    void (*queue)(struct poll_table *pt, struct waitq *q);
 };
 void poll_wait(struct poll_table *pt, struct waitq *q);
 

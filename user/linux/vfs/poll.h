@@ -19,7 +19,7 @@
  * t is put on the queues whose wake may change it.  (signalfd's answer is the caller's.) */
 static inline unsigned file_poll(struct file *f, struct thread *t, bool wait)
 {
-    struct poll_table pt = { t };
+    struct poll_table pt = { .t = t };
     if (f->ops->poll)
         return f->ops->poll(t, f, wait ? &pt : NULL);
     return POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM;

@@ -67,7 +67,7 @@ long vfs_rw(struct thread *t, struct file *f, struct uio *u, l4_word_t *pos, boo
             io->done += moved;
         if (r == LX_PARK)
             return r;               /* the operation parked the caller itself (the tty) */
-        struct poll_table pt = { t };
+        struct poll_table pt = { .t = t };
         f->ops->poll(t, f, &pt);
         return park_call_fn(t, 0, io_interrupted);
     }
@@ -118,7 +118,9 @@ long vfs_copy(struct thread *t, struct file *in, l4_word_t *pin, struct file *ou
 
 void poll_wait(struct poll_table *pt, struct waitq *q)
 {
-    if (pt)
+    if (pt && pt->queue)
+        pt->queue(pt, q);
+    else if (pt)
         waitq_add(q, pt->t);
 }
 

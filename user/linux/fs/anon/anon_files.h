@@ -10,4 +10,7 @@
  * (priv released through ops->release). */
 long anon_install(struct thread *t, const struct file_ops *ops, void *priv, unsigned flags,
                   bool cloexec);
+/* Linux's eventfd_signal on an open file (AIO's IOCB_FLAG_RESFD): n added to the counter,
+ * capped below 2^64 - 1; false if f is no eventfd. */
+bool eventfd_signal_file(struct file *f, uint64_t n);
 #endif

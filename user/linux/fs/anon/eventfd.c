@@ -111,6 +111,19 @@ static const struct file_ops eventfd_ops = {
     .poll = eventfd_poll, .anon_name = "[eventfd]", .show_fdinfo = eventfd_show_fdinfo,
 };
 
+bool eventfd_signal_file(struct file *f, uint64_t n)
+{
+    if (f->ops != &eventfd_ops)
+        return false;
+    struct eventfd *e = f->priv;
+    if (COUNT_MAX - e->count < n)
+        n = COUNT_MAX - e->count;
+    e->count += n;
+    if (n)
+        waitq_wake(&e->wait);
+    return true;
+}
+
 static long do_eventfd(struct thread *t, unsigned initval, l4_word_t flags)
 {
     if (flags & ~(l4_word_t)(EFD_SEMAPHORE | EFD_NONBLOCK | EFD_CLOEXEC))

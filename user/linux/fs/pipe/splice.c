@@ -45,7 +45,7 @@ static long wait_for(struct thread *t, struct waitq *q, struct file *f)
     if (q)
         waitq_add(q, t);
     if (f && f->ops->poll) {
-        struct poll_table pt = { t };
+        struct poll_table pt = { .t = t };
         f->ops->poll(t, f, &pt);
     }
     return park_call(t, 0, -ERESTARTSYS);

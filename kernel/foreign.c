@@ -121,6 +121,10 @@ void foreign_syscall(struct tcb *t)
         channel_unmap(t);               /* X.2 Unmap of its own space */
         return;
     }
+    if (arch_foreign_syscall_nr(t) == L4_FOREIGN_BUFFERS_NR && t->space->nchan) {
+        channel_buffers(t);             /* its receive buffers for string items */
+        return;
+    }
     struct tcb *h = foreign_handler(t);
     if (!h) {
         orphaned(t, "system call");

@@ -63,16 +63,19 @@ static word_t set_window(struct space *s, word_t fpage)
 }
 
 /* The acceptor a native receive may use: the part of the program's acceptor inside the
- * window (two aligned fpages: one holds the other, or they do not meet). */
+ * window (two aligned fpages: one holds the other, or they do not meet), and its strings bit
+ * (BR0.s: strings go to the buffers the thread loaded itself, channel_buffers; without them
+ * BR1 is 0, a buffer of no bytes: message overflow). */
 static word_t cut_to_window(word_t acceptor, word_t window)
 {
+    word_t strings = acceptor & L4_ACCEPT_STRINGS;
     if (l4_is_nil_fpage(acceptor) || l4_is_nil_fpage(window))
-        return 0;
+        return strings;
     unsigned a = l4_fpage_order(acceptor), w = l4_fpage_order(window);
     word_t abase = l4_fpage_base(acceptor), wbase = l4_fpage_base(window);
     if (a >= w)
-        return a >= 64 || (wbase & ~((1ul << a) - 1)) == abase ? window : 0;
-    return (abase & ~((1ul << w) - 1)) == wbase ? acceptor & ~7ull : 0;
+        return (a >= 64 || (wbase & ~((1ul << a) - 1)) == abase ? window : 0) | strings;
+    return ((abase & ~((1ul << w) - 1)) == wbase ? acceptor & ~7ull : 0) | strings;
 }
 
 word_t channel_control(struct space *s, word_t ctl, word_t partner)
@@ -173,11 +176,7 @@ void channel_ipc(struct tcb *t)
         return;
     }
     t->flags |= TF_NATIVE_IPC;
-    /* Mappings only into the window; strings into the buffers the thread loaded itself
-     * (channel_buffers: without them BR1 is 0, a buffer of no bytes: message overflow). */
-    utcb_set(t, L4_UTCB_BR(0), cut_to_window(acceptor & ~L4_ACCEPT_STRINGS,
-                                             t->space->chan_window) |
-                               (acceptor & L4_ACCEPT_STRINGS));
+    utcb_set(t, L4_UTCB_BR(0), cut_to_window(acceptor, t->space->chan_window));
     ipc(t, to, from, timeouts, false);
     channel_ipc_return(t);              /* unless the receive blocked: then its continuation */
 }

@@ -122,10 +122,15 @@ int fault_ipc_for_transfer(struct tcb *t, word_t va, bool write, uint64_t deadli
     word_t tag = l4_pagefault_tag(L4_PROTO_PAGEFAULT, write ? FAULT_W : FAULT_R);
     /* The fault IPC is nested in t's transfer: keep the transfer's state out of its way. */
     struct tcb_ipc_state saved = t->ipc;
+    /* A foreign thread's native IPC (channel.c) hears its partners only; the fault IPC nested
+     * in its copy is the kernel's and waits for its pager as any thread's. */
+    unsigned native = t->flags & TF_NATIVE_IPC;
+    t->flags &= ~TF_NATIVE_IPC;
     t->kdeadline = deadline == ~0ull ? 0 : deadline;
     word_t label = 0;
     bool ok = pagefault_ipc(t, pager, tag, va, ~0ul, L4_COMPLETE_FPAGE, &label);
     t->kdeadline = 0;
+    t->flags |= native;
     t->ipc = saved;
     if (!ok)
         return L4_IPC_XFER_TIMEOUT_OWN;

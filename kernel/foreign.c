@@ -182,8 +182,9 @@ void foreign_raise_interrupt(struct tcb *t)
 {
     t->flags |= TF_FOREIGN_INTR;
     /* A thread blocked in native IPC would never reach user mode to deliver it: its IPC
-     * fails with error 3 (canceled), then the interrupt message goes out. */
-    if (t->flags & TF_NATIVE_IPC)
+     * fails with error 3 (canceled), then the interrupt message goes out.  In a string copy
+     * (a fault IPC nested in it runs without TF_NATIVE_IPC) the copy is aborted: error 7. */
+    if ((t->flags & TF_NATIVE_IPC) || t->xfer)
         ipc_abort(t, true, true);
 }
 

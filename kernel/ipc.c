@@ -54,11 +54,8 @@ bool ipc_accepts(struct tcb *r, struct tcb *s)
 {
     word_t w = r->ipc.wait_for;
     struct tcb *a = apparent_sender(s);
-    /* A foreign thread hears its partners only; a page fault IPC nested in its string copy
-     * (TF_KERNEL_IPC) waits for its pager's reply as any thread's. */
-    if ((r->flags & (TF_NATIVE_IPC | TF_KERNEL_IPC)) == TF_NATIVE_IPC &&
-        !channel_accepts(r, a, s))
-        return false;
+    if ((r->flags & TF_NATIVE_IPC) && !channel_accepts(r, a, s))
+        return false;                   /* a foreign thread hears its partners only */
     if (w == L4_ANYTHREAD)
         return true;
     if (w == L4_ANYLOCALTHREAD)

@@ -21,7 +21,8 @@
 #define BR0_OFFSET  (-16 * 8)                   /* L4_UTCB_BR(0), from MR0 */
 #define COMPLETE_FPAGE 0x10
 #define FOREIGN_IPC_NR 0x4C3400                 /* L4_FOREIGN_IPC_NR: channel.c's */
-#define FOREIGN_LAST_NR 0x4C3402                /* L4_FOREIGN_BUFFERS_NR: the native numbers' end */
+#define FOREIGN_UNMAP_NR 0x4C3401               /* L4_FOREIGN_UNMAP_NR */
+#define FOREIGN_BUFFERS_NR 0x4C3402             /* L4_FOREIGN_BUFFERS_NR */
 
     .text
 
@@ -31,8 +32,10 @@
 foreign_syscall_fast:
     cmpq $0, ipc_fast_rip(%rip)                     /* fastpath=off: the C path for all */
     je   ffp_slow
-    leaq -FOREIGN_IPC_NR(%rax), %rcx                /* native IPC, Unmap or string buffers */
-    cmpq $FOREIGN_LAST_NR - FOREIGN_IPC_NR, %rcx    /* (maybe): the C path decides */
+    cmpq $FOREIGN_IPC_NR, %rax                      /* maybe native IPC: the C path decides */
+    je   ffp_slow
+    leaq -FOREIGN_UNMAP_NR(%rax), %rcx              /* maybe native Unmap or string buffers: */
+    cmpq $FOREIGN_BUFFERS_NR - FOREIGN_UNMAP_NR, %rcx   /* likewise */
     jbe  ffp_slow
     cmpl $TF_FOREIGN_, TCB_FLAGS(%rdi)              /* nothing else pending for us */
     jne  ffp_slow

@@ -17,6 +17,8 @@ during the copy); a longer string than the buffer stops at the buffer's end (ove
 bytes that fit); a string from a PROT_NONE page, a buffer outside user space, a read-only
 buffer, an acceptor without strings: overflow, nobody signalled (lx refuses the copy's fault
 instead of SIGSEGV); a string from a file mapping lx pages in during the copy arrives whole.
+A windowed and a plain channel between the same two processes: the plain JOIN keeps the map
+right, the windowed channel's last close leaves the plain right without it (review20 F2').
 lx only: Linux has no /dev/l4chan."""
 import sys
 
@@ -86,6 +88,10 @@ buffer outside user space: error 4 at 0, receiver error 4
 buffer read-only: error 4 at 0, receiver error 4
 strings not accepted: error 4 at 0, receiver error 4
 string child status 0
+window and plain: map error 0, the page 1
+window and plain: the child's map error 0
+plain after the windowed close: message error 0, map error 4, window faults 1
+window and plain child status 0
 nine partners: 8 joined, the ninth's error ENOSPC
 done
 """

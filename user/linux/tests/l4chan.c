@@ -425,6 +425,75 @@ static void map_tests(void)
 }
 
 /* After exec: the channel the process had before is gone (the number is -ENOSYS again). */
+/* A windowed and a plain channel between the same two processes (the kernel names a partner
+ * once): the plain JOIN after the windowed one keeps the map right; after the windowed
+ * channel's last close the plain right stays, without the map right. */
+static void window_and_plain(void)
+{
+    int a = open("/dev/l4chan", O_RDWR), b = open("/dev/l4chan", O_RDWR), p[2];
+    unsigned char *w = aligned_map(PROT_NONE), c;
+    struct l4chan_join_map jm = { 0, 0, (uintptr_t)w, WIN };
+    struct l4chan_ends ends;
+    if (a < 0 || b < 0 || !w || ioctl(a, L4CHAN_IOC_JOIN_MAP, &jm) ||
+        ioctl(b, L4CHAN_IOC_JOIN, &ends) || pipe(p)) {
+        printf("window and plain: setup failed\n");
+        return;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(p[0]);
+        join_or_exit(a);
+        join_or_exit(b);                    /* plain, after the windowed one */
+        (void)!write(p[1], "j", 1);
+        struct l4chan_ends e;
+        ioctl(b, L4CHAN_IOC_PEER, &e);
+        uint64_t mr[8];
+        unsigned char *pg = (unsigned char *)(((uintptr_t)src + WIN - 1) & ~(WIN - 1));
+        pg[0] = 'w';                        /* lands at the window's start */
+        for (int round = 0; round < 2; round++) {
+            if (l4chan_receive(e.partner, mr, 0))
+                _exit(1);
+            mr[0] = l4chan_tag(0, 0, 2);
+            mr[1] = L4CHAN_MAP_ITEM((uintptr_t)pg);
+            mr[2] = l4chan_fpage((uintptr_t)pg, 12, 5);
+            uint64_t err = l4chan_send(e.partner, mr);
+            if (round == 0)
+                close(a);                   /* the parent's close is then the last */
+            mr[0] = l4chan_tag(3, 1, 0);    /* report: a plain message */
+            mr[1] = err;
+            if (l4chan_send(e.partner, mr))
+                _exit(2);
+        }
+        _exit(0);
+    }
+    close(p[1]);
+    (void)!read(p[0], &c, 1);
+    ioctl(b, L4CHAN_IOC_PEER, &ends);
+    uint64_t go[8] = { l4chan_tag(1, 0, 0) }, mr[8];
+    uint64_t win = l4chan_fpage((uintptr_t)w, 16, 7);
+    uint64_t err = l4chan_send(ends.partner, go);
+    uint64_t rerr = err ? err : l4chan_ipc(L4CHAN_NILTHREAD, ends.partner, 0, win, mr, 0);
+    bool report = !rerr && mr[0] >> 16 == 3;   /* the map was refused: its report came */
+    printf("window and plain: map error %u, the page %d\n", code(rerr), !report &&
+           !faults(w, &c) && c == 'w');
+    err = report ? 0 : l4chan_receive(ends.partner, mr, 0);
+    printf("window and plain: the child's map error %u\n", err ? 99 : code(mr[1]));
+    close(a);                               /* the windowed channel's last close */
+    go[0] = l4chan_tag(1, 0, 0);
+    err = l4chan_send(ends.partner, go);
+    if (!err)
+        err = l4chan_receive(ends.partner, mr, 0);
+    if (err && code(err) == L4CHAN_EOVERFLOW && (err & 1))
+        l4chan_receive(ends.partner, mr, 0);     /* a map item came (and failed): the report */
+    printf("plain after the windowed close: message error %u, map error %u, window faults %d\n",
+           code(err), code(mr[1]), faults(w, &c));
+    int status;
+    waitpid(pid, &status, 0);
+    printf("window and plain child status %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    close(b);
+    close(p[0]);
+}
+
 static int after_exec(const char *partner)
 {
     uint64_t mr[8] = { l4chan_tag(1, 1, 0), 41 };
@@ -572,6 +641,7 @@ int main(int argc, char **argv)
     map_tests();
     two_channels();
     string_tests(argv[0]);
+    window_and_plain();
     full_set();
     printf("done\n");
     return 0;

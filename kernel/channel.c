@@ -26,17 +26,43 @@ static struct channel_partner *lookup(struct space *s, word_t gid)
     return NULL;
 }
 
-/* After a revocation: a native IPC of s's threads that names a partner s lost (a send to it,
- * a closed receive from it; an open receive once no partner is left) fails with error 3
- * (canceled), as ExchangeRegisters' abort would. */
+/* What t's typed items hold (walked as the transfer walks them): map or grant items, grant
+ * items.  A foreign space's pages are its handler's: a grant would move the handler's mapping
+ * out of the space, to outlive it and the handler's later reuse of the page.  String items
+ * need no right: they name the sender's own addresses and the receiver's own buffers. */
+enum { ITEMS_MAP = 1, ITEMS_GRANT = 2 };
+static unsigned mapping_items(const struct tcb *t)
+{
+    word_t tag = t->mr[0];
+    unsigned u = l4_tag_u(tag), end = u + l4_tag_t(tag), kinds = 0;
+    for (unsigned i = u + 1; i <= end && i < L4_MR_COUNT; ) {
+        word_t w0 = t->mr[i];
+        if (l4_item_is_string(w0)) {
+            i += 1 + l4_string_substrings(w0);  /* its addresses are no items */
+            continue;
+        }
+        if (l4_item_is_map(w0) || l4_item_is_grant(w0))
+            kinds |= ITEMS_MAP | (l4_item_is_grant(w0) ? ITEMS_GRANT : 0);
+        i += 2;
+    }
+    return kinds;
+}
+
+/* After a revocation or a change of the map right: a native IPC of s's threads that names a
+ * partner s lost (a send to it, a closed receive from it; an open receive once no partner is
+ * left), or waits to send map items to a partner without the map right (check() saw the
+ * right at the call, the message leaves later), fails with error 3 (canceled), as
+ * ExchangeRegisters' abort would. */
 static void cancel_revoked(struct space *s)
 {
     for (struct tcb *t = s->threads; t; t = t->space_next) {
         if (!(t->flags & TF_NATIVE_IPC))
             continue;
         bool lost = false;
-        if (t->state == TS_WAIT_SEND && t->ipc.partner)
-            lost = !lookup(s, t->ipc.partner->gid);
+        if (t->state == TS_WAIT_SEND && t->ipc.partner) {
+            struct channel_partner *p = lookup(s, t->ipc.partner->gid);
+            lost = !p || (!p->map && l4_tag_t(t->mr[0]) && mapping_items(t));
+        }
         else if (t->state == TS_WAIT_RECV)
             lost = t->ipc.wait_for == L4_ANYTHREAD ? s->nchan == 0 : !lookup(s, t->ipc.wait_for);
         if (lost)
@@ -45,7 +71,8 @@ static void cancel_revoked(struct space *s)
 }
 
 /* A new window: what the old one holds leaves the space (the handler reuses those
- * addresses), and a native receive waiting with an acceptor cut to the old one is canceled. */
+ * addresses), and a native receive waiting with an acceptor cut to the old one is canceled:
+ * also a call still in its send phase (its receive would use that acceptor). */
 static word_t set_window(struct space *s, word_t fpage)
 {
     unsigned order = l4_fpage_order(fpage);
@@ -57,7 +84,9 @@ static word_t set_window(struct space *s, word_t fpage)
                           true);
     s->chan_window = l4_is_nil_fpage(fpage) ? 0 : fpage & ~7ull;
     for (struct tcb *t = s->threads; t; t = t->space_next)
-        if ((t->flags & TF_NATIVE_IPC) && t->state == TS_WAIT_RECV)
+        if ((t->flags & TF_NATIVE_IPC) && (t->state == TS_WAIT_RECV ||
+                                            (t->state == TS_WAIT_SEND &&
+                                             t->ipc.rcv_spec != L4_NILTHREAD)))
             ipc_abort(t, true, true);
     return L4_ERR_OK;
 }
@@ -111,29 +140,8 @@ word_t channel_control(struct space *s, word_t ctl, word_t partner)
         p->gid = partner;
     }
     p->map = ctl & L4_SPACE_CTL_CHAN_MAP;
+    cancel_revoked(s);
     return L4_ERR_OK;
-}
-
-/* What t's typed items hold (walked as the transfer walks them): map or grant items, grant
- * items.  A foreign space's pages are its handler's: a grant would move the handler's mapping
- * out of the space, to outlive it and the handler's later reuse of the page.  String items
- * need no right: they name the sender's own addresses and the receiver's own buffers. */
-enum { ITEMS_MAP = 1, ITEMS_GRANT = 2 };
-static unsigned mapping_items(const struct tcb *t)
-{
-    word_t tag = t->mr[0];
-    unsigned u = l4_tag_u(tag), end = u + l4_tag_t(tag), kinds = 0;
-    for (unsigned i = u + 1; i <= end && i < L4_MR_COUNT; ) {
-        word_t w0 = t->mr[i];
-        if (l4_item_is_string(w0)) {
-            i += 1 + l4_string_substrings(w0);  /* its addresses are no items */
-            continue;
-        }
-        if (l4_item_is_map(w0) || l4_item_is_grant(w0))
-            kinds |= ITEMS_MAP | (l4_item_is_grant(w0) ? ITEMS_GRANT : 0);
-        i += 2;
-    }
-    return kinds;
 }
 
 bool channel_accepts(struct tcb *r, struct tcb *a, struct tcb *s)

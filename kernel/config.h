@@ -4,7 +4,9 @@
 
 #define CONFIG_THREAD_BITS        18        /* significant thread-number bits (KIP ThreadInfo.t) */
 #define CONFIG_MAX_THREADS        (1ul << CONFIG_THREAD_BITS)
+#ifndef CONFIG_TICK_US                      /* a build variant may set it (kernel/build.mk) */
 #define CONFIG_TICK_US            1000      /* timer tick; SchedulePrecision */
+#endif
 #define CONFIG_TIMESLICE_US       10000     /* default time slice (X.2: 10 ms) */
 #define CONFIG_DEFAULT_PRIO       100
 #define CONFIG_ROOT_PRIO          255

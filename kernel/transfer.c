@@ -40,8 +40,11 @@ bool ipc_has_strings(struct tcb *s)
 
 static int transfer_mapping(struct tcb *s, struct tcb *r, word_t w0, word_t fp, bool grant)
 {
+    /* I/O fpages ignore the window (contract §6.7), so a foreign thread's native receive,
+     * whose mappings land in its window only, takes none (docs/linux-abi.md §9.2). */
     if (l4_is_io_fpage(fp))
-        return iospace_map(s->space, r->space, fp, grant) ? 0 : L4_IPC_OVERFLOW;
+        return !(r->flags & TF_NATIVE_IPC) && iospace_map(s->space, r->space, fp, grant) ? 0 :
+               L4_IPC_OVERFLOW;
     word_t window = l4_acceptor_window(utcb_get(r, L4_UTCB_BR(0)));
     if (l4_is_nil_fpage(window))
         return L4_IPC_OVERFLOW;

@@ -120,13 +120,14 @@ debug: deps
 
 bench: deps
 	@$(SUBMAKE) all programs
+	@$(SUBMAKE) $(KT100_BIN)
 	@$(PYTHON) tools/bench.py $(BENCH_ARGS)
 	@$(PYTHON) tools/cachebench.py --periods 6
 
 # The cache-partitioning experiment at length, with the default cache model and a Pentium-like
 # one (docs/cache-partitioning.md).
 bench-cache: deps
-	@$(SUBMAKE) all programs
+	@$(SUBMAKE) all programs $(KT100_BIN)
 	@$(PYTHON) tools/cachebench.py --periods 50 --json $(BUILD)/cachebench/default.json
 	@$(PYTHON) tools/cachebench.py --periods 50 --l1 8K:2:32 --l2 256K:1:32 --cost 1:0:5:30 \
 		--rt-colours 0,1,2 --out-dir $(BUILD)/cachebench-p5 --json $(BUILD)/cachebench-p5/p5.json

@@ -20,6 +20,7 @@ $(eval $(call user_program,test_preemption,user/tests/test_preemption.c user/tes
 $(eval $(call user_program,test_sched,user/tests/test_sched.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_foreign,user/tests/test_foreign.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_channel,user/tests/test_channel.c user/tests/testutil.c $(TESTLIB),0x1000000))
+$(eval $(call user_program,test_chanattack,user/tests/test_chanattack.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_cpustate,user/tests/test_cpustate.c user/tests/probe.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_propagation,user/tests/test_propagation.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_strings,user/tests/test_strings.c user/tests/testutil.c $(TESTLIB),0x1000000))
@@ -35,6 +36,7 @@ $(eval $(call user_program,unmapbench,user/bench/unmapbench.c user/tests/testuti
 # The real-time task of docs/cache-partitioning.md, linked apart from every other program's
 # code (the cachesim plugin tells its instructions by address).
 $(eval $(call user_program,rt_matmul,user/rt/rt_matmul.c,0x20000000))
+$(eval $(call user_program,rt_flood,user/rt/rt_flood.c,0x28000000))
 $(eval $(call user_program,test_irq,user/tests/test_irq.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_kmem,user/tests/test_kmem.c user/tests/agent.c user/tests/testutil.c $(TESTLIB),0x1000000))
 $(eval $(call user_program,test_tcontrol,user/tests/test_tcontrol.c user/tests/testutil.c $(TESTLIB),0x1000000))

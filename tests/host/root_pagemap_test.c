@@ -141,12 +141,39 @@ static void test_coloured_pages(void)
     CHECKQ(pagemap_find_coloured(1ull << 63) == PAGEMAP_PAGES - 1, "the last page, colour 63");
 }
 
+/* The colour search's cost does not grow with the memory in use (a review finding: the first
+ * version stepped from the map's lowest free page, a page of the real-time task's colours,
+ * over every page the other colours had taken above it).  lx's complement mask takes 40,000
+ * pages while the real-time colours stay free below them; then both alternate. */
+static void test_coloured_search_cost(void)
+{
+    pagemap_reset();
+    const uint64_t rt = 0x0003000300030003ull;
+    unsigned long start = pagemap_words_examined;
+    for (unsigned long i = 0; i < 40000; i++) {
+        unsigned long p = pagemap_find_coloured(~rt);
+        CHECKQ(p != PAGEMAP_NONE && p % 16 >= 2, "page %lu", p);
+        pagemap_mark(p, 1, true);
+    }
+    for (unsigned long i = 0; i < 2000; i++) {
+        unsigned long p = pagemap_find_coloured(i % 2 ? rt : ~rt);
+        CHECKQ(p != PAGEMAP_NONE && (p % 16 < 2) == (i % 2), "page %lu", p);
+        pagemap_mark(p, 1, true);
+    }
+    CHECKQ(pagemap_words_examined - start < 3 * 42000, "%lu words for 42,000 coloured pages",
+          pagemap_words_examined - start);
+    /* a freed page lowers its colour's bound again */
+    pagemap_mark(5, 1, false);
+    CHECKQ(pagemap_find_coloured(~rt) == 5, "the freed page 5 comes back first");
+}
+
 static const struct uc_case cases[] = {
     UC_CASE(test_first_fit_matches_model),
     UC_CASE(test_single_pages_after_an_early_free),
     UC_CASE(test_runs_over_a_small_hole),
     UC_CASE(test_full_and_edges),
     UC_CASE(test_coloured_pages),
+    UC_CASE(test_coloured_search_cost),
 };
 
 int main(int argc, char **argv)

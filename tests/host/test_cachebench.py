@@ -25,6 +25,33 @@ def test_l2_colours():
     assert cachebench.l2_colours("4096:4:64") == 1
 
 
+def args_of(*argv):
+    """cachebench's parsed options, as main() sees them."""
+    return cachebench.parse_args(list(argv))
+
+
+def test_configurations_of_the_runs():
+    rt, lx, flood = "build/user/rt_matmul.elf", "build/user/lx.elf", "build/user/rt_flood.elf"
+    a = args_of()
+    kernel, mods, mask = cachebench.configuration("alone", a)
+    assert kernel == cachebench.KERNEL_TICK100 and mask is None
+    assert [m[0] for m in mods[2:]] == [rt] and "chunk=0" in mods[2][1]
+    kernel, mods, mask = cachebench.configuration("coloured", a)
+    assert [m[0] for m in mods[2:]] == [rt] and f"colours={0x0003000300030003:#x}" in mods[2][1]
+    kernel, mods, mask = cachebench.configuration("partitioned", a)
+    named = dict(mods[2:])
+    assert mask == 0x0003000300030003 and "chunk=0" in named[rt]
+    rest = f"colours={~mask & (2**64 - 1):#x}"
+    assert rest in named[lx] and rest in named[flood]
+    assert "prio=200" in named[flood] and "kib=256 line=64" in named[flood]
+    # --interrupt step: the default kernel, the task steps aside every CHUNK rows, no flood
+    kernel, mods, mask = cachebench.configuration("interrupted", args_of("--interrupt", "step"))
+    assert kernel == cachebench.KERNEL and mask is None
+    assert flood not in dict(mods[2:]) and "chunk=3" in dict(mods[2:])[rt]
+    p5 = args_of("--l2", "256K:1:32", "--rt-colours", "0,1,2")
+    assert "kib=256 line=32" in dict(cachebench.configuration("interrupted", p5)[1][2:])[flood]
+
+
 CONSOLE = """lx: Linux server
 rt: period 0 late_us=3 end_us=900 missed=0 sum=ab
 rt: period 1 late_us=5 end_us=1900 missed=0 sum=ab

@@ -13,7 +13,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 SOURCES = [ROOT / "tests" / "host" / "root_pagemap_test.c", ROOT / "user" / "root" / "pagemap.c"]
 CASES = ["test_first_fit_matches_model", "test_single_pages_after_an_early_free",
          "test_runs_over_a_small_hole", "test_full_and_edges",
-         "test_coloured_pages"]
+         "test_coloured_pages", "test_coloured_search_cost"]
 
 
 @pytest.fixture(scope="module")

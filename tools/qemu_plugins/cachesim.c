@@ -18,14 +18,16 @@
  * every instruction the vCPU ran.  Counting is per translation block, so the few instructions
  * that share a block with a marker may fall on the wrong side of it.
  *
- *   -plugin build/qemu_plugins/cachesim.so,out=FILE[,own=LO-HI][,l1=SIZE:WAYS:LINE]
- *           [,l2=SIZE:WAYS:LINE][,cost=INSN:L1HIT:L2HIT:MEM]
+ *   -plugin build/qemu_plugins/cachesim.so,out=FILE[,own=LO-HI][,load=LO-HI]
+ *           [,l1=SIZE:WAYS:LINE][,l2=SIZE:WAYS:LINE][,cost=INSN:L1HIT:L2HIT:MEM]
  *
  * At QEMU's exit it writes FILE:
  *   # cachesim 1
  *   model l1 SIZE:WAYS:LINE l2 SIZE:WAYS:LINE colours N cost INSN L1HIT L2HIT MEM
  *   total INSNS ACCESSES L1_MISSES L2_MISSES
  *   l2_misses_by_colour own|other N0 N1 ...   (L2 misses by the L2 colour of the page)
+ *   accesses_by_colour own|load|other N0 N1 ... (data accesses by the L2 colour of the page;
+ *                                   load: the instructions in load=LO-HI, other: the rest)
  *   region ID SEQ OWN_CYCLES OWN_INSNS OWN_ACCESSES OWN_L1_MISSES OWN_L2_MISSES ALL_CYCLES
  */
 #include <inttypes.h>
@@ -57,16 +59,21 @@ struct region {
 
 static struct cache_model model;
 static uint64_t own_lo, own_hi;         /* [lo, hi); both 0: everything is own */
+static uint64_t load_lo, load_hi;       /* [lo, hi) of another task's code; both 0: none */
 static char *out_path;
 static FILE *out;
 
 /* One vCPU (the harness runs -smp 1 under -icount): no atomics needed. */
 static struct counters all, own;
-static bool current_is_own;
+/* Whose instructions run: a translation block's side, by the address it starts at. */
+enum side { OTHER, OWN, LOAD, SIDES };
+static enum side current_side;
 static struct region regions[MAX_REGIONS];
 /* L2 misses by the L2 colour of their page, own and the rest: does a partition hold? */
 #define MAX_COLOURS 256
 static uint64_t own_misses_by_colour[MAX_COLOURS], other_misses_by_colour[MAX_COLOURS];
+/* Every data access by the L2 colour of its page, per side: which colours a task uses. */
+static uint64_t accesses_by_colour[SIDES][MAX_COLOURS];
 
 static void count(struct counters *c, uint64_t cycles, unsigned insns, unsigned accesses,
                   unsigned l1m, unsigned l2m)
@@ -81,11 +88,11 @@ static void count(struct counters *c, uint64_t cycles, unsigned insns, unsigned 
 static void tb_exec(unsigned int vcpu, void *udata)
 {
     uintptr_t packed = (uintptr_t)udata;
-    unsigned n = (unsigned)(packed >> 1);
+    unsigned n = (unsigned)(packed >> 2);
     (void)vcpu;
-    current_is_own = packed & 1;
+    current_side = (enum side)(packed & 3);
     count(&all, (uint64_t)n * model.cost.insn, n, 0, 0, 0);
-    if (current_is_own)
+    if (current_side == OWN)
         count(&own, (uint64_t)n * model.cost.insn, n, 0, 0, 0);
 }
 
@@ -101,12 +108,12 @@ static void mem_access(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t v
     unsigned cycles = cache_model_data(&model, pa);
     l1m = model.l1d.misses - l1m;
     l2m = model.l2.misses - l2m;
-    if (l2m) {
-        unsigned colour = (unsigned)((pa >> 12) % cache_level_colours(&model.l2)) % MAX_COLOURS;
-        (current_is_own ? own_misses_by_colour : other_misses_by_colour)[colour]++;
-    }
+    unsigned colour = (unsigned)((pa >> 12) % cache_level_colours(&model.l2)) % MAX_COLOURS;
+    accesses_by_colour[current_side][colour]++;
+    if (l2m)
+        (current_side == OWN ? own_misses_by_colour : other_misses_by_colour)[colour]++;
     count(&all, cycles, 0, 1, (unsigned)l1m, (unsigned)l2m);
-    if (current_is_own)
+    if (current_side == OWN)
         count(&own, cycles, 0, 1, (unsigned)l1m, (unsigned)l2m);
 }
 
@@ -149,9 +156,10 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     (void)id;
     uint64_t va = qemu_plugin_tb_vaddr(tb);
     size_t n = qemu_plugin_tb_n_insns(tb);
-    bool is_own = (!own_lo && !own_hi) || (va >= own_lo && va < own_hi);
+    enum side side = (!own_lo && !own_hi) || (va >= own_lo && va < own_hi) ? OWN
+                     : va >= load_lo && va < load_hi ? LOAD : OTHER;
     qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_exec, QEMU_PLUGIN_CB_NO_REGS,
-                                         (void *)(uintptr_t)(n << 1 | is_own));
+                                         (void *)(uintptr_t)(n << 2 | side));
     for (size_t i = 0; i < n; i++) {
         struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
         unsigned m = marker_of(insn);
@@ -173,6 +181,14 @@ static void at_exit(qemu_plugin_id_t id, void *p)
         fprintf(out, "l2_misses_by_colour %s", own_side ? "own" : "other");
         for (unsigned c = 0; c < colours && c < MAX_COLOURS; c++)
             fprintf(out, " %" PRIu64, (own_side ? own_misses_by_colour : other_misses_by_colour)[c]);
+        fprintf(out, "\n");
+    }
+    static const char *const side_names[SIDES] = { [OWN] = "own", [LOAD] = "load", [OTHER] = "other" };
+    static const enum side order[SIDES] = { OWN, LOAD, OTHER };
+    for (unsigned i = 0; i < SIDES; i++) {
+        fprintf(out, "accesses_by_colour %s", side_names[order[i]]);
+        for (unsigned c = 0; c < colours && c < MAX_COLOURS; c++)
+            fprintf(out, " %" PRIu64, accesses_by_colour[order[i]][c]);
         fprintf(out, "\n");
     }
     fclose(out);
@@ -233,6 +249,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
             out_path = strdup(a + 4);
         else if (strncmp(a, "own=", 4) == 0)
             bad = parse_range(a + 4, &own_lo, &own_hi);
+        else if (strncmp(a, "load=", 5) == 0)
+            bad = parse_range(a + 5, &load_lo, &load_hi);
         else if (strncmp(a, "l1=", 3) == 0)
             l1 = a + 3;
         else if (strncmp(a, "l2=", 3) == 0)

@@ -67,6 +67,43 @@ void name_of_path(char *out, size_t n, const char *cmdline)
     out[len] = 0;
 }
 
+/* A copy of segment s (its file bytes at `file`) at [lo, hi) of t.  One contiguous block; for
+ * a task with colours (colours=MASK) page by page from its colours instead, so that its data,
+ * bss and the stack crt0 keeps there share its cache partition (docs/cache-partitioning.md). */
+static bool load_segment(struct task *t, const uint8_t *file, const struct elf_segment *s,
+                         l4_word_t lo, l4_word_t hi, unsigned rights)
+{
+    bool coloured = t->colours != ~0ull;
+    uint8_t *mem = coloured ? NULL : root_alloc(hi - lo);
+    if (!coloured && !mem) {
+        printf("root: %s: out of memory\n", t->name);
+        return false;
+    }
+    struct region *r = add_region(t, lo, hi, (l4_word_t)mem, rights, true);
+    if (!r) {
+        root_free(mem, hi - lo);
+        printf("root: %s: too many segments\n", t->name);
+        return false;
+    }
+    if (!coloured) {
+        memcpy(mem + (s->vaddr - lo), file, s->filesz);
+        return true;
+    }
+    for (l4_word_t page = lo; page < hi; page += 4096) {
+        uint8_t *p = (uint8_t *)region_page(t, r, page);
+        if (!p) {
+            printf("root: %s: out of memory\n", t->name);
+            return false;                   /* task_release takes back what it has */
+        }
+        l4_word_t from = page > s->vaddr ? page : s->vaddr, to = s->vaddr + s->filesz;
+        if (to > page + 4096)
+            to = page + 4096;
+        if (from < to)
+            memcpy(p + (from - page), file + (from - s->vaddr), to - from);
+    }
+    return true;
+}
+
 struct task *load_module(l4_word_t phys, l4_word_t size, const char *cmdline)
 {
     struct task *t = new_task();
@@ -78,6 +115,7 @@ struct task *load_module(l4_word_t phys, l4_word_t size, const char *cmdline)
         return NULL;
     }
     name_of_path(t->name, sizeof(t->name), cmdline);
+    t->colours = cmdline_option(cmdline, "colours", ~0ul) ?: ~0ul;    /* 0: any */
 
     struct elf_image img;
     enum elf_error e = elf_parse((const void *)start, size, &img);
@@ -92,19 +130,12 @@ struct task *load_module(l4_word_t phys, l4_word_t size, const char *cmdline)
             printf("root: %s: segment outside the user area\n", t->name);
             goto fail;
         }
-        uint8_t *mem = root_alloc(hi - lo);
-        if (!mem)
-            goto nomem;
-        memcpy(mem + (s->vaddr - lo), (const void *)(start + s->offset), s->filesz);
         unsigned rights = L4_R | ((s->flags & ELF_PF_W) ? L4_W : 0) | ((s->flags & ELF_PF_X) ? L4_X : 0);
-        if (!add_region(t, lo, hi, (l4_word_t)mem, rights, true)) {
-            root_free(mem, hi - lo);
-            printf("root: %s: too many segments\n", t->name);
+        if (!load_segment(t, (const uint8_t *)start + s->offset, s, lo, hi, rights))
             goto fail;
-        }
     }
     /* The start record: the page at TASK_STACK_TOP, where the initial RSP points. */
-    struct l4_task_start *ts = root_alloc_page();
+    struct l4_task_start *ts = root_alloc_coloured_page(t->colours);
     if (!ts)
         goto nomem;
     if (!add_region(t, TASK_STACK_TOP, TASK_STACK_TOP + 4096, (l4_word_t)ts, L4_R | L4_W, true)) {
@@ -142,7 +173,6 @@ struct task *load_module(l4_word_t phys, l4_word_t size, const char *cmdline)
     }
     l4_schedule(tid, ~0ul, ~0ul, cmdline_option(cmdline, "prio", 100), ~0ul, &old);
     t->trusted = true;                          /* boot modules are trusted servers */
-    t->colours = cmdline_option(cmdline, "colours", ~0ul) ?: ~0ul;    /* 0: any */
     t->tid = tid;
     l4_set_mr(0, l4_tag_make(0, 2, 0));
     l4_set_mr(1, img.entry);

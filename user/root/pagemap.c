@@ -11,6 +11,9 @@
 static uint64_t used[WORDS];                /* one bit per page: handed out */
 static uint64_t full[SUMMARY];              /* one bit per word of used[] that is ~0 */
 static unsigned long lowest;                /* no free page below it */
+/* Per colour: no free page of that colour in the words below it (a page's colour is its bit
+ * in its word).  Taking a page keeps every bound; freeing one lowers its colour's. */
+static unsigned long colour_from[PAGEMAP_COLOURS];
 unsigned long pagemap_words_examined;
 
 void pagemap_reset(void)
@@ -20,6 +23,8 @@ void pagemap_reset(void)
     for (unsigned long i = 0; i < SUMMARY; i++)
         full[i] = 0;
     lowest = 0;
+    for (unsigned c = 0; c < PAGEMAP_COLOURS; c++)
+        colour_from[c] = 0;
 }
 
 bool pagemap_used(unsigned long page)
@@ -45,8 +50,14 @@ void pagemap_mark(unsigned long first, unsigned long n, bool on)
         set_word(w, on ? used[w] | mask : used[w] & ~mask);
         p += k;
     }
-    if (!on && first < lowest)
+    if (on)
+        return;
+    if (first < lowest)
         lowest = first;
+    /* each colour's first page in the run is among its first 64 */
+    for (unsigned long p = first; p < first + n && p < first + PAGEMAP_COLOURS; p++)
+        if (p / 64 < colour_from[p % PAGEMAP_COLOURS])
+            colour_from[p % PAGEMAP_COLOURS] = p / 64;
 }
 
 /* The lowest free page at or above p, or PAGEMAP_NONE. */
@@ -90,23 +101,36 @@ static unsigned long next_used(unsigned long p, unsigned long end)
     return end;
 }
 
+/* Words below every colour's bound are skipped, and full words by the summary (next_free).
+ * A word whose free pages have none of the colours raises the bound of every colour of the
+ * mask, so a search never looks at such a word again until a page in it is freed: the cost
+ * no longer grows with the memory in use (the first version stepped from the map's lowest
+ * free page over every page of the other colours above it). */
 unsigned long pagemap_find_coloured(uint64_t mask)
 {
     if (!mask)
         return PAGEMAP_NONE;
-    for (unsigned long p = lowest = next_free(lowest); p != PAGEMAP_NONE; p = next_free(p + 1)) {
-        /* the next page of an allowed colour at or after p, the same word's free bits first */
-        unsigned c = (unsigned)(p % PAGEMAP_COLOURS);
-        uint64_t ahead = mask >> c;
-        unsigned long q = ahead ? p + (unsigned long)__builtin_ctzll(ahead)
-                                : p - c + PAGEMAP_COLOURS + (unsigned long)__builtin_ctzll(mask);
-        if (q >= PAGEMAP_PAGES)
-            return PAGEMAP_NONE;
-        if (!pagemap_used(q))
-            return q;
-        p = q;
+    unsigned long w = WORDS;
+    for (uint64_t m = mask; m; m &= m - 1)
+        if (colour_from[__builtin_ctzll(m)] < w)
+            w = colour_from[__builtin_ctzll(m)];
+    unsigned long p = lowest = next_free(lowest), found = PAGEMAP_NONE;
+    if (p != PAGEMAP_NONE && p / 64 < w)
+        p = next_free(w * 64);
+    while (p != PAGEMAP_NONE) {
+        w = p / 64;
+        uint64_t free_bits = ~used[w] & mask;
+        if (free_bits) {
+            found = w * 64 + (unsigned long)__builtin_ctzll(free_bits);
+            break;
+        }
+        p = w + 1 < WORDS ? next_free((w + 1) * 64) : PAGEMAP_NONE;
     }
-    return PAGEMAP_NONE;
+    w = found == PAGEMAP_NONE ? WORDS : found / 64;
+    for (uint64_t m = mask; m; m &= m - 1)
+        if (colour_from[__builtin_ctzll(m)] < w)
+            colour_from[__builtin_ctzll(m)] = w;
+    return found;
 }
 
 unsigned long pagemap_find(unsigned long n)

@@ -10,8 +10,7 @@ static void map_reply(l4_word_t sndbase, l4_word_t fpage)
     l4_set_mr(2, fpage);
 }
 
-/* Root's page behind `page` of region r (allocated on first touch for anonymous memory). */
-static l4_word_t backing_of(const struct task *t, struct region *r, l4_word_t page)
+l4_word_t region_page(const struct task *t, struct region *r, l4_word_t page)
 {
     l4_word_t index = (page - r->start) >> 12;
     if (r->backing)
@@ -46,7 +45,7 @@ static l4_word_t page_of(struct task *t, l4_word_t addr, unsigned access, l4_wor
             continue;
         if (access & ~r->rights)
             return 0;
-        l4_word_t b = backing_of(t, r, page);
+        l4_word_t b = region_page(t, r, page);
         *err = L4_ERR_NO_MEM;
         return b ? l4_fpage_log2(b, 12) | r->rights : 0;
     }

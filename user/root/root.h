@@ -50,7 +50,7 @@ struct task {
     struct thread_rec *threads;         /* root's records of its threads */
     unsigned nthreads;
     char name[64];
-    uint64_t colours;                   /* page colours of its anonymous pages (colours=MASK) */
+    uint64_t colours;                   /* colours of every page root gives it (colours=MASK) */
 };
 
 /* A thread root created, found from its id in O(1) (threads.c). */
@@ -131,5 +131,8 @@ bool serve_fault(l4_word_t from, l4_word_t tag);       /* true: a reply is compo
 bool serve_request(l4_word_t from, l4_word_t tag);
 /* pager.c: ROOT_PAGE_IN (and a fault): a reply mapping t's page at addr, or false and *err */
 bool serve_page_in(struct task *t, l4_word_t addr, unsigned access, l4_word_t *err);
+/* pager.c: root's page behind `page` of region r, taken on first use for a region without
+ * backing (of t's colours); 0: out of memory */
+l4_word_t region_page(const struct task *t, struct region *r, l4_word_t page);
 
 #endif

@@ -4,13 +4,15 @@
  * records per period the release jitter (the kernel clock at the start of the work minus the
  * planned release) and whether the work ended after its deadline (the next release).
  *
- * Command line (after the path; the root task reads prio= and heap= too):
+ * Command line (after the path; the root task reads prio=, heap= and colours= too):
  *   periods=N      periods to run (default 50); then it ends QEMU (it is the experiment)
- *   period_us=P    the period (default 50000; a multiple of the 1 ms tick)
- *   chunk=R        0: run each multiplication uninterrupted; R: sleep one timer tick after
+ *   period_us=P    the period (default 50000; a multiple of the tick)
+ *   chunk=R        0: run each multiplication in one piece (alone, or preempted every 100 us
+ *                  by rt_flood on the 100 us-tick kernel); R: sleep one timer tick after
  *                  every R rows, letting lower priorities (lx and its load) run: the
- *                  "interrupted" runs (the kernel's 1 ms tick cannot preempt us at 100 us,
- *                  and nothing of lower priority can, so we step aside ourselves)
+ *                  "interrupted" runs on the default kernel (its 1 ms tick cannot wake
+ *                  anything at 100 us, and nothing of lower priority can preempt us, so we
+ *                  step aside ourselves)
  *   exit=0         do not end QEMU after the last period (default 1)
  * Output: "rt: period K late_us=J end_us=E missed=M sum=S" per period, then
  *         "rt: done periods=N missed=M late_max_us=J late_avg_us=A". */
@@ -20,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_option.h"
+
 #include "cachesim_mark.h"
 
 #define N 64
@@ -27,23 +31,20 @@
 
 typedef uint32_t matrix[N][N];
 
-static l4_word_t option(const char *key, l4_word_t dflt)
-{
-    const char *line = l4_task_cmdline();
-    size_t n = strlen(key);
-    for (const char *p = line; (p = strstr(p, key)); p++)
-        if ((p == line || p[-1] == ' ') && p[n] == '=')
-            return strtoul(p + n + 1, NULL, 0);
-    return dflt;
-}
-
 static inline void outl_port(unsigned short port, unsigned v)
 {
     __asm__ volatile("outl %0, %1" :: "a"(v), "Nd"(port));
 }
 
+/* Apart from multiply(), so that multiply's own data accesses are the matrices' and its stack
+ * frame's only (tests/system/test_rt.py counts them by colour; the IPC's are the UTCB's). */
+static __attribute__((noinline)) void step_aside(void)
+{
+    l4_sleep_us(1);                     /* to the next tick */
+}
+
 /* C = A x B, stepping aside after every `chunk` rows; returns a checksum of C. */
-static uint32_t multiply(const matrix *a, const matrix *b, matrix *c, unsigned chunk)
+static __attribute__((noinline)) uint32_t multiply(const matrix *a, const matrix *b, matrix *c, unsigned chunk)
 {
     for (unsigned i = 0; i < N; i++) {
         for (unsigned j = 0; j < N; j++) {
@@ -54,7 +55,7 @@ static uint32_t multiply(const matrix *a, const matrix *b, matrix *c, unsigned c
             (*c)[i][j] = s;
         }
         if (chunk && (i + 1) % chunk == 0 && i + 1 < N)
-            l4_sleep_us(1);             /* to the next tick */
+            step_aside();
     }
     uint32_t sum = 0;
     for (unsigned i = 0; i < N; i++)
@@ -64,8 +65,8 @@ static uint32_t multiply(const matrix *a, const matrix *b, matrix *c, unsigned c
 
 int main(void)
 {
-    unsigned periods = (unsigned)option("periods", 50), chunk = (unsigned)option("chunk", 0);
-    l4_word_t period = option("period_us", 50000);
+    unsigned periods = (unsigned)rt_option("periods", 50), chunk = (unsigned)rt_option("chunk", 0);
+    l4_word_t period = rt_option("period_us", 50000);
     matrix *a = (matrix *)HEAP, *b = a + 1, *c = a + 2;
     for (unsigned i = 0; i < N; i++)
         for (unsigned j = 0; j < N; j++) {
@@ -105,7 +106,7 @@ int main(void)
     }
     printf("rt: done periods=%u missed=%u late_max_us=%lu late_avg_us=%lu\n", periods, missed,
            (unsigned long)late_max, (unsigned long)(periods ? late_sum / periods : 0));
-    if (option("exit", 1))
+    if (rt_option("exit", 1))
         outl_port(0xF4, 0);             /* QEMU's isa-debug-exit: status 1 */
     l4_sleep_forever();
 }

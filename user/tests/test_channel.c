@@ -757,12 +757,15 @@ static uint8_t str_pages[4][4096] __attribute__((aligned(4096)));
 #define STR_KIP   0xBFF00000ul              /* the KIP area of our foreign spaces */
 static volatile l4_word_t str_bufw[8], str_msg[8], str_acceptor;
 static volatile unsigned str_nbuf;           /* ~0u: B makes no buffers call */
+static volatile bool str_b_waits;           /* B first makes system call 1009 */
 
 static void str_b_main(void)
 {
     l4_word_t w[8], mr[8] = { 0 }, sender;
     for (unsigned i = 0; i < 8; i++)
         w[i] = str_bufw[i];
+    if (str_b_waits)
+        lx_syscall(1009);
     res_b[0] = str_nbuf == ~0u ? 0 : l4chan_buffers(str_nbuf, w, 0);
     res_b[1] = l4chan_ipc(L4CHAN_NILTHREAD, peer_a, 0, str_acceptor, mr, &sender);
     res_b[2] = mr[0];
@@ -970,6 +973,34 @@ TEST(without_buffers_a_string_is_refused)
     CHECK(both_reported(a, 0, b, 1), "unexpected %lx", unexpected);
     CHECK_EQ(res_b[0], L4_ERR_INVALID_PARAM);
     CHECK_EQ(res_b[1], l4_ipc_error(L4CHAN_EOVERFLOW, true, 0));
+    tu_kill(a);
+    tu_kill(b);
+}
+
+TEST(a_waiting_string_send_survives_a_change_of_the_map_right)
+{
+    /* A's string waits in B's queue (B is in a system call to us); the handler names B
+     * again without the map right: A keeps waiting (strings need no right), then B takes it. */
+    l4_word_t w[2] = { L4CHAN_STRING_ITEM(512), (l4_word_t)STR_DST };
+    l4_word_t m[8] = { l4chan_tag(0, 0, 2), L4CHAN_STRING_ITEM(300), (l4_word_t)STR_SRC };
+    l4_word_t a, b, from;
+    str_b_waits = true;
+    CHECK(str_pair(2, w, L4CHAN_ACCEPT_STRINGS, m, &a, &b));
+    l4_word_t tag = next_any(&from);
+    str_b_waits = false;
+    CHECK(from == b && l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL) &&
+          l4_mr(L4_FSC_RAX) == 1009, "from %lx tag %lx", from, tag);
+    settle();                               /* A's faults answered: it waits in B's queue */
+    CHECK_EQ(unexpected, 0);
+    CHECK_EQ(tu_state(a), L4_SCHEDULE_PENDING_SEND);
+    CHECK(l4_channel_control(a, 0, b));
+    l4_set_mr(0, l4_tag_make(L4_FOREIGN_RESUME, 1, 0));
+    l4_set_mr(1, 0);
+    CHECK(!l4_ipc_failed(l4_reply(b)));
+    CHECK(both_reported(a, 0, b, 1), "unexpected %lx", unexpected);
+    CHECK_EQ(res_a[0], 0);
+    CHECK_EQ(res_b[1], 0);
+    CHECK(bytes_are(STR_DST, 300, STR_SRC, 0));
     tu_kill(a);
     tu_kill(b);
 }

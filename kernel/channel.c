@@ -26,9 +26,31 @@ static struct channel_partner *lookup(struct space *s, word_t gid)
     return NULL;
 }
 
+/* What t's typed items hold (walked as the transfer walks them): map or grant items, grant
+ * items.  A foreign space's pages are its handler's: a grant would move the handler's mapping
+ * out of the space, to outlive it and the handler's later reuse of the page.  String items
+ * need no right: they name the sender's own addresses and the receiver's own buffers. */
+enum { ITEMS_MAP = 1, ITEMS_GRANT = 2 };
+static unsigned mapping_items(const struct tcb *t)
+{
+    word_t tag = t->mr[0];
+    unsigned u = l4_tag_u(tag), end = u + l4_tag_t(tag), kinds = 0;
+    for (unsigned i = u + 1; i <= end && i < L4_MR_COUNT; ) {
+        word_t w0 = t->mr[i];
+        if (l4_item_is_string(w0)) {
+            i += 1 + l4_string_substrings(w0);  /* its addresses are no items */
+            continue;
+        }
+        if (l4_item_is_map(w0) || l4_item_is_grant(w0))
+            kinds |= ITEMS_MAP | (l4_item_is_grant(w0) ? ITEMS_GRANT : 0);
+        i += 2;
+    }
+    return kinds;
+}
+
 /* After a revocation or a change of the map right: a native IPC of s's threads that names a
  * partner s lost (a send to it, a closed receive from it; an open receive once no partner is
- * left), or waits to send typed items to a partner without the map right (check() saw the
+ * left), or waits to send map items to a partner without the map right (check() saw the
  * right at the call, the message leaves later), fails with error 3 (canceled), as
  * ExchangeRegisters' abort would. */
 static void cancel_revoked(struct space *s)
@@ -39,7 +61,7 @@ static void cancel_revoked(struct space *s)
         bool lost = false;
         if (t->state == TS_WAIT_SEND && t->ipc.partner) {
             struct channel_partner *p = lookup(s, t->ipc.partner->gid);
-            lost = !p || (!p->map && l4_tag_t(t->mr[0]));
+            lost = !p || (!p->map && l4_tag_t(t->mr[0]) && mapping_items(t));
         }
         else if (t->state == TS_WAIT_RECV)
             lost = t->ipc.wait_for == L4_ANYTHREAD ? s->nchan == 0 : !lookup(s, t->ipc.wait_for);
@@ -70,16 +92,19 @@ static word_t set_window(struct space *s, word_t fpage)
 }
 
 /* The acceptor a native receive may use: the part of the program's acceptor inside the
- * window (two aligned fpages: one holds the other, or they do not meet). */
+ * window (two aligned fpages: one holds the other, or they do not meet), and its strings bit
+ * (BR0.s: strings go to the buffers the thread loaded itself, channel_buffers; without them
+ * BR1 is 0, a buffer of no bytes: message overflow). */
 static word_t cut_to_window(word_t acceptor, word_t window)
 {
+    word_t strings = acceptor & L4_ACCEPT_STRINGS;
     if (l4_is_nil_fpage(acceptor) || l4_is_nil_fpage(window))
-        return 0;
+        return strings;
     unsigned a = l4_fpage_order(acceptor), w = l4_fpage_order(window);
     word_t abase = l4_fpage_base(acceptor), wbase = l4_fpage_base(window);
     if (a >= w)
-        return a >= 64 || (wbase & ~((1ul << a) - 1)) == abase ? window : 0;
-    return (abase & ~((1ul << w) - 1)) == wbase ? acceptor & ~7ull : 0;
+        return (a >= 64 || (wbase & ~((1ul << a) - 1)) == abase ? window : 0) | strings;
+    return ((abase & ~((1ul << w) - 1)) == wbase ? acceptor & ~7ull : 0) | strings;
 }
 
 word_t channel_control(struct space *s, word_t ctl, word_t partner)
@@ -122,20 +147,7 @@ word_t channel_control(struct space *s, word_t ctl, word_t partner)
 bool channel_accepts(struct tcb *r, struct tcb *a, struct tcb *s)
 {
     struct channel_partner *p = lookup(r->space, a->gid);
-    return p && (p->map || l4_tag_t(s->mr[0]) == 0);
-}
-
-/* Whether t's typed items hold a grant, walked as the transfer walks them (u + t <= 7 here).
- * A foreign space's pages are its handler's: a grant would move the handler's mapping out of
- * the space, to outlive it and the handler's later reuse of the page. */
-static bool has_grant(const struct tcb *t)
-{
-    word_t tag = t->mr[0];
-    unsigned u = l4_tag_u(tag), end = u + l4_tag_t(tag);
-    for (unsigned i = u + 1; i <= end; i += l4_item_is_map(t->mr[i]) ? 2 : 1)
-        if (l4_item_is_grant(t->mr[i]))
-            return true;
-    return false;
+    return p && (p->map || l4_tag_t(s->mr[0]) == 0 || !mapping_items(s));
 }
 
 /* Check the call before anything happens: 0, or the IPC error (code, phase). */
@@ -146,8 +158,10 @@ static word_t check(struct tcb *t, word_t to, word_t from)
         struct channel_partner *p = l4_is_local_id(to) ? NULL : lookup(t->space, to);
         if (!p)
             return l4_ipc_error(L4_IPC_NOPARTNER, false, 0);
-        if (l4_tag_u(tag) + l4_tag_t(tag) >= L4_FOREIGN_IPC_MRS ||
-            (l4_tag_t(tag) && (!p->map || ipc_has_strings(t) || has_grant(t))))
+        if (l4_tag_u(tag) + l4_tag_t(tag) >= L4_FOREIGN_IPC_MRS)
+            return l4_ipc_error(L4_IPC_OVERFLOW, false, 0);
+        unsigned kinds = l4_tag_t(tag) ? mapping_items(t) : 0;
+        if (kinds && (!p->map || (kinds & ITEMS_GRANT)))
             return l4_ipc_error(L4_IPC_OVERFLOW, false, 0);
     }
     if (from != L4_NILTHREAD && from != L4_ANYTHREAD &&
@@ -170,7 +184,7 @@ void channel_ipc(struct tcb *t)
         return;
     }
     t->flags |= TF_NATIVE_IPC;
-    utcb_set(t, L4_UTCB_BR(0), cut_to_window(acceptor & ~L4_ACCEPT_STRINGS, t->space->chan_window));
+    utcb_set(t, L4_UTCB_BR(0), cut_to_window(acceptor, t->space->chan_window));
     ipc(t, to, from, timeouts, false);
     channel_ipc_return(t);              /* unless the receive blocked: then its continuation */
 }
@@ -195,5 +209,25 @@ void channel_unmap(struct tcb *t)
     else
         mapdb_unmap_fpages(t->space, t->mr, k + 1, ctl & L4_UNMAP_FLUSH);
     arch_channel_unmap_result(t, result);
+    thread_return_to_user_checks(t);
+}
+
+/* Receive buffers for string items: BR1..BRn of the thread's kernel-held UTCB (the program
+ * cannot reach it) from the MR registers, and the XferTimeouts of its string copies.  The
+ * buffers name the thread's own addresses only: what arrives there is what the program
+ * asked for, and the copy writes through its own page table (faults to its own pager). */
+void channel_buffers(struct tcb *t)
+{
+    word_t n, xfer_timeouts, result = L4_ERR_OK;
+    arch_channel_buffers_args(t, &n, &xfer_timeouts);
+    if (n > L4_FOREIGN_BUFFER_WORDS) {
+        result = L4_ERR_INVALID_PARAM;
+    } else {
+        for (unsigned i = 0; i < n; i++)
+            utcb_set(t, L4_UTCB_BR(1 + i), t->mr[i]);
+        utcb_set(t, L4_UTCB_BR(1 + n), 0);      /* a buffer of no bytes ends any chain */
+        utcb_set(t, L4_UTCB_XFER_TIMEOUTS, xfer_timeouts);
+    }
+    arch_channel_buffers_result(t, result);
     thread_return_to_user_checks(t);
 }

@@ -21,5 +21,8 @@ void channel_ipc_return(struct tcb *t);
 /* The foreign thread t's `syscall` with L4_FOREIGN_UNMAP_NR, its set not empty: X.2 Unmap of
  * its own space, then back to user mode. */
 void channel_unmap(struct tcb *t);
+/* The foreign thread t's `syscall` with L4_FOREIGN_BUFFERS_NR, its set not empty: its receive
+ * buffers for string items and its transfer timeouts, then back to user mode. */
+void channel_buffers(struct tcb *t);
 
 #endif

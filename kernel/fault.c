@@ -16,6 +16,7 @@
 #include <l4/message.h>
 #include <l4/utcb.h>
 #include <l4/fpage.h>
+#include <l4/pecan.h>
 
 /* The largest message: an exception (MR0..MR20).  A page fault saves MR0..MR2 (its reply is
  * a map item), a preemption message MR0..MR3. */
@@ -57,8 +58,9 @@ static void unhandled(struct tcb *t, const char *what, word_t a, word_t b)
     thread_halt_current();
 }
 
+/* *label: the reply's label (when it succeeded and label is not NULL). */
 static bool pagefault_ipc(struct tcb *t, struct tcb *pager, word_t tag, word_t mr1, word_t mr2,
-                          word_t acceptor)
+                          word_t acceptor, word_t *label)
 {
     struct saved_utcb sv;
     save_utcb(t, &sv, PAGEFAULT_MRS);
@@ -66,6 +68,8 @@ static bool pagefault_ipc(struct tcb *t, struct tcb *pager, word_t tag, word_t m
     t->mr[L4_PF_ADDR] = mr1;
     t->mr[L4_PF_IP] = mr2;
     bool ok = ipc_kernel_call(t, pager->gid, acceptor, PAGEFAULT_MRS);
+    if (label)
+        *label = l4_tag_label(t->mr[0]);
     restore_utcb(t, &sv, PAGEFAULT_MRS);
     return ok;
 }
@@ -86,7 +90,7 @@ void fault_page(struct tcb *t, word_t addr, unsigned access, word_t ip)
     if (!pager)
         unhandled(t, "page fault", addr, ip);
     word_t tag = l4_pagefault_tag(L4_PROTO_PAGEFAULT, access);
-    if (!pagefault_ipc(t, pager, tag, addr, ip, L4_COMPLETE_FPAGE) && !handler_of(t, L4_UTCB_PAGER))
+    if (!pagefault_ipc(t, pager, tag, addr, ip, L4_COMPLETE_FPAGE, NULL) && !handler_of(t, L4_UTCB_PAGER))
         unhandled(t, "page fault", addr, ip);
     /* Return to the faulting instruction; it faults again if the page is still missing. */
 }
@@ -103,26 +107,36 @@ void fault_io(struct tcb *t, unsigned port, unsigned count, word_t ip)
     if (t->space->sigma0 || !pager)
         unhandled(t, "I/O port fault", port, ip);
     word_t tag = l4_pagefault_tag(L4_PROTO_IO_PAGEFAULT, FAULT_R | FAULT_W);
-    if (!pagefault_ipc(t, pager, tag, fp, ip, L4_COMPLETE_FPAGE) && !handler_of(t, L4_UTCB_PAGER))
+    if (!pagefault_ipc(t, pager, tag, fp, ip, L4_COMPLETE_FPAGE, NULL) && !handler_of(t, L4_UTCB_PAGER))
         unhandled(t, "I/O port fault", port, ip);
 }
 
-bool fault_ipc_for_transfer(struct tcb *t, word_t va, bool write, uint64_t deadline)
+int fault_ipc_for_transfer(struct tcb *t, word_t va, bool write, uint64_t deadline)
 {
     struct tcb *pager = handler_of(t, L4_UTCB_PAGER);
     if (!pager || t->space->sigma0) {
-        if (t->space->sigma0)
-            return mapdb_sigma0_fault(t->space, va, write);
-        return false;
+        if (t->space->sigma0 && mapdb_sigma0_fault(t->space, va, write))
+            return 0;
+        return L4_IPC_XFER_TIMEOUT_OWN;
     }
     word_t tag = l4_pagefault_tag(L4_PROTO_PAGEFAULT, write ? FAULT_W : FAULT_R);
     /* The fault IPC is nested in t's transfer: keep the transfer's state out of its way. */
     struct tcb_ipc_state saved = t->ipc;
+    /* A foreign thread's native IPC (channel.c) hears its partners only; the fault IPC nested
+     * in its copy is the kernel's and waits for its pager as any thread's. */
+    unsigned native = t->flags & TF_NATIVE_IPC;
+    t->flags &= ~TF_NATIVE_IPC;
     t->kdeadline = deadline == ~0ull ? 0 : deadline;
-    bool ok = pagefault_ipc(t, pager, tag, va, ~0ul, L4_COMPLETE_FPAGE);
+    word_t label = 0;
+    bool ok = pagefault_ipc(t, pager, tag, va, ~0ul, L4_COMPLETE_FPAGE, &label);
     t->kdeadline = 0;
+    t->flags |= native;
     t->ipc = saved;
-    return ok;
+    if (!ok)
+        return L4_IPC_XFER_TIMEOUT_OWN;
+    /* A foreign thread's handler answers every fault with a label: only RESUME resolves it
+     * (lx refuses a fault it would turn into SIGSEGV; a retry would only fault again). */
+    return (t->flags & TF_FOREIGN) && label != L4_FOREIGN_RESUME ? L4_IPC_OVERFLOW : 0;
 }
 
 /* --- exceptions ------------------------------------------------------------------------ */

@@ -16,8 +16,9 @@ void fault_exception(struct tcb *t, unsigned vector, word_t error);
  * t to its scheduler, as a call on t's behalf; nothing if t has no scheduler other than
  * itself (docs/scheduling.md). */
 void fault_preemption(struct tcb *t, bool timefault);
-/* A page fault inside a string transfer, on behalf of t; false if it could not be resolved
- * (no pager, aborted, or the deadline passed). */
-bool fault_ipc_for_transfer(struct tcb *t, word_t va, bool write, uint64_t deadline);
+/* A page fault inside a string transfer, on behalf of t: 0 if resolved, L4_IPC_OVERFLOW if a
+ * foreign thread's handler refused it (docs/linux-abi.md 9.2b), L4_IPC_XFER_TIMEOUT_OWN if it
+ * could not be resolved (no pager, aborted, or the deadline passed). */
+int fault_ipc_for_transfer(struct tcb *t, word_t va, bool write, uint64_t deadline);
 
 #endif

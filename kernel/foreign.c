@@ -121,6 +121,10 @@ void foreign_syscall(struct tcb *t)
         channel_unmap(t);               /* X.2 Unmap of its own space */
         return;
     }
+    if (arch_foreign_syscall_nr(t) == L4_FOREIGN_BUFFERS_NR && t->space->nchan) {
+        channel_buffers(t);             /* its receive buffers for string items */
+        return;
+    }
     struct tcb *h = foreign_handler(t);
     if (!h) {
         orphaned(t, "system call");
@@ -178,8 +182,9 @@ void foreign_raise_interrupt(struct tcb *t)
 {
     t->flags |= TF_FOREIGN_INTR;
     /* A thread blocked in native IPC would never reach user mode to deliver it: its IPC
-     * fails with error 3 (canceled), then the interrupt message goes out. */
-    if (t->flags & TF_NATIVE_IPC)
+     * fails with error 3 (canceled), then the interrupt message goes out.  In a string copy
+     * (a fault IPC nested in it runs without TF_NATIVE_IPC) the copy is aborted: error 7. */
+    if ((t->flags & TF_NATIVE_IPC) || t->xfer)
         ipc_abort(t, true, true);
 }
 

@@ -210,10 +210,10 @@ static int sender_fault(struct tcb *s, struct tcb *r, word_t va)
         start_xfer_timeout(s, r);
     if (s->ipc.xfer_deadline <= arch_clock_us())
         return L4_IPC_XFER_TIMEOUT_OWN;     /* turned into 5 or 6 by xfer_timeout_code */
-    bool ok = fault_ipc_for_transfer(s, va, false, s->ipc.xfer_deadline);
+    int err = fault_ipc_for_transfer(s, va, false, s->ipc.xfer_deadline);
     if (s->xfer->aborted)
         return s->xfer->aborted;
-    return ok ? 0 : L4_IPC_XFER_TIMEOUT_OWN;
+    return err;
 }
 
 /* The transfer of a receiver whose sender was deleted meanwhile (see ipc_thread_deleted). */
@@ -225,11 +225,11 @@ struct xfer xfer_sender_gone = { NULL, NULL, L4_IPC_NOPARTNER };
  * is deleted meanwhile, r->xfer is &xfer_sender_gone. */
 static void receiver_fault_cont(struct tcb *r)
 {
-    bool ok = false;
+    int err = L4_IPC_XFER_TIMEOUT_OWN;
     if (r->xfer != &xfer_sender_gone && !r->xfer->aborted) {
         uint64_t deadline = r->ipc.xfer_deadline == ~0ull - 1 ? r->xfer->s->ipc.xfer_deadline
                                                               : r->ipc.xfer_deadline;
-        ok = fault_ipc_for_transfer(r, r->ipc.xfer_fault, true, deadline);
+        err = fault_ipc_for_transfer(r, r->ipc.xfer_fault, true, deadline);
     }
     struct xfer *x = r->xfer;
     if (x == &xfer_sender_gone) {
@@ -238,7 +238,7 @@ static void receiver_fault_cont(struct tcb *r)
         ipc_user_return(r);
         return;
     }
-    r->ipc.xfer_fault = ok ? 0 : 1;
+    r->ipc.xfer_fault = (word_t)err;   /* 0: resolved */
     wake(x->s, WAKE_GO);
     block_current_cont_to(TS_XFER_RECV, ipc_user_return, x->s);
 }
@@ -257,6 +257,8 @@ static int receiver_fault(struct tcb *s, struct tcb *r, word_t va)
     block_current_to(TS_XFER_WAIT, r);
     if (s->xfer->aborted)
         return s->xfer->aborted;
+    if (r->ipc.xfer_fault == L4_IPC_OVERFLOW)   /* its handler refused the fault */
+        return L4_IPC_OVERFLOW;
     if (r->ipc.xfer_fault)          /* the receiver's fault IPC failed: timeout or no pager */
         return L4_IPC_XFER_TIMEOUT_OWN;
     return 0;
@@ -267,6 +269,10 @@ static int receiver_fault(struct tcb *s, struct tcb *r, word_t va)
 static int missing_byte(struct tcb *s, struct tcb *r, word_t va, bool receiver)
 {
     if (va >= L4_USER_AREA_END)
+        return L4_IPC_OVERFLOW;
+    /* A foreign space's KIP area is the kernel's (read-only, no pager can map there): a
+     * buffer in it is treated as outside the user area (docs/linux-abi.md 9.2b). */
+    if (receiver && r->space->foreign && space_in_kip_area(r->space, va, 1))
         return L4_IPC_OVERFLOW;
     return receiver ? receiver_fault(s, r, va) : sender_fault(s, r, va);
 }

@@ -6,7 +6,8 @@ Where each row comes from (all in the same make bench run):
   (1)  pipe, native Linux   lxbench's lx_pipe_pingpong / lx_pipe_64k on Debian's kernel
   (1a) pipe through lx      the same rows of the same program under lx
   (2)  L4 pipe              table4's t4_l4pipe_rtt / t4_l4pipe_64k under lx (user/lib/include/
-                            l4pipe.h over a /dev/l4chan channel; data in register words)
+                            l4pipe.h over a /dev/l4chan channel; data by string items: the
+                            kernel copies each write into the reader's buffer, long IPC)
   (3)  L4 RPC               t4_rpc_rtt / t4_rpc_64k (a call per 56 bytes, MR1-MR7)
   (4)  mapping RPC          t4_maprpc_rtt / t4_maprpc_64k (a 64 KiB aligned region mapped per
                             call, unmapped after), when table4 reports them
@@ -31,7 +32,7 @@ ROWS = (
     ("1", "pipe, native Linux", ("linux", "lx_pipe_pingpong"), ("linux", "lx_pipe_64k"),
      "29", "41"),
     ("1a", "pipe through lx", ("lx", "lx_pipe_pingpong"), ("lx", "lx_pipe_64k"), "46", "40"),
-    ("2", "L4 pipe (register words)", ("lx", "t4_l4pipe_rtt"), ("lx", "t4_l4pipe_64k"),
+    ("2", "L4 pipe (string items)", ("lx", "t4_l4pipe_rtt"), ("lx", "t4_l4pipe_64k"),
      "22", "48-70"),
     ("3", "L4 RPC (register words)", ("lx", "t4_rpc_rtt"), ("lx", "t4_rpc_64k"), "5",
      "65-105"),

@@ -34,6 +34,15 @@
  * native IPC's MR registers (R9, RDI, RBX, R10, R12-R15), each returned with its access
  * status.  RAX returns 0, or L4_ERR_INVALID_PARAM (5) for k > 7 (nothing unmapped). */
 #define L4_FOREIGN_UNMAP_NR      0x4C3401ul
+/* Receive buffers for string items (long IPC), on the same condition: RDX = n, the number of
+ * buffer words (n <= 8), loaded from native IPC's MR registers (R9, RDI, RBX, R10, R12-R15)
+ * into BR1..BRn of the thread's kernel-held UTCB (BRn+1 becomes 0, which ends any chain);
+ * R8 the XferTimeouts word (X.2: send << 16 | receive) of the thread's string copies.  A native
+ * receive then accepts strings when its acceptor (RBP) has bit 0 (L4_ACCEPT_STRINGS) set.
+ * Returns RAX = 0, or L4_ERR_INVALID_PARAM (5) for n > 8 (nothing changed); every other
+ * register is kept. */
+#define L4_FOREIGN_BUFFERS_NR    0x4C3402ul
+#define L4_FOREIGN_BUFFER_WORDS  8
 
 /* Kernel messages of a thread of a foreign space, all sent to the space's handler as a Call
  * on the thread's behalf (the thread waits for the reply). */
@@ -69,6 +78,11 @@ enum l4_foreign_reg_mr {
 #define L4_FOREIGN_GET_REGS  2   /* answered by an L4_PROTO_FOREIGN_REGS message */
 #define L4_FOREIGN_YIELD     3   /* syscall: as RESUME, then the thread yields: it goes to the
                                     end of its priority's ready queue (ThreadSwitch(nil)) */
+/* A page fault of a foreign thread raised during a string copy (its faulting IP is
+ * L4_XFER_FAULT_IP, contract 5.7) answered with any label but RESUME (lx: this one) is refused:
+ * the copy, and the IPC, end with message overflow (4) at the current offset. */
+#define L4_FOREIGN_FAULT_REFUSED 4
+#define L4_XFER_FAULT_IP         (~0ul)
 
 /* ExchangeRegisters' control word: a foreign space's handler may name threads of that space
  * (not only of its own); bit 17 with bit 18 sets (or clears) a pending interrupt, which the

@@ -11,6 +11,14 @@ eight) instead of leaving a channel without rights.  Native Unmap (0x4C3401): wi
 channel -ENOSYS; the sender takes its window mapping back itself (the receiver then faults:
 SIGSEGV in the window); a flush of the process's own pages empties its window and leaves its
 memory, which lx maps again at the next touch (the old contents); nine fpages are refused.
+String items (0x4C3402, docs/linux-abi.md 9.2b): without a channel -ENOSYS; over a plain
+channel a 10,000-byte string arrives whole into the child's untouched memory (lx pages it in
+during the copy); a longer string than the buffer stops at the buffer's end (overflow, the
+bytes that fit); a string from a PROT_NONE page, a buffer outside user space, a read-only
+buffer, an acceptor without strings: overflow, nobody signalled (lx refuses the copy's fault
+instead of SIGSEGV); a string from a file mapping lx pages in during the copy arrives whole.
+A windowed and a plain channel between the same two processes: the plain JOIN keeps the map
+right, the windowed channel's last close leaves the plain right without it (review20 F2').
 lx only: Linux has no /dev/l4chan."""
 import pytest
 
@@ -21,6 +29,7 @@ PROGRAM = variant_programs("l4chan")
 
 EXPECTED = """without a channel: -38
 unmap without a channel: -38
+string buffers without a channel: -38
 peer before join: 1
 join: 1
 join again: 17
@@ -63,6 +72,20 @@ second window: error 0, 1
 after the last close: faults 1
 second child ended 1
 other channel closed: error 0, answer 8
+string buffers of nine words: 5
+string: error 0, receiver error 0, whole and exact 1
+longer than the buffer: error 4 at 100, receiver error 4 at 100, bytes 1
+from memory the sender cannot read: error 4 at 0, receiver error 4 at 0
+a signal after the refused copy: error 3, handler 1
+from file pages lx pages in: error 0, receiver error 0, the file's bytes 1
+buffer outside user space: error 4 at 0, receiver error 4
+buffer read-only: error 4 at 0, receiver error 4
+strings not accepted: error 4 at 0, receiver error 4
+string child status 0
+window and plain: map error 0, the page 1
+window and plain: the child's map error 0
+plain after the windowed close: message error 0, map error 4, window faults 1
+window and plain child status 0
 nine partners: 8 joined, the ninth's error ENOSPC
 done
 """

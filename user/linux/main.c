@@ -190,6 +190,13 @@ static bool serve_page_fault(struct thread *t, l4_word_t tag)
     unsigned access = l4_pagefault_access(tag);
     struct region *r = mm_find(t->mm, addr);
     unsigned rights = r ? rights_of(r->prot) : 0;
+    /* A fault of the kernel's string copy for native IPC (docs/linux/l4chan.md) that would
+     * be a signal is refused instead: the IPC fails, as Linux's copy fails with EFAULT. */
+    bool copy = ip == L4_XFER_FAULT_IP;
+    if (copy && (!r || r->native_window || (access & ~rights) || !rights || mm_past_eof(r, addr))) {
+        l4_set_mr(0, l4_tag_make(L4_FOREIGN_FAULT_REFUSED, 0, 0));
+        return true;
+    }
     if (!r || r->native_window || (access & ~rights) || !rights)
         return signal_page_fault(t, addr, ip, access, r != NULL);
     if (mm_past_eof(r, addr))       /* a file mapping's page past the file's end */
@@ -201,7 +208,11 @@ static bool serve_page_fault(struct thread *t, l4_word_t tag)
     bool revoke = t->mm->users > t->proc->nthreads;
     while (!(page = (access & L4_W) ? mm_page_write(t->mm, r, addr, revoke, &err)
                                     : mm_page(t->mm, r, addr, &err))) {
-        if (err == -ENOSPC)             /* the mapped file's mount is full: SIGBUS, as Linux */
+        if (err == -ENOSPC && copy) {   /* the mapped file's mount is full: refused, */
+            l4_set_mr(0, l4_tag_make(L4_FOREIGN_FAULT_REFUSED, 0, 0));
+            return true;
+        }
+        if (err == -ENOSPC)             /* or SIGBUS, as Linux */
             return signal_bus_fault(t, addr, ip);
         if (oom_fault(t, addr, ip))     /* the largest process ended: t, or memory came back */
             return false;

@@ -127,6 +127,8 @@ static void nochan_main(void)
     res_a[0] = l4chan_send(tu_main_tid(), mr);
     l4_word_t fp[8] = { l4_fpage_log2((l4_word_t)shared_page, 12) | L4_RWX };
     res_a[1] = l4chan_unmap(0, fp);
+    l4_word_t bufs[8] = { L4CHAN_STRING_ITEM(8), (l4_word_t)shared_page };
+    res_a[2] = l4chan_buffers(2, bufs, 0);
     report(0);
 }
 
@@ -146,9 +148,16 @@ TEST(without_a_channel_the_number_is_a_system_call)
     l4_set_mr(0, l4_tag_make(L4_FOREIGN_RESUME, 1, 0));
     l4_set_mr(1, (l4_word_t)-38);
     l4_reply(a);
+    l4_word_t tag3 = next_any(&from);      /* and the string buffers' number */
+    CHECK(l4_tag_is_proto(tag3, L4_PROTO_FOREIGN_SYSCALL), "tag %lx", tag3);
+    CHECK_EQ(l4_mr(L4_FSC_RAX), L4_FOREIGN_BUFFERS_NR);
+    l4_set_mr(0, l4_tag_make(L4_FOREIGN_RESUME, 1, 0));
+    l4_set_mr(1, (l4_word_t)-38);
+    l4_reply(a);
     CHECK(reported(a, 0));
     CHECK_EQ(res_a[0], (l4_word_t)-38);
     CHECK_EQ(res_a[1], (l4_word_t)-38);
+    CHECK_EQ(res_a[2], (l4_word_t)-38);
     tu_kill(a);
 }
 
@@ -734,6 +743,266 @@ TEST(a_revoked_partner_unblocks_its_ipc)
 static void handler_loop_never(void)
 {
     l4_sleep_forever();
+}
+
+/* --- string items (long IPC, docs/linux-abi.md 9.2b) ---------------------------------------- */
+
+/* The strings' memory: A's sources and B's buffers cross page boundaries, and every page
+ * is first touched by the kernel's copy (a fault to us, the pager, in the image). */
+static uint8_t str_pages[4][4096] __attribute__((aligned(4096)));
+#define STR_SRC   (&str_pages[0][4000])     /* 300 bytes: into page 1 */
+#define STR_SRC2  (&str_pages[1][2000])
+#define STR_DST   (&str_pages[2][3900])     /* into page 3 */
+#define STR_DST2  (&str_pages[3][3000])
+#define STR_KIP   0xBFF00000ul              /* the KIP area of our foreign spaces */
+static volatile l4_word_t str_bufw[8], str_msg[8], str_acceptor;
+static volatile unsigned str_nbuf;           /* ~0u: B makes no buffers call */
+static volatile bool str_b_waits;           /* B first makes system call 1009 */
+
+static void str_b_main(void)
+{
+    l4_word_t w[8], mr[8] = { 0 }, sender;
+    for (unsigned i = 0; i < 8; i++)
+        w[i] = str_bufw[i];
+    if (str_b_waits)
+        lx_syscall(1009);
+    res_b[0] = str_nbuf == ~0u ? 0 : l4chan_buffers(str_nbuf, w, 0);
+    res_b[1] = l4chan_ipc(L4CHAN_NILTHREAD, peer_a, 0, str_acceptor, mr, &sender);
+    res_b[2] = mr[0];
+    res_b[3] = mr[1];
+    report(1);
+}
+
+static void str_a_main(void)
+{
+    l4_word_t mr[8];
+    for (unsigned i = 0; i < 8; i++)
+        mr[i] = str_msg[i];
+    res_a[0] = l4chan_send(peer_b, mr);
+    report(0);
+}
+
+/* Fill the sources, clear the buffers; B (buffers w[0..n-1], acceptor) and A (message m)
+ * started with a plain channel (no map right: strings need none). */
+static bool str_pair(unsigned n, const l4_word_t *w, l4_word_t acceptor, const l4_word_t *m,
+                     l4_word_t *a, l4_word_t *b)
+{
+    uint8_t *src = &str_pages[0][0], *dst = &str_pages[2][0];
+    for (unsigned i = 0; i < 2 * 4096; i++) {
+        src[i] = (uint8_t)(i * 7 + 1);
+        dst[i] = 0xEE;
+    }
+    for (unsigned i = 0; i < 8; i++) {
+        str_bufw[i] = i < n && n != ~0u ? w[i] : 0;
+        str_msg[i] = m[i];
+    }
+    str_nbuf = n;
+    str_acceptor = acceptor;
+    res_a[0] = res_b[0] = res_b[1] = res_b[2] = res_b[3] = 0xBAD;
+    peer_b = *b = start(str_b_main, 1);
+    peer_a = *a = *b ? start(str_a_main, 0) : 0;
+    return *a && l4_channel_control(*a, 0, *b) && l4_channel_control(*b, 0, *a);
+}
+
+static bool bytes_are(const uint8_t *p, unsigned n, const uint8_t *want, uint8_t fill)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (p[i] != (want ? want[i] : fill))
+            return false;
+    return true;
+}
+
+TEST(a_string_arrives_whole_and_exact)
+{
+    /* Two strings into two buffers (the first buffer's C bit names the next), each page of
+     * both sides faulted in during the copy. */
+    l4_word_t w[4] = { L4CHAN_STRING_ITEM(512) | L4_ITEM_C, (l4_word_t)STR_DST,
+                       L4CHAN_STRING_ITEM(64), (l4_word_t)STR_DST2 };
+    l4_word_t m[8] = { l4chan_tag(0x5, 1, 4), 0x1234, L4CHAN_STRING_ITEM(300),
+                       (l4_word_t)STR_SRC, L4CHAN_STRING_ITEM(20), (l4_word_t)STR_SRC2 };
+    l4_word_t a, b;
+    CHECK(str_pair(4, w, L4CHAN_ACCEPT_STRINGS, m, &a, &b));
+    CHECK(both_reported(a, 0, b, 1), "unexpected %lx", unexpected);
+    CHECK_EQ(res_b[0], 0);
+    CHECK_EQ(res_a[0], 0);
+    CHECK_EQ(res_b[1], 0);
+    CHECK_EQ(res_b[2], l4chan_tag(0x5, 1, 4));
+    CHECK_EQ(res_b[3], 0x1234);
+    CHECK(bytes_are(STR_DST, 300, STR_SRC, 0));
+    CHECK(bytes_are(STR_DST + 300, 212, NULL, 0xEE));  /* the rest of the buffer untouched */
+    CHECK(bytes_are(STR_DST2, 20, STR_SRC2, 0));
+    CHECK(bytes_are(STR_DST2 + 20, 44, NULL, 0xEE));
+    tu_kill(a);
+    tu_kill(b);
+}
+
+TEST(a_string_longer_than_the_buffer_overflows_with_what_fits)
+{
+    l4_word_t w[2] = { L4CHAN_STRING_ITEM(200), (l4_word_t)STR_DST };
+    l4_word_t m[8] = { l4chan_tag(0, 0, 2), L4CHAN_STRING_ITEM(300), (l4_word_t)STR_SRC };
+    l4_word_t a, b;
+    CHECK(str_pair(2, w, L4CHAN_ACCEPT_STRINGS, m, &a, &b));
+    CHECK(both_reported(a, 0, b, 1), "unexpected %lx", unexpected);
+    CHECK_EQ(res_a[0], l4_ipc_error(L4CHAN_EOVERFLOW, false, 200));
+    CHECK_EQ(res_b[1], l4_ipc_error(L4CHAN_EOVERFLOW, true, 200));
+    CHECK(bytes_are(STR_DST, 200, STR_SRC, 0));
+    CHECK(bytes_are(STR_DST + 200, 100, NULL, 0xEE));  /* nothing past the buffer */
+    tu_kill(a);
+    tu_kill(b);
+}
+
+/* The next message, which must be a transfer's page fault from t at addr (IP ~0). */
+static l4_word_t fault_seen[4];            /* what copy_fault found: from, tag, address, IP */
+static bool copy_fault(l4_word_t t, l4_word_t addr, bool write)
+{
+    l4_word_t from, tag = next_any(&from);
+    fault_seen[0] = from;
+    fault_seen[1] = tag;
+    fault_seen[2] = l4_mr(L4_PF_ADDR);
+    fault_seen[3] = l4_mr(L4_PF_IP);
+    return from == t && l4_tag_is_proto(tag, L4_PROTO_PAGEFAULT) &&
+           l4_mr(L4_PF_ADDR) == addr && l4_mr(L4_PF_IP) == L4_XFER_FAULT_IP &&
+           !!(l4_pagefault_access(tag) & L4_W) == write;
+}
+
+TEST(a_copy_fault_goes_to_the_pager_and_a_refused_one_ends_the_ipc)
+{
+    l4_word_t w[2] = { L4CHAN_STRING_ITEM(512), (l4_word_t)STR_DST };
+    l4_word_t m[8] = { l4chan_tag(0, 0, 2), L4CHAN_STRING_ITEM(100), NOWHERE + 8 };
+    l4_word_t a, b;
+    /* A's string where A has nothing: we (its pager) map probe_page there, the copy goes on. */
+    for (unsigned i = 0; i < 4096; i++)
+        probe_page[i] = (uint8_t)(i ^ 0x5A);
+    CHECK(str_pair(2, w, L4CHAN_ACCEPT_STRINGS, m, &a, &b));
+    CHECK(copy_fault(a, NOWHERE + 8, false), "from %lx (a %lx b %lx) tag %lx addr %lx ip %lx res %lx %lx %lx",
+          fault_seen[0], a, b, fault_seen[1], fault_seen[2], fault_seen[3], res_a[0], res_b[0], res_b[1]);
+    l4_set_mr(0, l4_tag_make(L4_FOREIGN_RESUME, 0, 2));
+    l4_set_mr(1, l4_map_item(NOWHERE));
+    l4_set_mr(2, l4_fpage_log2((l4_word_t)probe_page, 12) | L4_RWX);
+    CHECK(!l4_ipc_failed(l4_reply(a)));
+    CHECK(both_reported(a, 0, b, 1), "unexpected %lx", unexpected);
+    CHECK_EQ(res_a[0], 0);
+    CHECK_EQ(res_b[1], 0);
+    CHECK(bytes_are(STR_DST, 100, probe_page + 8, 0));
+    tu_kill(a);
+    tu_kill(b);
+
+    /* The pager refuses (lx: what would be SIGSEGV): both IPCs end with overflow, nothing
+     * was copied, and nothing retries. */
+    m[2] = NOWHERE + 0x10000;
+    CHECK(str_pair(2, w, L4CHAN_ACCEPT_STRINGS, m, &a, &b));
+    CHECK(copy_fault(a, NOWHERE + 0x10000, false));
+    l4_set_mr(0, l4_tag_make(L4_FOREIGN_FAULT_REFUSED, 0, 0));
+    CHECK(!l4_ipc_failed(l4_reply(a)));
+    CHECK(both_reported(a, 0, b, 1), "unexpected %lx", unexpected);
+    CHECK_EQ(res_a[0], l4_ipc_error(L4CHAN_EOVERFLOW, false, 0));
+    CHECK_EQ(res_b[1], l4_ipc_error(L4CHAN_EOVERFLOW, true, 0));
+    CHECK(bytes_are(STR_DST, 100, NULL, 0xEE));
+    tu_kill(a);
+    tu_kill(b);
+
+    /* B's buffer where B has nothing after 96 bytes: B's fault (write), refused by its
+     * pager: 96 bytes copied, overflow at 96 on both sides. */
+    w[0] = L4CHAN_STRING_ITEM(96) | (1ul << 4);     /* two substrings of 96 */
+    w[1] = (l4_word_t)STR_DST;
+    l4_word_t w3[3] = { w[0], w[1], NOWHERE + 0x20000 };
+    m[2] = (l4_word_t)STR_SRC;
+    CHECK(str_pair(3, w3, L4CHAN_ACCEPT_STRINGS, m, &a, &b));
+    CHECK(copy_fault(b, NOWHERE + 0x20000, true), "unexpected %lx", unexpected);
+    l4_set_mr(0, l4_tag_make(L4_FOREIGN_FAULT_REFUSED, 0, 0));
+    CHECK(!l4_ipc_failed(l4_reply(b)));
+    CHECK(both_reported(a, 0, b, 1), "unexpected %lx", unexpected);
+    CHECK_EQ(res_a[0], l4_ipc_error(L4CHAN_EOVERFLOW, false, 96));
+    CHECK_EQ(res_b[1], l4_ipc_error(L4CHAN_EOVERFLOW, true, 96));
+    CHECK(bytes_are(STR_DST, 96, STR_SRC, 0));
+    tu_kill(a);
+    tu_kill(b);
+}
+
+TEST(a_buffer_in_the_kip_area_or_the_kernel_half_overflows)
+{
+    /* Two substrings of 150: the first ours, the second the KIP's: 150 bytes, then overflow
+     * at 150 without a fault to the pager; a buffer in the kernel half: overflow at 0. */
+    l4_word_t w[3] = { L4CHAN_STRING_ITEM(150) | (1ul << 4), (l4_word_t)STR_DST, STR_KIP };
+    l4_word_t m[8] = { l4chan_tag(0, 0, 2), L4CHAN_STRING_ITEM(300), (l4_word_t)STR_SRC };
+    l4_word_t a, b;
+    CHECK(str_pair(3, w, L4CHAN_ACCEPT_STRINGS, m, &a, &b));
+    CHECK(both_reported(a, 0, b, 1), "unexpected %lx", unexpected);
+    CHECK_EQ(res_a[0], l4_ipc_error(L4CHAN_EOVERFLOW, false, 150));
+    CHECK_EQ(res_b[1], l4_ipc_error(L4CHAN_EOVERFLOW, true, 150));
+    CHECK(bytes_are(STR_DST, 150, STR_SRC, 0));
+    CHECK(bytes_are(STR_DST + 150, 150, NULL, 0xEE));
+    CHECK_EQ(((volatile l4_word_t *)l4_kip())[0], ((l4_word_t *)l4_kip())[0]);
+    tu_kill(a);
+    tu_kill(b);
+
+    l4_word_t wk[2] = { L4CHAN_STRING_ITEM(300), 0xFFFF800000100000ul };
+    CHECK(str_pair(2, wk, L4CHAN_ACCEPT_STRINGS, m, &a, &b));
+    CHECK(both_reported(a, 0, b, 1), "unexpected %lx", unexpected);
+    CHECK_EQ(res_a[0], l4_ipc_error(L4CHAN_EOVERFLOW, false, 0));
+    CHECK_EQ(res_b[1], l4_ipc_error(L4CHAN_EOVERFLOW, true, 0));
+    tu_kill(a);
+    tu_kill(b);
+}
+
+TEST(without_buffers_a_string_is_refused)
+{
+    l4_word_t w[2] = { L4CHAN_STRING_ITEM(512), (l4_word_t)STR_DST };
+    l4_word_t m[8] = { l4chan_tag(0, 0, 2), L4CHAN_STRING_ITEM(300), (l4_word_t)STR_SRC };
+    l4_word_t a, b;
+    /* Buffers, but the acceptor does not take strings: overflow at 0, the item's header in
+     * the receiver's MR1 (X.2 5.6). */
+    CHECK(str_pair(2, w, 0, m, &a, &b));
+    CHECK(both_reported(a, 0, b, 1), "unexpected %lx", unexpected);
+    CHECK_EQ(res_a[0], l4_ipc_error(L4CHAN_EOVERFLOW, false, 0));
+    CHECK_EQ(res_b[1], l4_ipc_error(L4CHAN_EOVERFLOW, true, 0));
+    CHECK_EQ(res_b[3], L4CHAN_STRING_ITEM(300));
+    CHECK(bytes_are(STR_DST, 300, NULL, 0xEE));
+    tu_kill(a);
+    tu_kill(b);
+    /* Strings accepted but no buffers call: BR1 is 0, a buffer of no bytes. */
+    CHECK(str_pair(~0u, w, L4CHAN_ACCEPT_STRINGS, m, &a, &b));
+    CHECK(both_reported(a, 0, b, 1), "unexpected %lx", unexpected);
+    CHECK_EQ(res_a[0], l4_ipc_error(L4CHAN_EOVERFLOW, false, 0));
+    CHECK_EQ(res_b[1], l4_ipc_error(L4CHAN_EOVERFLOW, true, 0));
+    tu_kill(a);
+    tu_kill(b);
+    /* Nine buffer words: refused, nothing loaded. */
+    l4_word_t w9[8] = { 0 };
+    CHECK(str_pair(9, w9, L4CHAN_ACCEPT_STRINGS, m, &a, &b));
+    CHECK(both_reported(a, 0, b, 1), "unexpected %lx", unexpected);
+    CHECK_EQ(res_b[0], L4_ERR_INVALID_PARAM);
+    CHECK_EQ(res_b[1], l4_ipc_error(L4CHAN_EOVERFLOW, true, 0));
+    tu_kill(a);
+    tu_kill(b);
+}
+
+TEST(a_waiting_string_send_survives_a_change_of_the_map_right)
+{
+    /* A's string waits in B's queue (B is in a system call to us); the handler names B
+     * again without the map right: A keeps waiting (strings need no right), then B takes it. */
+    l4_word_t w[2] = { L4CHAN_STRING_ITEM(512), (l4_word_t)STR_DST };
+    l4_word_t m[8] = { l4chan_tag(0, 0, 2), L4CHAN_STRING_ITEM(300), (l4_word_t)STR_SRC };
+    l4_word_t a, b, from;
+    str_b_waits = true;
+    CHECK(str_pair(2, w, L4CHAN_ACCEPT_STRINGS, m, &a, &b));
+    l4_word_t tag = next_any(&from);
+    str_b_waits = false;
+    CHECK(from == b && l4_tag_is_proto(tag, L4_PROTO_FOREIGN_SYSCALL) &&
+          l4_mr(L4_FSC_RAX) == 1009, "from %lx tag %lx", from, tag);
+    settle();                               /* A's faults answered: it waits in B's queue */
+    CHECK_EQ(unexpected, 0);
+    CHECK_EQ(tu_state(a), L4_SCHEDULE_PENDING_SEND);
+    CHECK(l4_channel_control(a, 0, b));
+    l4_set_mr(0, l4_tag_make(L4_FOREIGN_RESUME, 1, 0));
+    l4_set_mr(1, 0);
+    CHECK(!l4_ipc_failed(l4_reply(b)));
+    CHECK(both_reported(a, 0, b, 1), "unexpected %lx", unexpected);
+    CHECK_EQ(res_a[0], 0);
+    CHECK_EQ(res_b[1], 0);
+    CHECK(bytes_are(STR_DST, 300, STR_SRC, 0));
+    tu_kill(a);
+    tu_kill(b);
 }
 
 /* --- the control call ----------------------------------------------------------------------------- */

@@ -22,6 +22,7 @@
 #define COMPLETE_FPAGE 0x10
 #define FOREIGN_IPC_NR 0x4C3400                 /* L4_FOREIGN_IPC_NR: channel.c's */
 #define FOREIGN_UNMAP_NR 0x4C3401               /* L4_FOREIGN_UNMAP_NR */
+#define FOREIGN_BUFFERS_NR 0x4C3402             /* L4_FOREIGN_BUFFERS_NR */
 
     .text
 
@@ -33,8 +34,9 @@ foreign_syscall_fast:
     je   ffp_slow
     cmpq $FOREIGN_IPC_NR, %rax                      /* maybe native IPC: the C path decides */
     je   ffp_slow
-    cmpq $FOREIGN_UNMAP_NR, %rax                    /* maybe native Unmap: likewise */
-    je   ffp_slow
+    leaq -FOREIGN_UNMAP_NR(%rax), %rcx              /* maybe native Unmap or string buffers: */
+    cmpq $FOREIGN_BUFFERS_NR - FOREIGN_UNMAP_NR, %rcx   /* likewise */
+    jbe  ffp_slow
     cmpl $TF_FOREIGN_, TCB_FLAGS(%rdi)              /* nothing else pending for us */
     jne  ffp_slow
     /* The handler: its TCB through the thread number, checked against the whole id. */

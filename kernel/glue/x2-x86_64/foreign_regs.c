@@ -117,3 +117,18 @@ void arch_channel_unmap_result(struct tcb *t, word_t result)
     f->rax = result;
     store_mrs(t, f);
 }
+
+/* String receive buffers: RDX the number of words, R8 the XferTimeouts, the words in native
+ * IPC's MR registers; nothing comes back but RAX. */
+void arch_channel_buffers_args(struct tcb *t, word_t *n, word_t *xfer_timeouts)
+{
+    struct frame *f = tcb_frame(t);
+    load_mrs(t, f);
+    *n = f->rdx;
+    *xfer_timeouts = f->r8;
+}
+
+void arch_channel_buffers_result(struct tcb *t, word_t result)
+{
+    tcb_frame(t)->rax = result;
+}

@@ -124,6 +124,44 @@ static inline uint64_t l4chan_unmap(unsigned control, uint64_t fpage[8])
     return rax;
 }
 
+/* String items (long IPC, docs/linux-abi.md 9.2b): the kernel copies a string from the
+ * sender's memory into the receiver's buffers in one IPC.  A sender names its strings in its
+ * message (a simple string: L4CHAN_STRING_ITEM(length), then the address; u + t <= 7 as
+ * always; no map right needed).  A receiver loads its buffers once per thread with
+ * l4chan_buffers (words[0..n-1], n <= 8, the same layout: e.g. a buffer of `size` bytes at
+ * `addr` is { L4CHAN_STRING_ITEM(size), addr }, n = 2) and then receives with
+ * L4CHAN_ACCEPT_STRINGS in its acceptor.  xfer_timeouts: the XferTimeouts of its copies (X.2:
+ * send << 16 | receive; 0: never).  Returns 0, 5 for n > 8; -ENOSYS (-38) without a channel.
+ * A string longer than the buffer: error 4 (overflow) on both sides, the bytes that fit
+ * copied, their count in the error's offset (l4chan_error_offset). */
+#define L4CHAN_BUFFERS_NR      0x4C3402ul   /* L4_FOREIGN_BUFFERS_NR */
+#define L4CHAN_ACCEPT_STRINGS  1ul
+#define L4CHAN_STRING_ITEM(length) ((uint64_t)(length) << 10)  /* one substring, no chain */
+#define L4CHAN_STRING_MAX      ((1ul << 22) - 1)               /* bytes per item (X.2) */
+static inline uint64_t l4chan_buffers(unsigned n, const uint64_t words[8],
+                                      uint64_t xfer_timeouts)
+{
+    register uint64_t r8 __asm__("r8") = xfer_timeouts;
+    register uint64_t r9 __asm__("r9") = words[0];
+    register uint64_t r10 __asm__("r10") = words[3];
+    register uint64_t r12 __asm__("r12") = words[4];
+    register uint64_t r13 __asm__("r13") = words[5];
+    register uint64_t r14 __asm__("r14") = words[6];
+    register uint64_t r15 __asm__("r15") = words[7];
+    uint64_t rax = L4CHAN_BUFFERS_NR, rdi = words[1], rbx = words[2], rdx = n;
+    __asm__ volatile("syscall"
+                     : "+a"(rax)
+                     : "D"(rdi), "b"(rbx), "d"(rdx), "r"(r8), "r"(r9), "r"(r10), "r"(r12),
+                       "r"(r13), "r"(r14), "r"(r15)
+                     : "rcx", "r11", "memory", "cc");
+    return rax;
+}
+
+/* The parts of an ErrorCode: the code, whether the receive phase failed, the bytes of
+ * strings copied before the error (codes 4-7). */
+static inline unsigned l4chan_error_code(uint64_t err) { return (unsigned)(err >> 1) & 7; }
+static inline uint64_t l4chan_error_offset(uint64_t err) { return err >> 4; }
+
 static inline uint64_t l4chan_send(uint64_t to, uint64_t mr[8])
 {
     return l4chan_ipc(to, L4CHAN_NILTHREAD, 0, L4CHAN_NOACCEPT, mr, 0);

@@ -104,6 +104,135 @@ static void two_channels(void)
     close(p[0]);
 }
 
+/* ---- string items (long IPC) ------------------------------------------------------------ */
+
+static unsigned char str_in[3 * 4096 + 100];    /* the child's buffers: untouched before */
+static unsigned char str_src[12000];
+
+static uint64_t fnv(const unsigned char *p, uint64_t n)
+{
+    uint64_t h = 14695981039346656037ull;
+    for (uint64_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+/* The receiving child: per case, its buffer (size, address) and acceptor; after each receive
+ * it reports the ErrorCode, the hash of what arrived and the sender's string length. */
+static void string_child(int fd, int ready, uintptr_t readonly)
+{
+    join_or_exit(fd);
+    (void)!write(ready, "j", 1);
+    struct l4chan_ends e;
+    ioctl(fd, L4CHAN_IOC_PEER, &e);
+    const struct { uint64_t size; uintptr_t addr; uint64_t acceptor; } cases[] = {
+        { 10000, (uintptr_t)str_in + 50, L4CHAN_ACCEPT_STRINGS },
+        { 100, (uintptr_t)str_in, L4CHAN_ACCEPT_STRINGS },
+        { 500, (uintptr_t)str_in, L4CHAN_ACCEPT_STRINGS },
+        { 8192, (uintptr_t)str_in, L4CHAN_ACCEPT_STRINGS },
+        { 500, 0xFFFF800000000000ul, L4CHAN_ACCEPT_STRINGS },
+        { 500, readonly, L4CHAN_ACCEPT_STRINGS },
+        { 500, (uintptr_t)str_in, 0 },
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint64_t w[8] = { L4CHAN_STRING_ITEM(cases[i].size), cases[i].addr };
+        uint64_t mr[8] = { 0 };
+        uint64_t err = l4chan_buffers(2, w, 0);
+        if (!err)
+            err = l4chan_ipc(L4CHAN_NILTHREAD, e.partner, 0, cases[i].acceptor, mr, 0);
+        uint64_t got = err ? l4chan_error_offset(err) : mr[1] >> 10;
+        uint64_t hash = got && cases[i].addr < 0x800000000000ul ?
+                        fnv((const unsigned char *)cases[i].addr, got) : 0;
+        uint64_t report[8] = { l4chan_tag(0, 3, 0), err, hash, mr[1] };
+        if (l4chan_send(e.partner, report))
+            _exit(3);
+        if (i == 2) {                       /* after the refused copy: a signal for the call */
+            if (l4chan_receive(e.partner, mr, 0))
+                _exit(4);
+            kill(getppid(), SIGUSR1);
+        }
+        if (i)
+            memset(str_in, 0, sizeof str_in);
+    }
+    _exit(0);
+}
+
+/* Send n bytes at src as one string; the child's report into rep[0..3]: our ErrorCode. */
+static uint64_t string_to(uint64_t partner, const void *src, uint64_t n, uint64_t rep[8])
+{
+    uint64_t mr[8] = { l4chan_tag(0, 0, 2), L4CHAN_STRING_ITEM(n), (uint64_t)(uintptr_t)src };
+    uint64_t err = l4chan_send(partner, mr);
+    if (l4chan_receive(partner, rep, NULL))
+        rep[1] = rep[2] = ~0ul;
+    return err;
+}
+
+static void string_tests(const char *self_path)
+{
+    int fd = open("/dev/l4chan", O_RDWR), p[2];
+    struct l4chan_ends ends;
+    unsigned char *ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    unsigned char *none = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    int file = open(self_path, O_RDONLY);
+    unsigned char *image = file < 0 ? MAP_FAILED :
+                           mmap(NULL, 8192, PROT_READ, MAP_PRIVATE, file, 0);
+    if (fd < 0 || ioctl(fd, L4CHAN_IOC_JOIN, &ends) || pipe(p) || ro == MAP_FAILED ||
+        none == MAP_FAILED || image == MAP_FAILED) {
+        printf("string setup failed\n");
+        return;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(p[0]);
+        string_child(fd, p[1], (uintptr_t)ro);
+    }
+    close(p[1]);
+    char c;
+    (void)!read(p[0], &c, 1);
+    ioctl(fd, L4CHAN_IOC_PEER, &ends);
+    uint64_t w9[8] = { 0 }, rep[8];
+    printf("string buffers of nine words: %lu\n", (unsigned long)l4chan_buffers(9, w9, 0));
+    for (unsigned i = 0; i < sizeof str_src; i++)
+        str_src[i] = (unsigned char)(i * 13 + 5);
+
+    uint64_t err = string_to(ends.partner, str_src, 10000, rep);
+    printf("string: error %u, receiver error %u, whole and exact %d\n", code(err),
+           code(rep[1]), rep[2] == fnv(str_src, 10000) && rep[3] >> 10 == 10000);
+    err = string_to(ends.partner, str_src, 300, rep);
+    printf("longer than the buffer: error %u at %lu, receiver error %u at %lu, bytes %d\n",
+           code(err), (unsigned long)l4chan_error_offset(err), code(rep[1]),
+           (unsigned long)l4chan_error_offset(rep[1]), rep[2] == fnv(str_src, 100));
+    err = string_to(ends.partner, none + 8, 300, rep);
+    printf("from memory the sender cannot read: error %u at %lu, receiver error %u at %lu\n",
+           code(err), (unsigned long)l4chan_error_offset(err), code(rep[1]),
+           (unsigned long)l4chan_error_offset(rep[1]));
+    /* lx refused that fault without taking it for a SIGSEGV of ours (whose registers it would
+     * wait for, noting no other signal meanwhile): the child's signal interrupts our call. */
+    got_usr1 = 0;
+    signal(SIGUSR1, on_usr1);
+    uint64_t mr[8] = { l4chan_tag(2, 0, 0) };
+    err = l4chan_call(ends.partner, mr);
+    printf("a signal after the refused copy: error %u, handler %d\n", code(err), (int)got_usr1);
+    err = string_to(ends.partner, image, 8192, rep);
+    printf("from file pages lx pages in: error %u, receiver error %u, the file's bytes %d\n",
+           code(err), code(rep[1]), rep[2] == fnv(image, 8192));
+    err = string_to(ends.partner, str_src, 300, rep);
+    printf("buffer outside user space: error %u at %lu, receiver error %u\n", code(err),
+           (unsigned long)l4chan_error_offset(err), code(rep[1]));
+    err = string_to(ends.partner, str_src, 300, rep);
+    printf("buffer read-only: error %u at %lu, receiver error %u\n", code(err),
+           (unsigned long)l4chan_error_offset(err), code(rep[1]));
+    err = string_to(ends.partner, str_src, 300, rep);
+    printf("strings not accepted: error %u at %lu, receiver error %u\n", code(err),
+           (unsigned long)l4chan_error_offset(err), code(rep[1]));
+    int status;
+    waitpid(pid, &status, 0);
+    printf("string child status %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    close(fd);
+    close(p[0]);
+    close(file);
+}
+
 /* ---- the map right (JOIN_MAP's window) ---------------------------------------------------- */
 
 #define WIN 65536ul
@@ -296,6 +425,75 @@ static void map_tests(void)
 }
 
 /* After exec: the channel the process had before is gone (the number is -ENOSYS again). */
+/* A windowed and a plain channel between the same two processes (the kernel names a partner
+ * once): the plain JOIN after the windowed one keeps the map right; after the windowed
+ * channel's last close the plain right stays, without the map right. */
+static void window_and_plain(void)
+{
+    int a = open("/dev/l4chan", O_RDWR), b = open("/dev/l4chan", O_RDWR), p[2];
+    unsigned char *w = aligned_map(PROT_NONE), c;
+    struct l4chan_join_map jm = { 0, 0, (uintptr_t)w, WIN };
+    struct l4chan_ends ends;
+    if (a < 0 || b < 0 || !w || ioctl(a, L4CHAN_IOC_JOIN_MAP, &jm) ||
+        ioctl(b, L4CHAN_IOC_JOIN, &ends) || pipe(p)) {
+        printf("window and plain: setup failed\n");
+        return;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(p[0]);
+        join_or_exit(a);
+        join_or_exit(b);                    /* plain, after the windowed one */
+        (void)!write(p[1], "j", 1);
+        struct l4chan_ends e;
+        ioctl(b, L4CHAN_IOC_PEER, &e);
+        uint64_t mr[8];
+        unsigned char *pg = (unsigned char *)(((uintptr_t)src + WIN - 1) & ~(WIN - 1));
+        pg[0] = 'w';                        /* lands at the window's start */
+        for (int round = 0; round < 2; round++) {
+            if (l4chan_receive(e.partner, mr, 0))
+                _exit(1);
+            mr[0] = l4chan_tag(0, 0, 2);
+            mr[1] = L4CHAN_MAP_ITEM((uintptr_t)pg);
+            mr[2] = l4chan_fpage((uintptr_t)pg, 12, 5);
+            uint64_t err = l4chan_send(e.partner, mr);
+            if (round == 0)
+                close(a);                   /* the parent's close is then the last */
+            mr[0] = l4chan_tag(3, 1, 0);    /* report: a plain message */
+            mr[1] = err;
+            if (l4chan_send(e.partner, mr))
+                _exit(2);
+        }
+        _exit(0);
+    }
+    close(p[1]);
+    (void)!read(p[0], &c, 1);
+    ioctl(b, L4CHAN_IOC_PEER, &ends);
+    uint64_t go[8] = { l4chan_tag(1, 0, 0) }, mr[8];
+    uint64_t win = l4chan_fpage((uintptr_t)w, 16, 7);
+    uint64_t err = l4chan_send(ends.partner, go);
+    uint64_t rerr = err ? err : l4chan_ipc(L4CHAN_NILTHREAD, ends.partner, 0, win, mr, 0);
+    bool report = !rerr && mr[0] >> 16 == 3;   /* the map was refused: its report came */
+    printf("window and plain: map error %u, the page %d\n", code(rerr), !report &&
+           !faults(w, &c) && c == 'w');
+    err = report ? 0 : l4chan_receive(ends.partner, mr, 0);
+    printf("window and plain: the child's map error %u\n", err ? 99 : code(mr[1]));
+    close(a);                               /* the windowed channel's last close */
+    go[0] = l4chan_tag(1, 0, 0);
+    err = l4chan_send(ends.partner, go);
+    if (!err)
+        err = l4chan_receive(ends.partner, mr, 0);
+    if (err && code(err) == L4CHAN_EOVERFLOW && (err & 1))
+        l4chan_receive(ends.partner, mr, 0);     /* a map item came (and failed): the report */
+    printf("plain after the windowed close: message error %u, map error %u, window faults %d\n",
+           code(err), code(mr[1]), faults(w, &c));
+    int status;
+    waitpid(pid, &status, 0);
+    printf("window and plain child status %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    close(b);
+    close(p[0]);
+}
+
 static int after_exec(const char *partner)
 {
     uint64_t mr[8] = { l4chan_tag(1, 1, 0), 41 };
@@ -351,6 +549,7 @@ int main(int argc, char **argv)
     printf("without a channel: %ld\n", (long)err);
     uint64_t nofp[8] = { l4chan_fpage((uintptr_t)src, 12, 7) };
     printf("unmap without a channel: %ld\n", (long)l4chan_unmap(0, nofp));
+    printf("string buffers without a channel: %ld\n", (long)l4chan_buffers(0, nofp, 0));
 
     int fd = open("/dev/l4chan", O_RDWR);
     if (fd < 0) {
@@ -441,6 +640,8 @@ int main(int argc, char **argv)
     close(fd);
     map_tests();
     two_channels();
+    string_tests(argv[0]);
+    window_and_plain();
     full_set();
     printf("done\n");
     return 0;

@@ -8,7 +8,8 @@
  *     BENCH-NA name=t4_ROW errno=E what=CALL
  *   then BENCH-DONE.
  *
- * Rows: l4pipe_rtt, l4pipe_64k (2: l4pipe.h, register words), rpc_rtt, rpc_64k (3: a call
+ * Rows: l4pipe_rtt, l4pipe_64k (2: l4pipe.h, string items: the kernel copies each write
+ * from the writer's buffer into the reader's), rpc_rtt, rpc_64k (3: a call
  * of MR1-MR7 per 56 bytes, the reply empty), maprpc_rtt, maprpc_64k (4: a call answered by
  * a mapping of 4 KiB or of 64 KiB into the caller's window, read once per page, then unmapped
  * by the caller's native Unmap of its window, l4chan_unmap with the flush bit).  rtt: per 1-byte round trip; 64k: per 64 KiB
@@ -33,6 +34,7 @@
 #include "bench_lines.h"
 
 #define KIB64 65536
+#define RPC_CHUNK 56u                       /* (3): MR1-MR7 per call */
 
 static unsigned char buf[KIB64];
 
@@ -119,7 +121,7 @@ static void serve_rpc(uint64_t partner, long arg)
     uint64_t err = l4chan_receive(L4CHAN_ANYTHREAD, mr, &sender);
     while (!err && mr[0] >> 16 != 99) {
         if ((mr[0] & 63) == 7) {
-            memcpy(buf, &mr[1], L4PIPE_CHUNK);      /* the data lands in the server's buffer */
+            memcpy(buf, &mr[1], RPC_CHUNK);      /* the data lands in the server's buffer */
             mr[0] = l4chan_tag(0, 0, 0);
         } else {
             mr[0] = l4chan_tag(0, 1, 0);
@@ -172,8 +174,8 @@ static int row_rpc_64k(void)
     for (int i = 0; i < WARM + N && !err; i++) {
         if (i == WARM)
             t0 = tsc();
-        for (size_t done = 0; done < KIB64 && !err; done += L4PIPE_CHUNK) {
-            size_t len = KIB64 - done < L4PIPE_CHUNK ? KIB64 - done : L4PIPE_CHUNK;
+        for (size_t done = 0; done < KIB64 && !err; done += RPC_CHUNK) {
+            size_t len = KIB64 - done < RPC_CHUNK ? KIB64 - done : RPC_CHUNK;
             mr[0] = l4chan_tag(2, 7, 0);
             memcpy(&mr[1], buf + done, len);
             err = l4chan_call(p.thread, mr);

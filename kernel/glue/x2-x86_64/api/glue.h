@@ -49,5 +49,9 @@ void arch_channel_ipc_result(struct tcb *t, word_t error);
  * result (0, or L4_ERR_INVALID_PARAM) and the fpages' access status back into the registers. */
 word_t arch_channel_unmap_args(struct tcb *t);
 void arch_channel_unmap_result(struct tcb *t, word_t result);
+/* Native string buffers (L4_FOREIGN_BUFFERS_NR): the word count, the XferTimeouts, the words
+ * into t->mr[0..7]; the result into RAX. */
+void arch_channel_buffers_args(struct tcb *t, word_t *n, word_t *xfer_timeouts);
+void arch_channel_buffers_result(struct tcb *t, word_t result);
 
 #endif

@@ -283,13 +283,22 @@ void cred_changed(struct cred *c, const struct cred *old)
 }
 
 void cred_exec(struct cred *c, unsigned mode, unsigned fuid, unsigned fgid, bool nosuid,
-               bool *secure)
+               bool unsafe, bool *secure)
 {
+    bool changed = false;
     if (!nosuid && !c->no_new_privs) {
-        if (mode & 04000)
+        if (mode & 04000) {
+            changed |= c->euid != fuid;
             c->euid = fuid;
-        if ((mode & 02010) == 02010)        /* set-group-ID with group execute */
+        }
+        if ((mode & 02010) == 02010) {      /* set-group-ID with group execute */
+            changed |= !cred_in_group(c, fgid);
             c->egid = fgid;
+        }
+    }
+    if (changed && unsafe) {                /* cap_bprm_creds_from_file: the real ids */
+        c->euid = c->uid;
+        c->egid = c->gid;
     }
     c->suid = c->fsuid = c->euid;
     c->sgid = c->fsgid = c->egid;
@@ -297,6 +306,6 @@ void cred_exec(struct cred *c, unsigned mode, unsigned fuid, unsigned fgid, bool
     c->cap_prm = !c->euid || !c->uid ? CAP_FULL_SET : 0;
     c->cap_eff = !c->euid ? c->cap_prm : 0;
     c->keepcaps = false;
-    *secure = c->euid != c->uid || c->egid != c->gid;
-    c->nondumpable = *secure;               /* begin_new_exec's rule */
+    c->nondumpable = c->euid != c->uid || c->egid != c->gid;   /* begin_new_exec's rule */
+    *secure = changed || c->nondumpable;
 }

@@ -83,9 +83,10 @@ void cred_set_groups(struct cred *c, struct group_info *g);
 /* execve's change (Linux's bprm creds): set-user-ID / set-group-ID of the file (mode, uid,
  * gid) unless nosuid (the mount's MS_NOSUID or no_new_privs), then saved := effective and
  * fs := effective; every capability permitted for root (real or effective uid 0) and
- * effective for euid 0, none for others; keepcaps off.  *secure: AT_SECURE (the effective
- * ids are not the real ones). */
+ * effective for euid 0, none for others; keepcaps off.  unsafe (traced by a tracer that may
+ * not trace the new ids): the set-ids are not taken, the real ids stay (Linux's
+ * LSM_UNSAFE_PTRACE).  *secure: AT_SECURE (the ids changed, or would have). */
 void cred_exec(struct cred *c, unsigned mode, unsigned fuid, unsigned fgid, bool nosuid,
-               bool *secure);
+               bool unsafe, bool *secure);
 
 #endif

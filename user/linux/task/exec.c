@@ -444,7 +444,8 @@ static long do_execveat(struct thread *t, int dirfd, l4_word_t upath, l4_word_t 
     args.secure = false;
     if (!e)
         cred_exec(&nc, file ? file->mode : 0, file ? file->uid : 0, file ? file->gid : 0,
-                  !file || (file->sb->flags & MS_NOSUID), &args.secure);
+                  !file || (file->sb->flags & MS_NOSUID), t->trace && !t->trace->privileged,
+                  &args.secure);
     args.cred = &nc;
     args.walker = t;
     l4_word_t entry, sp;

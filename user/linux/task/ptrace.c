@@ -62,7 +62,7 @@ static struct list tracees = LIST_INIT(tracees);
 /* --- the relation --------------------------------------------------------------------- */
 
 static struct tracee *link_tracee(struct thread *t, struct process *tracer, bool seized,
-                                  unsigned options)
+                                  unsigned options, bool privileged)
 {
     struct tracee *tr = kmalloc(sizeof *tr);
     if (!tr)
@@ -72,6 +72,7 @@ static struct tracee *link_tracee(struct thread *t, struct process *tracer, bool
     tr->tracer = tracer;
     tr->tid = t->tid->nr;
     tr->seized = seized;
+    tr->privileged = privileged;
     tr->options = options;
     tr->orig_rax = -1;
     list_add_tail(&tracees, &tr->link);
@@ -298,7 +299,7 @@ bool ptrace_fork(struct thread *p, struct thread *c, l4_word_t flags, const l4_w
 {
     struct tracee *tr = p->trace;
     int event = fork_event(tr, flags);
-    if (event && link_tracee(c, tr->tracer, tr->seized, tr->options)) {
+    if (event && link_tracee(c, tr->tracer, tr->seized, tr->options, tr->privileged)) {
         /* The child starts traced, with SIGSTOP (Linux: a seized one's PTRACE_EVENT_STOP;
          * lx has none: docs/linux/ptrace.md). */
         struct k_siginfo info = { .code = SI_USER };
@@ -518,7 +519,8 @@ static long attach(struct thread *t, struct thread *c, bool seize, l4_word_t add
         return -EIO;
     if (c->proc == t->proc || c->trace || !ptrace_may_access(t, c->proc))
         return -EPERM;
-    if (!link_tracee(c, t->proc, seize, seize ? (unsigned)data : 0))
+    if (!link_tracee(c, t->proc, seize, seize ? (unsigned)data : 0,
+                     cred_capable(&t->proc->cred, CAP_SYS_PTRACE)))
         return -ENOMEM;
     if (!seize) {
         struct k_siginfo info = { .code = SI_KERNEL };
@@ -532,7 +534,8 @@ static long traceme(struct thread *t)
     struct process *parent = t->proc->parent;
     if (t->trace || !parent || parent->state != PROCESS_LIVE)
         return -EPERM;
-    return link_tracee(t, parent, false, 0) ? 0 : -ENOMEM;
+    bool cap = cred_capable(&t->proc->cred, CAP_SYS_PTRACE);
+    return link_tracee(t, parent, false, 0, cap) ? 0 : -ENOMEM;
 }
 
 static bool valid_sig(l4_word_t data)

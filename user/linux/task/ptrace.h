@@ -25,6 +25,9 @@ struct tracee {
     struct list link;               /* in ptrace.c's list of all tracees */
     unsigned options;               /* PTRACE_O_* */
     bool seized;                    /* PTRACE_SEIZE (no SIGSTOP, PTRACE_INTERRUPT allowed) */
+    bool privileged;                /* CAP_SYS_PTRACE in Linux's ptracer_cred (the tracer's
+                                     * at ATTACH, the tracee's own at TRACEME): a set-id exec
+                                     * takes its ids; otherwise not (task/cred.c) */
     bool stopped;                   /* in a ptrace stop: held until the tracer resumes it */
     bool reported;                  /* a stop (or its end) wait has not reported yet */
     int status;                     /* ... as wait4's status word */
